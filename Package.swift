@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Tiler: a tiled large-image server. Targets follow dependency lines:
+/// TileGeometry (pure) ← Slicing → ImageCodecs → CPNG / CJPEG (C shims), and a thin `tiler` executable.
+let package = Package(
+    name: "Tiler",
+    products: [
+        .executable(name: "tiler", targets: ["tiler"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        // Pure geometry: Deep Zoom pyramid, visible-rect query, UIScrollView math. Standard library only.
+        .target(name: "TileGeometry"),
+        // C shims: the only code that includes png.h / jpeglib.h; each entry point owns its setjmp.
+        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        // Safe Swift over the shims: format sniffing, streaming row readers, tile encoders.
+        .target(name: "ImageCodecs", dependencies: ["CPNG", "CJPEG"]),
+        // The streaming pyramid builder (dzsave's shape).
+        .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs"]),
+        // The command line: parses, validates and delegates.
+        .executableTarget(
+            name: "tiler",
+            dependencies: [
+                "TileGeometry", "ImageCodecs", "Slicing",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Benchmarks (run with -c release; not tests).
+        .executableTarget(name: "codec-bench", dependencies: ["ImageCodecs"], path: "bench/codec-bench"),
+        .executableTarget(name: "geometry-bench", dependencies: ["TileGeometry"], path: "bench/geometry-bench"),
+
+        .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs"]),
+        .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry"]),
+        .testTarget(name: "TilerTests", dependencies: ["tiler", "ImageCodecs"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

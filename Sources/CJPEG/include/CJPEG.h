@@ -1,0 +1,4 @@
+#ifndef CJPEG_H
+#define CJPEG_H
+int cjpeg_placeholder(void);
+#endif

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `tiler` command: lists the subcommands; each one parses, validates and delegates to a library.
+@main
+struct Tiler: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tiler",
+        abstract: "Slice huge PNG/JPEG images into Deep Zoom tile pyramids and serve them.",
+        subcommands: []
+    )
+}

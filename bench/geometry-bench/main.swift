@@ -1,0 +1,1 @@
+print("geometry-bench: not yet")
