@@ -19,13 +19,15 @@ let package = Package(
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
         // Safe Swift over the shims: format sniffing, streaming row readers, tile encoders.
         .target(name: "ImageCodecs", dependencies: ["CPNG", "CJPEG"]),
+        // A deterministic photo-like procedural picture of any size (demo and benchmark input).
+        .target(name: "SampleImage"),
         // The streaming pyramid builder (dzsave's shape).
         .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs"]),
         // The command line: parses, validates and delegates.
         .executableTarget(
             name: "tiler",
             dependencies: [
-                "TileGeometry", "ImageCodecs", "Slicing",
+                "TileGeometry", "ImageCodecs", "Slicing", "SampleImage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -36,6 +38,7 @@ let package = Package(
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs"]),
         .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry"]),
+        .testTarget(name: "SampleImageTests", dependencies: ["SampleImage"]),
         .testTarget(name: "TilerTests", dependencies: ["tiler", "ImageCodecs"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,34 @@
+# Tiler: multi-stage build. Build: docker build -t tiler .
+# Run:   docker run --rm -v "$PWD/pyramids:/data" -p 8080:8080 tiler
+# Slice: docker run --rm -v "$PWD:/data" tiler slice /data/huge.jpg -o /data/pyramids
+
+# --- build stage: the official Swift 6.3 image on Debian 12 (bookworm)
+FROM swift:6.3-bookworm AS build
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpng-dev libjpeg62-turbo-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+# Resolve dependencies first so they cache across source edits.
+COPY Package.swift ./
+RUN swift package resolve
+COPY Sources ./Sources
+COPY Tests ./Tests
+COPY bench ./bench
+RUN swift build -c release --product tiler --static-swift-stdlib \
+    && mkdir -p /staging \
+    && cp "$(swift build -c release --show-bin-path)/tiler" /staging/
+
+# --- runtime stage: slim Debian 12 with only the image libraries' runtime packages
+FROM debian:bookworm-slim
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpng16-16 libjpeg62-turbo ca-certificates curl \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --create-home --home-dir /home/tiler tiler \
+    && mkdir -p /data && chown tiler /data
+COPY --from=build /staging/tiler /usr/local/bin/tiler
+COPY Public /usr/local/bin/Public
+USER tiler
+WORKDIR /data
+EXPOSE 8080
+ENTRYPOINT ["tiler"]
+CMD ["--help"]
