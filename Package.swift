@@ -23,6 +23,8 @@ let package = Package(
         .target(name: "SampleImage"),
         // The streaming pyramid builder (dzsave's shape).
         .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs"]),
+        // A generic LRU cache with a byte budget (no locking of its own; the server wraps it).
+        .target(name: "TileCache"),
         // The command line: parses, validates and delegates.
         .executableTarget(
             name: "tiler",
@@ -38,6 +40,7 @@ let package = Package(
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs"]),
         .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry"]),
+        .testTarget(name: "TileCacheTests", dependencies: ["TileCache"]),
         .testTarget(name: "SampleImageTests", dependencies: ["SampleImage"]),
         .testTarget(name: "TilerTests", dependencies: ["tiler", "ImageCodecs"]),
     ],
