@@ -9,7 +9,9 @@ let package = Package(
         .executable(name: "tiler", targets: ["tiler"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Pure geometry: Deep Zoom pyramid, visible-rect query, UIScrollView math. Standard library only.
@@ -25,11 +27,22 @@ let package = Package(
         .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs"]),
         // A generic LRU cache with a byte budget (no locking of its own; the server wraps it).
         .target(name: "TileCache"),
+        // The SwiftNIO HTTP server: tiles, descriptors, the visible-rect query, metrics, the viewer.
+        .target(
+            name: "TileServer",
+            dependencies: [
+                "TileGeometry", "TileCache",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The command line: parses, validates and delegates.
         .executableTarget(
             name: "tiler",
             dependencies: [
-                "TileGeometry", "ImageCodecs", "Slicing", "SampleImage",
+                "TileGeometry", "ImageCodecs", "Slicing", "SampleImage", "TileServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -41,6 +54,14 @@ let package = Package(
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs"]),
         .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry"]),
         .testTarget(name: "TileCacheTests", dependencies: ["TileCache"]),
+        .testTarget(
+            name: "TileServerTests",
+            dependencies: [
+                "TileServer", "TileGeometry",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "SampleImageTests", dependencies: ["SampleImage"]),
         .testTarget(name: "TilerTests", dependencies: ["tiler", "ImageCodecs"]),
     ],
