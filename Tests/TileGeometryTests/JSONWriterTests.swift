@@ -12,7 +12,8 @@ import Testing
     }
 
     @Test(arguments: [
-        0.0, -0.0, 1, -3, 4096, 0.25, 1.0 / 3, 1e-7, 4.656612873077393e-10, 9_007_199_254_740_991, 9_007_199_254_740_992, 1e300, 5e-324,
+        0.0, -0.0, 1, -3, 4096, 0.25, 1.0 / 3, 1e-7, 4.656612873077393e-10, 9_007_199_254_740_991, 9_007_199_254_740_992, 1e300,
+        .leastNonzeroMagnitude,
     ])
     func numbersReadBackExactlyWithoutTrailingFraction(value: Double) throws {
         var writer = JSONWriter(capacity: 0)
