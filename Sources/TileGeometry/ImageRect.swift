@@ -39,5 +39,6 @@ public struct ImageRect: Sendable, Hashable, CustomStringConvertible {
     /// Whether the rectangle has no area: `maxX ≤ minX` or `maxY ≤ minY` (or a bound is NaN).
     public var isEmpty: Bool { !(minX < maxX && minY < maxY) }
 
+    /// The bounds as `[minX, maxX] × [minY, maxY]`, for messages.
     public var description: String { "[\(minX), \(maxX)] × [\(minY), \(maxY)]" }
 }
