@@ -87,11 +87,12 @@ extension LRUCache {
         return (key, value)
     }
 
-    /// Evicts least recently used entries until the total cost fits the budget; returns them in that order.
+    /// Evicts least recently used entries until the total cost plus `reserved` fits the budget; returns them in
+    /// that order.
     @inlinable
-    mutating func _evictToBudget() -> [Element] {
+    mutating func _evictToBudget(reserving reserved: Int = 0) -> [Element] {
         var evicted: [Element] = []
-        while _totalCost > _budget {
+        while _totalCost > _budget - reserved {
             evicted.append(_remove(_nodes[0].previous))
             _evictions += 1
         }

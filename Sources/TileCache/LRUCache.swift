@@ -158,15 +158,18 @@ public struct LRUCache<Key: Hashable, Value> {
             _nodes[slot].value = value
             _nodes[slot].cost = cost
             _moveToFront(slot)
-        } else {
-            guard cost <= _budget else { return [] }
-            let slot = _allocate(key: key, value: value, cost: cost)
-            _slots[key] = slot
-            _link(slot, after: 0)
-            _totalCost += cost
+            _insertions += 1
+            return _evictToBudget()
         }
+        guard cost <= _budget else { return [] }
+        // Evicting first lets the new entry take the slot just vacated: never more slots than entries.
+        let evicted = _evictToBudget(reserving: cost)
+        let slot = _allocate(key: key, value: value, cost: cost)
+        _slots[key] = slot
+        _link(slot, after: 0)
+        _totalCost += cost
         _insertions += 1
-        return _evictToBudget()
+        return evicted
     }
 
     /// Sets ``budget`` and evicts least recently used entries until ``totalCost`` fits it.
