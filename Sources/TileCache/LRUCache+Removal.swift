@@ -16,7 +16,7 @@ extension LRUCache {
     /// If the predicate throws, the entries removed so far stay removed and the error is rethrown.
     ///
     /// - Returns: How many entries were removed.
-    /// - Complexity: O(n) calls of the predicate, for n slots ever in use.
+    /// - Complexity: O(s), with one predicate call per entry, for s slots (the most entries held at once).
     @discardableResult
     public mutating func removeAll<E: Error>(
         where shouldBeRemoved: (_ key: Key, _ value: Value) throws(E) -> Bool

@@ -15,8 +15,12 @@
 ///
 /// `LRUCache` is a struct with value semantics, like `Dictionary`: its storage is two copy-on-write buffers, so
 /// it sits directly inside a `Mutex` (see ``ConcurrentLRUCache``) with no extra box, and a copy is O(1) — but the
-/// first mutation of a shared copy duplicates the storage in O(n), so do not copy a live cache. It does no
+/// first mutation of a shared copy duplicates the storage in O(n), so do not copy a live cache. (A non-copyable
+/// type would rule such copies out, but could not be a `Sequence` nor be used by most generic code.) It does no
 /// locking: share it between threads only behind a lock.
+///
+/// The operations are `@inlinable` so that a client's concrete `Key` and `Value` are specialised into them:
+/// measured across modules, lookups were about five times faster than through unspecialised generic code.
 public struct LRUCache<Key: Hashable, Value> {
     /// One entry as a key-value pair.
     public typealias Element = (key: Key, value: Value)

@@ -6,7 +6,8 @@ import Synchronization
 /// Callback-based, for code that does not use async/await (a SwiftNIO event loop): every caller passes a
 /// callback to ``join(_:onResult:)``; the one told to load does so and hands the result to
 /// ``complete(_:with:)``, which calls every callback of that flight — the loader's too — in joining order,
-/// outside the lock, on the completing thread. ``value(for:isolation:loader:)`` is the async/await form.
+/// outside the lock, on the completing thread (so a callback may join again, or hop to its own event loop).
+/// ``value(for:isolation:loader:)`` is the async/await form.
 ///
 /// A flight lasts from its first ``join(_:onResult:)`` to its ``complete(_:with:)``; a caller joining after that
 /// starts a new flight. So the loader should store what it loaded (for example in a ``ConcurrentLRUCache``)
