@@ -166,7 +166,8 @@ public struct LRUCache<Key: Hashable, Value> {
             return _evictToBudget()
         }
         guard cost <= _budget else { return [] }
-        // Evicting first lets the new entry take the slot just vacated: never more slots than entries.
+        // Evicting first lets the new entry take the slot just vacated: never more slots than the most entries
+        // held at once.
         let evicted = _evictToBudget(reserving: cost)
         let slot = _allocate(key: key, value: value, cost: cost)
         _slots[key] = slot
