@@ -1,1 +1,2 @@
+import ImageCodecs
 print("codec-bench: not yet")
