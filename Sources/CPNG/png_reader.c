@@ -35,6 +35,7 @@ struct tiler_png_reader {
     int code;          /* TILER_PNG_* of the last error, sticky */
     int64_t error_row;
     char message[512];
+    char last_warning[256]; /* png_check_IHDR warns the reason, then errors "Invalid IHDR data" */
 
     uint32_t width;
     uint32_t height;
@@ -47,6 +48,7 @@ struct tiler_png_reader {
 };
 
 static void tiler_png_deliver_warning(tiler_png_reader *r, const char *message) {
+    snprintf(r->last_warning, sizeof r->last_warning, "%s", message);
     if (r->warn == NULL) return;
     r->warnings += 1;
     if (r->warnings < TILER_PNG_MAX_WARNINGS) {
@@ -61,7 +63,9 @@ static void tiler_png_on_error(png_structp png, png_const_charp message) {
     if (r->code == TILER_PNG_OK) {
         r->code = strstr(message, "memory") != NULL ? TILER_PNG_ERR_NOMEM : TILER_PNG_ERR_CORRUPT;
     }
-    if (r->in_interlaced) {
+    if (strstr(message, "IHDR") != NULL && r->last_warning[0] != 0) {
+        snprintf(r->message, sizeof r->message, "%s (%s)", message, r->last_warning);
+    } else if (r->in_interlaced) {
         snprintf(r->message, sizeof r->message, "%s (in Adam7 pass %d)", message,
                  (int)png_get_current_pass_number(png) + 1);
     } else {
