@@ -39,9 +39,10 @@ public final class JPEGEncoder {
     /// can be cut straight out of a wider strip. RGBA drops alpha; gray+alpha uses the gray samples.
     ///
     /// Returns the JPEG file. O(width × height).
-    /// - Precondition: `width` and `height` are 1...65500; `rowStride >= width × pixelFormat.channels`.
+    /// Sides over 65500 pixels (libjpeg's limit) throw; the encoder stays usable after any error.
+    /// - Precondition: `width` and `height` are positive and fit 32 bits; `rowStride >= width × pixelFormat.channels`.
     public func encode(_ base: UnsafePointer<UInt8>, width: Int, height: Int, rowStride: Int, pixelFormat: PixelFormat) throws -> [UInt8] {
-        precondition((1...65_500).contains(width) && (1...65_500).contains(height), "JPEG tiles are 1...65500 pixels on a side")
+        precondition((1...Int(UInt32.max)).contains(width) && (1...Int(UInt32.max)).contains(height), "JPEG sides must be positive")
         precondition(rowStride >= width * pixelFormat.channels, "rowStride is shorter than a row")
         var output: UnsafePointer<UInt8>?
         var length = 0
