@@ -1,5 +1,6 @@
-@testable import ImageCodecs
 import Testing
+
+@testable import ImageCodecs
 
 #if canImport(Glibc)
     import Glibc
@@ -41,14 +42,16 @@ import Testing
         #expect(CodecError.fromErrno(ENOENT, path: "x.png").description == "x.png: no such file")
     }
 
-    @Test("A file cut inside its signature or header names the format and the size", arguments: [
-        ([UInt8](PNGChunks.signature), "truncated PNG header (file ends after 8 bytes)"),
-        ([0x89, 0x50, 0x4E], "truncated PNG header (file ends after 3 bytes)"),
-        ([UInt8](PNGChunks.signature + PNGChunks.ihdr(width: 4, height: 4).prefix(10)), "truncated PNG header (file ends after 18 bytes)"),
-        ([0xFF, 0xD8], "truncated JPEG header (file ends after 2 bytes)"),
-        ([0xFF, 0xD8, 0xFF], "truncated JPEG header (file ends after 3 bytes)"),
-        ([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A], "truncated JPEG header (file ends after 7 bytes)"),
-    ])
+    @Test(
+        "A file cut inside its signature or header names the format and the size",
+        arguments: [
+            ([UInt8](PNGChunks.signature), "truncated PNG header (file ends after 8 bytes)"),
+            ([0x89, 0x50, 0x4E], "truncated PNG header (file ends after 3 bytes)"),
+            ([UInt8](PNGChunks.signature + PNGChunks.ihdr(width: 4, height: 4).prefix(10)), "truncated PNG header (file ends after 18 bytes)"),
+            ([0xFF, 0xD8], "truncated JPEG header (file ends after 2 bytes)"),
+            ([0xFF, 0xD8, 0xFF], "truncated JPEG header (file ends after 3 bytes)"),
+            ([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A], "truncated JPEG header (file ends after 7 bytes)"),
+        ])
     func truncatedHeader(bytes: [UInt8], message: String) throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write(bytes, to: "x.img")
@@ -58,13 +61,15 @@ import Testing
         #expect(throws: CodecError.self) { try ImageDecoder.readHeader(path: path) }
     }
 
-    @Test("Other files say what they look like", arguments: [
-        (Array("GIF89a\u{1}\u{0}".utf8), "unsupported format: a GIF image, not a PNG or JPEG file"),
-        ([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0], "unsupported format: a TIFF image, not a PNG or JPEG file"),
-        (Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8), "unsupported format: a WebP image, not a PNG or JPEG file"),
-        (Array("hello, world\n".utf8), "unsupported format: not a PNG or JPEG file (starts with 68 65 6c 6c 6f 2c 20 77 \"hello, w\")"),
-        ([0x00, 0xFF, 0x10], "unsupported format: not a PNG or JPEG file (starts with 00 ff 10 \"...\")"),
-    ])
+    @Test(
+        "Other files say what they look like",
+        arguments: [
+            (Array("GIF89a\u{1}\u{0}".utf8), "unsupported format: a GIF image, not a PNG or JPEG file"),
+            ([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0], "unsupported format: a TIFF image, not a PNG or JPEG file"),
+            (Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8), "unsupported format: a WebP image, not a PNG or JPEG file"),
+            (Array("hello, world\n".utf8), "unsupported format: not a PNG or JPEG file (starts with 68 65 6c 6c 6f 2c 20 77 \"hello, w\")"),
+            ([0x00, 0xFF, 0x10], "unsupported format: not a PNG or JPEG file (starts with 00 ff 10 \"...\")"),
+        ])
     func unsupportedFormat(bytes: [UInt8], message: String) throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write(bytes, to: "x.png")

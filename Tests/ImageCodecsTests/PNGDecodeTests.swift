@@ -39,8 +39,10 @@ import Testing
     @Test("Strips of any height concatenate to the whole image", arguments: [1, 4, 7, 11, 100])
     func stripsConcatenate(rowsPerStrip: Int) throws {
         let directory = try TemporaryDirectory()
-        for fixture in [PNGFixture(colorType: 2, bitDepth: 16, trns: true, interlaced: false),
-                        PNGFixture(colorType: 3, bitDepth: 4, trns: true, interlaced: true)] {
+        for fixture in [
+            PNGFixture(colorType: 2, bitDepth: 16, trns: true, interlaced: false),
+            PNGFixture(colorType: 3, bitDepth: 4, trns: true, interlaced: true),
+        ] {
             let path = directory.file("\(fixture.interlaced).png")
             try fixture.write(to: path)
             let reader = try ImageDecoder.open(path: path)

@@ -1,6 +1,6 @@
-import Testing
 import ImageCodecs
 import Synchronization
+import Testing
 
 /// Collects the warnings a lenient decode delivers.
 final class WarningLog: Sendable {
