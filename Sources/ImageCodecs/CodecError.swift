@@ -26,9 +26,9 @@ public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let unsupportedFormat = Kind(.unsupportedFormat)
         /// The file ends before the image does.
         public static let truncated = Kind(.truncated)
-        /// The data is malformed or damaged.
+        /// The data is malformed or damaged (including a declared size of zero).
         public static let corrupt = Kind(.corrupt)
-        /// The declared size is zero or over the configured pixel limit.
+        /// The declared size is over the configured pixel limit.
         public static let tooLarge = Kind(.tooLarge)
         /// An allocation failed.
         public static let outOfMemory = Kind(.outOfMemory)

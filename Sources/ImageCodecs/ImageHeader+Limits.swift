@@ -4,7 +4,7 @@ extension ImageHeader {
     /// Runs on the header alone, before any pixel memory is allocated. O(1).
     func checkLimits(maxPixels: Int, path: String) throws(CodecError) {
         guard width > 0, height > 0 else {
-            throw CodecError(kind: .tooLarge, path: path, message: "image has zero size (\(width) × \(height))")
+            throw CodecError(kind: .corrupt, path: path, message: "image has zero size (\(width) × \(height))")
         }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         guard !overflow, pixels <= maxPixels else {

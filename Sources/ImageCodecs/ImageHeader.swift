@@ -21,7 +21,8 @@ public struct ImageHeader: Sendable, Equatable {
     public var progressive: Bool
     /// JPEG chroma sampling, e.g. `"4:2:0"`; nil for PNG and grayscale JPEG.
     public var chromaSubsampling: String?
-    /// EXIF orientation 1–8 when the file has one (PNG eXIf chunk, JPEG APP1 Exif).
+    /// EXIF orientation 1–8 when the file has one: a PNG eXIf chunk before the image data, or a JPEG
+    /// APP1 Exif marker. Rows are always delivered as stored; applying the orientation is the caller's choice.
     public var orientation: Int?
 
     /// Whether rows can be decoded in strips with memory O(width × strip height).

@@ -146,5 +146,22 @@ import Testing
         #expect(messages.count == 2)
         #expect(messages.first == messages.last)
         #expect(reader.rowsRead < 480)
+        #expect(throws: CodecError.self) { try strip.withUnsafeMutableBufferPointer { try reader.readRows(into: $0.baseAddress!, rowCount: 0) } }
+    }
+
+    @Test func errorAfterTheLastRowIsSticky() throws {
+        let directory = try TemporaryDirectory()
+        let encoded = try PNGEncoder().encode(Self.image)
+        let iend = try #require(PNGChunks.chunks(of: encoded).last)
+        #expect(iend.type == "IEND")
+        let path = try directory.write(Array(encoded[..<iend.offset]), to: "no-iend.png")  // every row intact, IEND missing
+        let reader = try ImageDecoder.open(path: path)
+        var strip = [UInt8](repeating: 0, count: 64 * 3 * 480)
+        #expect(throws: CodecError.self) { try strip.withUnsafeMutableBufferPointer { try reader.readRows(into: $0.baseAddress!, rowCount: 480) } }
+        #expect(reader.rowsRead == 480)
+        let again = #expect(throws: CodecError.self) {
+            try strip.withUnsafeMutableBufferPointer { try reader.readRows(into: $0.baseAddress!, rowCount: 16) }
+        }
+        #expect(again?.description == "\(path): unexpected end of file (at row 480 of 480)")
     }
 }
