@@ -63,7 +63,7 @@ final class LevelStrip {
     ///
     /// - Precondition: the level still expects rows.
     func writableRows(limit: Int) -> (start: UnsafeMutablePointer<UInt8>, count: Int) {
-        precondition(rowsReceived < height && limit >= 1, "level \(level) is complete")
+        precondition(rowsReceived < height && tileRow < tileRows && limit >= 1, "level \(level) is complete")
         return (strip.row(rowsReceived), min(limit, stripEnd(tileRow) - rowsReceived))
     }
 
@@ -76,7 +76,8 @@ final class LevelStrip {
             rowsReceived += 1
             if below != nil { feedBelow(row: row, UnsafePointer(strip.row(row))) }
         }
-        if rowsReceived == stripEnd(tileRow) { finishStrip() }
+        // A loop: when the overlap reaches the level's last row, the strips after it are complete at once.
+        while tileRow < tileRows && rowsReceived == stripEnd(tileRow) { finishStrip() }
     }
 
     /// Shrinks `row` with its pair partner into the level below, or keeps it until the partner arrives.
@@ -104,11 +105,11 @@ final class LevelStrip {
     private func finishStrip() {
         let done = strip
         workers.submit(done, tileRow: tileRow)
-        guard tileRow + 1 < tileRows else {
+        tileRow += 1
+        guard tileRow < tileRows else {
             strips.release(done)
             return
         }
-        tileRow += 1
         let next = strips.acquire(level: level, rowBytes: rowBytes, capacityRows: capacityRows)
         next.firstRow = stripStart(tileRow)
         let kept = rowsReceived - next.firstRow
