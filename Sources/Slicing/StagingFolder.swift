@@ -29,7 +29,9 @@ struct StagingFolder {
     /// - Throws: ``SliceError/Reason/invalidOptions`` for a bad name, ``SliceError/Reason/destinationExists`` when
     ///   `NAME.dzi` or `NAME_files` exists and `force` is off, ``SliceError/Reason/destination`` when `directory` is
     ///   missing, not a folder, or not writable.
-    static func create(directory: String, name: String, force: Bool) throws(SliceError) -> StagingFolder {
+    static func create(directory given: String, name: String, force: Bool) throws(SliceError) -> StagingFolder {
+        var directory = given
+        while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
             throw SliceError(.invalidOptions, "pyramid name \"\(name)\" must be a non-empty file name without \"/\"")
         }

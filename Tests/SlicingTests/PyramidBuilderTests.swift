@@ -38,7 +38,8 @@ import TileGeometry
 
     @Test(arguments: [(1, 1), (2, 1), (257, 3), (3, 1025), (1000, 777)], 1...4)
     func matchesReference(size: (width: Int, height: Int), channels: Int) throws {
-        let image = TestImage.random(width: size.width, height: size.height, channels: channels, seed: UInt64(size.width * 7919 + size.height * 31 + channels))
+        let image = TestImage.random(
+            width: size.width, height: size.height, channels: channels, seed: UInt64(size.width * 7919 + size.height * 31 + channels))
         let reference = ReferencePyramid.levels(of: image)
         let fixture = try SliceFixture()
         // Every tile size × overlap for the small images; for the big one a covering subset, for time.

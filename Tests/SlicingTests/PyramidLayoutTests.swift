@@ -45,7 +45,9 @@ import TileGeometry
         #expect(last.bytesWritten == summary.bytesWritten && last.fractionCompleted == 1)
         #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.rowsRead <= $1.rowsRead && $0.tilesWritten <= $1.tilesWritten })
         #expect(summary.bytesWritten > 300 * 500 * 3)
-        #expect(summary.peakResidentBytes.map { $0 > 0 } ?? true)
+        #if os(Linux)
+            #expect((summary.peakResidentBytes ?? 0) > 1 << 20)
+        #endif
         #expect(summary.dziPath == "\(fixture.directory)/p.dzi" && summary.filesPath == "\(fixture.directory)/p_files")
     }
 }

@@ -87,6 +87,30 @@ import TileGeometry
         #expect(error?.message.hasSuffix(": out of encoder memory") == true)
     }
 
+    @Test func tileWriteErrorLeavesNothing() throws {
+        // The encoder sabotages the staging folder: it puts a folder where level 0's only tile will be written.
+        final class SabotagingEncoder: TileEncoding {
+            let directory: String
+            init(directory: String) { self.directory = directory }
+            func encode(_ base: UnsafePointer<UInt8>, width: Int, height: Int, rowStride: Int, channels: Int) throws -> [UInt8] {
+                let staging = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(".image.tiler-") }
+                for folder in staging {
+                    try? FileManager.default.createDirectory(
+                        atPath: "\(directory)/\(folder)/image_files/0/0_0.pam", withIntermediateDirectories: false)
+                }
+                return [0]
+            }
+        }
+        let fixture = try SliceFixture()
+        var options = SliceFixture.options(threads: 1)
+        let directory = fixture.directory
+        options.makeEncoder = { SabotagingEncoder(directory: directory) }
+        let error = try Self.expectFailure(.write, slicing: MemoryRowSource(Self.image), with: PyramidBuilder(options: options), in: fixture)
+        #expect(error?.message.hasPrefix("cannot write tile \(fixture.directory)/.image.tiler-") == true)
+        #expect(error?.message.hasSuffix("/image_files/0/0_0.pam: File exists") == true)
+        #expect(try fixture.listing().isEmpty)
+    }
+
     @Test func encoderFactoryErrorLeavesNothing() throws {
         struct NoEncoder: Error {}
         let fixture = try SliceFixture()
@@ -175,7 +199,8 @@ import TileGeometry
         options.fileExtension = ".jpg"
         cases.append((options, "tile extension \".jpg\" must be letters and digits, like jpg or png"))
         for (options, message) in cases {
-            let error = try Self.expectFailure(.invalidOptions, slicing: MemoryRowSource(Self.image), with: PyramidBuilder(options: options), in: fixture)
+            let error = try Self.expectFailure(
+                .invalidOptions, slicing: MemoryRowSource(Self.image), with: PyramidBuilder(options: options), in: fixture)
             #expect(error?.message == message)
         }
         try Self.expectFailure(

@@ -49,7 +49,9 @@ struct PAMImage: Equatable, CustomStringConvertible {
         self.height = height
         self.channels = depth
         self.pixels = Array(bytes[(end + marker.count)...])
-        guard pixels.count == width * height * depth else { throw FormatError(description: "\(pixels.count) sample bytes for \(width)×\(height)×\(depth)") }
+        guard pixels.count == width * height * depth else {
+            throw FormatError(description: "\(pixels.count) sample bytes for \(width)×\(height)×\(depth)")
+        }
     }
 
     /// Size and a checksum: failed comparisons print this, not a quarter-million samples.

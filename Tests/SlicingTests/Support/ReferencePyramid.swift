@@ -36,7 +36,8 @@ enum ReferencePyramid {
     /// Output pixel (`x`, `y`): the mean of the pixels of block (2x…2x+1, 2y…2y+1) that exist — plain, or
     /// alpha-weighted colour with mean alpha (plain colour when all alphas are 0).
     static func average(
-        _ input: UnsafeBufferPointer<UInt8>, _ image: TestImage, x: Int, y: Int, sums: UnsafeMutablePointer<Double>, into out: UnsafeMutablePointer<UInt8>
+        _ input: UnsafeBufferPointer<UInt8>, _ image: TestImage, x: Int, y: Int, sums: UnsafeMutablePointer<Double>,
+        into out: UnsafeMutablePointer<UInt8>
     ) {
         let channels = image.channels
         let alpha = channels == 2 || channels == 4 ? channels - 1 : -1
