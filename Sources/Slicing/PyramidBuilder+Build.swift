@@ -42,11 +42,10 @@ extension PyramidBuilder {
         workers.finish(tickEvery: options.progressInterval) { meter.tick(snapshot) }
         if let failure = readError ?? workers.firstFailure { throw failure }
         if cancellation.isCancelled { throw SliceError.cancelledError }
-        let dzi = DZIDescriptor(
-            width: pyramid.width, height: pyramid.height, tileSize: pyramid.tileSize, overlap: pyramid.overlap, format: options.fileExtension)
-        if let code = TileWriter.writeFile(name: staging.dziPath, bytes: Array(dzi.xml.utf8)) {
-            throw SliceError.system(.write, "cannot write \(staging.dziPath)", errno: code)
-        }
+        try staging.writeDescriptor(
+            DZIDescriptor(
+                width: pyramid.width, height: pyramid.height, tileSize: pyramid.tileSize, overlap: pyramid.overlap,
+                format: options.fileExtension))
         meter.tick(force: true, snapshot)
         let written = workers.written
         return BuildOutcome(tiles: written.tiles, bytes: written.bytes, peakBufferBytes: strips.peakBytes)
@@ -65,7 +64,7 @@ extension PyramidBuilder {
             do {
                 count = try source.readRows(into: target.start, rowCount: target.count)
             } catch {
-                throw SliceError(.source, "source failed at row \(row) of \(top.height): \(error)")
+                throw SliceError(.source, "source failed at row \(row) of \(top.height): \(SliceError.oneLine(error))")
             }
             guard count >= 1 && count <= target.count else {
                 let what = count == 0 ? "ended early" : "returned \(count) rows when asked for \(target.count)"

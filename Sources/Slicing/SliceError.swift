@@ -46,6 +46,11 @@ public struct SliceError: Error, Sendable, Hashable, CustomStringConvertible, Lo
     /// The cancellation error.
     static let cancelledError = SliceError(.cancelled, "slicing cancelled")
 
+    /// Another component's error as one line: its description with line breaks turned into spaces.
+    static func oneLine(_ error: any Error) -> String {
+        String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
     /// An error for a failed system call, with the `errno` text, e.g. "cannot write …: No space left on device".
     static func system(_ reason: Reason, _ what: String, errno code: Int32) -> SliceError {
         SliceError(reason, "\(what): \(String(cString: strerror(code)))")

@@ -1,4 +1,5 @@
 import Foundation
+import TileGeometry
 
 /// The hidden folder a pyramid is built in, `DIR/.NAME.tiler-XXXXXX/` holding `NAME.dzi` and `NAME_files/`, and
 /// the moves that publish it.
@@ -50,6 +51,13 @@ struct StagingFolder {
         }
         let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return StagingFolder(directory: directory, name: name, path: path)
+    }
+
+    /// Writes the staged `NAME.dzi`.
+    func writeDescriptor(_ descriptor: DZIDescriptor) throws(SliceError) {
+        if let code = TileWriter.writeFile(name: dziPath, bytes: Array(descriptor.xml.utf8)) {
+            throw SliceError.system(.write, "cannot write \(dziPath)", errno: code)
+        }
     }
 
     /// Moves the staged pyramid into place (replacing the old one if `force`) and deletes the staging folder.

@@ -130,7 +130,7 @@ final class TileWorkerPool: @unchecked Sendable {
                 } catch let error as SliceError {
                     fail(error)
                 } catch {
-                    fail(SliceError(.encoder, "cannot create a tile encoder: \(error)"))
+                    fail(SliceError(.encoder, "cannot create a tile encoder: \(SliceError.oneLine(error))"))
                 }
             }
             strips.release(job.strip)
@@ -153,7 +153,7 @@ final class TileWorkerPool: @unchecked Sendable {
             do {
                 file = try encoder.encode(origin, width: rect.width, height: rect.height, rowStride: job.strip.rowBytes, channels: channels)
             } catch {
-                throw SliceError(.encoder, "cannot encode tile \(level)/\(column)_\(job.tileRow): \(error)")
+                throw SliceError(.encoder, "cannot encode tile \(level)/\(column)_\(job.tileRow): \(SliceError.oneLine(error))")
             }
             try writer.writeTile(file, level: level, column: column, row: job.tileRow)
             condition.withLock {

@@ -62,6 +62,15 @@ import TileGeometry
         #expect(try fixture.listing().isEmpty)
     }
 
+    @Test func multiLineSourceErrorsBecomeOneLine() throws {
+        let fixture = try SliceFixture()
+        let source = MemoryRowSource(Self.image)
+        source.failAtRow = 0
+        source.failureMessage = "libjpeg said:\nPremature end of JPEG file\r\n"
+        let error = try Self.expectFailure(.source, slicing: source, with: PyramidBuilder(options: SliceFixture.options()), in: fixture)
+        #expect(error?.message == "source failed at row 0 of 600: libjpeg said: Premature end of JPEG file")
+    }
+
     @Test func sourceEndingEarlyIsAnError() throws {
         let fixture = try SliceFixture()
         let source = MemoryRowSource(Self.image)

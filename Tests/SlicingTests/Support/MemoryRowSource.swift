@@ -11,6 +11,8 @@ final class MemoryRowSource: RowSource {
     var rowsPerRead = Int.max
     /// Throw ``ReadError`` instead of delivering this row.
     var failAtRow: Int?
+    /// The thrown error's description.
+    var failureMessage = "simulated read error (bad block)"
     /// Report the end of the image (return 0) instead of delivering this row.
     var endAtRow: Int?
     /// Called before each read with the next row's index.
@@ -28,7 +30,7 @@ final class MemoryRowSource: RowSource {
         beforeRead?(nextRow)
         var count = min(rowCount, rowsPerRead)
         if let failAtRow, failAtRow < nextRow + count {
-            if failAtRow == nextRow { throw ReadError(description: "simulated read error (bad block)") }
+            if failAtRow == nextRow { throw ReadError(description: failureMessage) }
             count = failAtRow - nextRow
         }
         if let endAtRow, endAtRow < nextRow + count {
