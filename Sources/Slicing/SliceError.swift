@@ -26,6 +26,7 @@ public struct SliceError: Error, Sendable, Hashable, CustomStringConvertible, Lo
         /// ``PyramidBuilder/cancel()`` or the ``SliceCancellation`` was triggered.
         public static let cancelled = Reason("cancelled")
 
+        /// The reason's name, e.g. `destination exists`.
         public var description: String { name }
     }
 
@@ -40,7 +41,9 @@ public struct SliceError: Error, Sendable, Hashable, CustomStringConvertible, Lo
         self.message = message
     }
 
+    /// The one-line ``message``.
     public var description: String { message }
+    /// The one-line ``message``, for Foundation's `localizedDescription`.
     public var errorDescription: String? { message }
 
     /// The cancellation error.

@@ -4,8 +4,6 @@ import Slicing
 ///
 /// The codecs proper (PNG, JPEG) live in ImageCodecs; PAM lets these tests read every tile back exactly.
 final class PAMTileEncoding: TileEncoding {
-    /// Tiles encoded by this instance (it is used from one worker thread).
-    private(set) var encoded = 0
 
     func encode(_ base: UnsafePointer<UInt8>, width: Int, height: Int, rowStride: Int, channels: Int) throws -> [UInt8] {
         let tupleTypes = ["GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA"]
@@ -15,7 +13,6 @@ final class PAMTileEncoding: TileEncoding {
         for row in 0..<height {
             bytes.append(contentsOf: UnsafeBufferPointer(start: base + row * rowStride, count: width * channels))
         }
-        encoded += 1
         return bytes
     }
 }
