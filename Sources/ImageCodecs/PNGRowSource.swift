@@ -1,5 +1,11 @@
 import CPNG
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A libpng reader (via CPNG) positioned after the header, delivering 8-bit rows.
 final class PNGRowSource: RowSource {
     private let reader: OpaquePointer
@@ -16,6 +22,10 @@ final class PNGRowSource: RowSource {
 
     /// Reads the header of `file` (no pixels) and checks it against `options.maxPixels`.
     static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (PNGRowSource, ImageHeader) {
+        // libpng reads on to the first IDAT before it reports the size; an absurd IHDR is refused before that.
+        if let (width, height) = peekSize(file), width > 0, height > 0 {
+            try ImageHeader.checkPixelCount(width: width, height: height, maxPixels: options.maxPixels, path: file.path)
+        }
         let relay = options.onWarning.map { WarningRelay(path: file.path, handler: $0) }
         guard
             let reader = tiler_png_reader_create(
@@ -31,6 +41,16 @@ final class PNGRowSource: RowSource {
         let header = makeHeader(raw)
         try header.checkLimits(maxPixels: options.maxPixels, path: file.path)
         return (source, header)
+    }
+
+    /// The size the IHDR chunk declares, read from the first 24 bytes; the stream is left at the start.
+    private static func peekSize(_ file: InputFile) -> (Int, Int)? {
+        var bytes = [UInt8](repeating: 0, count: 24)
+        let count = fread(&bytes, 1, bytes.count, file.handle)
+        rewind(file.handle)
+        guard count == bytes.count, bytes[12...15] == [0x49, 0x48, 0x44, 0x52] else { return nil }
+        let word = { (at: Int) in bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (word(16), word(20))
     }
 
     private static func makeHeader(_ raw: tiler_png_header) -> ImageHeader {

@@ -111,6 +111,31 @@ const char *tiler_jpeg_encoder_message(const tiler_jpeg_encoder *encoder);
 /* Accepts NULL. */
 void tiler_jpeg_encoder_destroy(tiler_jpeg_encoder *encoder);
 
+/* ---- Streaming file writer (whole images, rows a strip at a time) ---- */
+
+typedef struct tiler_jpeg_file_writer tiler_jpeg_file_writer;
+
+/*
+ * Creates `path` and starts a JPEG of width × height, channels 1 (gray) or 3 (RGB), quality 1–100,
+ * subsampling TILER_JPEG_SUBSAMPLING_*, progressive 0/1. Returns NULL with a message on failure.
+ */
+tiler_jpeg_file_writer *tiler_jpeg_file_writer_create(const char *path, uint32_t width, uint32_t height, int channels,
+                                                      int quality, int subsampling, int progressive, char *message,
+                                                      size_t message_capacity);
+
+/* Writes `count` rows at base, base + stride, ... */
+int tiler_jpeg_file_writer_write_rows(tiler_jpeg_file_writer *writer, const unsigned char *base, size_t stride,
+                                      uint32_t count);
+
+/* Writes the end of the file and flushes it. Call once after the last row. */
+int tiler_jpeg_file_writer_finish(tiler_jpeg_file_writer *writer);
+
+/* The message of the last error. */
+const char *tiler_jpeg_file_writer_message(const tiler_jpeg_file_writer *writer);
+
+/* Closes the file and frees the writer (accepts NULL); returns fclose's result. */
+int tiler_jpeg_file_writer_destroy(tiler_jpeg_file_writer *writer);
+
 /* ---- Test-fixture writer (used by the tests to produce every JPEG variant) ---- */
 
 typedef struct tiler_jpeg_test_image {

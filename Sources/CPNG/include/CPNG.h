@@ -134,4 +134,28 @@ typedef struct tiler_png_test_image {
 /* Writes `image` to `path`. On failure writes a message into message[0..<message_capacity]. */
 int tiler_png_write_test(const char *path, const tiler_png_test_image *image, char *message, size_t message_capacity);
 
+/* ---- Streaming file writer (whole images, rows a strip at a time) ---- */
+
+typedef struct tiler_png_file_writer tiler_png_file_writer;
+
+/*
+ * Creates `path` and starts an 8-bit, non-interlaced PNG of width × height with 1–4 channels (gray,
+ * gray+alpha, RGB, RGBA) at zlib level 0–9. Returns NULL with a message on failure.
+ */
+tiler_png_file_writer *tiler_png_file_writer_create(const char *path, uint32_t width, uint32_t height, int channels,
+                                                    int level, char *message, size_t message_capacity);
+
+/* Writes `count` rows at base, base + stride, ... */
+int tiler_png_file_writer_write_rows(tiler_png_file_writer *writer, const unsigned char *base, size_t stride,
+                                     uint32_t count);
+
+/* Writes the end of the file and flushes it. Call once after the last row. */
+int tiler_png_file_writer_finish(tiler_png_file_writer *writer);
+
+/* The message of the last error. */
+const char *tiler_png_file_writer_message(const tiler_png_file_writer *writer);
+
+/* Closes the file and frees the writer (accepts NULL); returns fclose's result. */
+int tiler_png_file_writer_destroy(tiler_png_file_writer *writer);
+
 #endif
