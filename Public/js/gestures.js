@@ -1,0 +1,150 @@
+// Pointer events (mouse, touch and pen) and wheel events on the viewer, turned into ScrollController calls:
+// one pointer drags, two pinch (around their midpoint), a quick second tap zooms in 2× (shift: out), a quick
+// two-finger tap zooms out, the wheel and trackpad pinch zoom around the pointer.
+
+/** A tap moves less than this many points (touch is less precise than a mouse). */
+const TAP_SLOP = { mouse: 4, pen: 8, touch: 12 };
+/** Two taps closer in time than this (ms) and space (points) make a double tap. */
+const DOUBLE_TAP_MS = 350;
+const DOUBLE_TAP_DISTANCE = 30;
+/** A two-finger tap lifts within this many ms of the second finger landing. */
+const TWO_FINGER_TAP_MS = 300;
+/** Wheel zoom: 100 points of wheel (one mouse notch) zoom by 2^(1/4). Trackpad pinch: 100 points zoom by e. */
+const WHEEL_POINTS_PER_DOUBLING = 400;
+const PINCH_WHEEL_RATE = 0.01;
+
+/**
+ * Listens to `element` and drives `controller`.
+ */
+export class GestureInput {
+  /**
+   * @param {HTMLElement} element The viewer's surface.
+   * @param {import('./scroll-controller.js').ScrollController} controller
+   */
+  constructor(element, controller) {
+    this.element = element;
+    this.controller = controller;
+    /** @type {Map<number, {x: number, y: number, startX: number, startY: number, type: string}>} */
+    this.pointers = new Map();
+    this.lastTap = null;
+    this.twoFinger = null;
+    this.pressStart = 0;
+    this.moved = false;
+    this.listeners = {
+      pointerdown: (e) => this.down(e),
+      pointermove: (e) => this.move(e),
+      pointerup: (e) => this.up(e, false),
+      pointercancel: (e) => this.up(e, true),
+      wheel: (e) => this.wheel(e),
+    };
+    for (const [type, listener] of Object.entries(this.listeners)) element.addEventListener(type, listener, { passive: false });
+  }
+
+  /** Stops listening. */
+  detach() {
+    for (const [type, listener] of Object.entries(this.listeners)) this.element.removeEventListener(type, listener);
+  }
+
+  /** The event's position in viewport points. */
+  point(e) {
+    const rect = this.element.getBoundingClientRect();
+    return { x: e.clientX - rect.left, y: e.clientY - rect.top };
+  }
+
+  /** The first two pointers' positions. */
+  pair() {
+    const [a, b] = [...this.pointers.values()];
+    return [a, b];
+  }
+
+  down(e) {
+    if (e.pointerType === 'mouse' && e.button !== 0) return;
+    if (this.pointers.size >= 2) return;
+    e.preventDefault();
+    this.element.setPointerCapture?.(e.pointerId);
+    this.element.focus({ preventScroll: true });
+    const p = this.point(e);
+    this.pointers.set(e.pointerId, { ...p, startX: p.x, startY: p.y, type: e.pointerType });
+    if (this.pointers.size === 1) {
+      this.pressStart = e.timeStamp;
+      this.moved = false;
+      this.twoFinger = null;
+      this.controller.beginPan(p, e.timeStamp);
+    } else {
+      const [a, b] = this.pair();
+      this.twoFinger = { start: e.timeStamp, moved: false, mid: { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 } };
+      this.controller.beginPinch(a, b, e.timeStamp);
+    }
+  }
+
+  move(e) {
+    const pointer = this.pointers.get(e.pointerId);
+    if (!pointer) return;
+    e.preventDefault();
+    const p = this.point(e);
+    pointer.x = p.x;
+    pointer.y = p.y;
+    const slop = TAP_SLOP[pointer.type] ?? TAP_SLOP.touch;
+    if (Math.hypot(p.x - pointer.startX, p.y - pointer.startY) > slop) {
+      this.moved = true;
+      if (this.twoFinger) this.twoFinger.moved = true;
+    }
+    if (this.pointers.size === 1) this.controller.pan(p, e.timeStamp);
+    else this.controller.pinch(...this.pair());
+  }
+
+  up(e, cancelled) {
+    const pointer = this.pointers.get(e.pointerId);
+    if (!pointer) return;
+    this.pointers.delete(e.pointerId);
+    const t = e.timeStamp;
+    if (this.pointers.size === 1) {
+      // Pinch over; the remaining finger drags on from where it is.
+      this.controller.endPinch(t);
+      const [rest] = this.pointers.values();
+      rest.startX = rest.x;
+      rest.startY = rest.y;
+      this.controller.beginPan(rest, t);
+      return;
+    }
+    this.controller.endPan(cancelled ? Infinity : t);
+    if (cancelled) return;
+    if (this.twoFinger) return this.finishTwoFingerTap(t);
+    if (this.moved || t - this.pressStart > DOUBLE_TAP_MS) {
+      this.lastTap = null;
+      return;
+    }
+    const p = { x: pointer.x, y: pointer.y };
+    const last = this.lastTap;
+    if (last && t - last.t < DOUBLE_TAP_MS && Math.hypot(p.x - last.p.x, p.y - last.p.y) < DOUBLE_TAP_DISTANCE) {
+      this.lastTap = null;
+      this.controller.zoomBy(e.shiftKey ? 0.5 : 2, p, t);
+    } else {
+      this.lastTap = { t, p };
+    }
+  }
+
+  /** Both fingers of a two-finger touch are up: a quick one without movement zooms out around its midpoint. */
+  finishTwoFingerTap(t) {
+    const tap = this.twoFinger;
+    this.twoFinger = null;
+    this.lastTap = null;
+    if (!tap.moved && t - tap.start < TWO_FINGER_TAP_MS) this.controller.zoomBy(0.5, tap.mid, t);
+  }
+
+  wheel(e) {
+    e.preventDefault();
+    const unit = e.deltaMode === 1 ? 33 : e.deltaMode === 2 ? this.element.clientHeight : 1;
+    const dx = e.deltaX * unit;
+    const dy = e.deltaY * unit;
+    const p = this.point(e);
+    if (e.ctrlKey) {
+      // A trackpad pinch arrives as a wheel event with ctrlKey set.
+      this.controller.zoomAt(Math.exp(-dy * PINCH_WHEEL_RATE), p);
+    } else if (Math.abs(dx) > Math.abs(dy)) {
+      this.controller.scrollBy(dx, 0);
+    } else if (dy !== 0) {
+      this.controller.zoomAt(2 ** (-dy / WHEEL_POINTS_PER_DOUBLING), p);
+    }
+  }
+}
