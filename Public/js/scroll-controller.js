@@ -181,7 +181,8 @@ export class ScrollController {
   step(now) {
     const a = this.animation;
     if (!a) return false;
-    const t = now - a.start;
+    // Input events can be stamped after the frame that handles them begins.
+    const t = Math.max(0, now - a.start);
     if (a.kind === 'transition') {
       const s = a.transition.sample(t);
       if (s.done) this.animation = null;
