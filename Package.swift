@@ -22,7 +22,7 @@ let package = Package(
         // Safe Swift over the shims: format sniffing, streaming row readers, tile encoders.
         .target(name: "ImageCodecs", dependencies: ["CPNG", "CJPEG"]),
         // A deterministic photo-like procedural picture of any size (demo and benchmark input).
-        .target(name: "SampleImage"),
+        .target(name: "SampleImage", dependencies: ["ImageCodecs"]),
         // The streaming pyramid builder (dzsave's shape).
         .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs"]),
         // A generic LRU cache with a byte budget (no locking of its own; the server wraps it).

@@ -1,2 +1,0 @@
-#include "CPNG.h"
-int cpng_placeholder(void) { return 0; }

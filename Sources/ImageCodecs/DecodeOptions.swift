@@ -1,0 +1,21 @@
+/// How strictly to decode, and how big an image to accept.
+public struct DecodeOptions: Sendable {
+    /// The largest `width × height` accepted, checked from the header before any pixel memory is
+    /// allocated. Default 2^34 (a 131072² image).
+    public var maxPixels: Int = 1 << 34
+    /// When false (the default), damaged data is an error: libjpeg's "Corrupt JPEG data" and
+    /// "Premature end of JPEG file", PNG CRC errors and libpng's benign errors all throw. When true
+    /// they become warnings for `onWarning`; a JPEG decodes on with libjpeg's fill-in, and a PNG that
+    /// breaks off mid-image delivers its remaining rows as zeros.
+    public var lenient: Bool = false
+    /// Receives warnings as one line each, prefixed with the path (at most 100 per file). Called on
+    /// the thread that is decoding, while it decodes.
+    public var onWarning: (@Sendable (String) -> Void)?
+
+    /// Creates options; the defaults fail loudly on damage and accept up to 2^34 pixels.
+    public init(maxPixels: Int = 1 << 34, lenient: Bool = false, onWarning: (@Sendable (String) -> Void)? = nil) {
+        self.maxPixels = maxPixels
+        self.lenient = lenient
+        self.onWarning = onWarning
+    }
+}

@@ -1,0 +1,48 @@
+/// Opens PNG and JPEG files, recognised by their magic bytes, for header inspection or streaming.
+public enum ImageDecoder {
+    /// Reads the header of the image at `path` without decoding pixels.
+    ///
+    /// Throws `CodecError` for a missing, unreadable, empty or non-image file, a damaged or truncated
+    /// header, zero size, or more than `options.maxPixels` pixels. O(header bytes).
+    public static func readHeader(path: String, options: DecodeOptions = .init()) throws -> ImageHeader {
+        try open(path: path, options: options).header
+    }
+
+    /// Opens the image at `path` for reading rows in strips.
+    ///
+    /// Reads and checks the header only (as `readHeader`); pixel decoding starts at the first
+    /// `readRows`. The reader owns the file until it is released.
+    public static func open(path: String, options: DecodeOptions = .init()) throws -> any ImageRowReader {
+        let file = try InputFile.open(path: path)
+        switch file.format {
+        case .png:
+            let (source, header) = try PNGRowSource.open(file: file, options: options)
+            return StripReader(source: source, header: header, path: path)
+        case .jpeg:
+            let (source, header) = try JPEGRowSource.open(file: file, options: options)
+            return StripReader(source: source, header: header, path: path)
+        }
+    }
+
+    /// Decodes the whole image at `path` into memory: a convenience for tests and small files.
+    ///
+    /// Memory O(width × height); use `open` and strips for large images.
+    public static func decode(path: String, options: DecodeOptions = .init()) throws -> PixelBuffer {
+        let reader = try open(path: path, options: options)
+        let header = reader.header
+        let stride = header.width * header.channels
+        let (total, overflow) = stride.multipliedReportingOverflow(by: header.height)
+        guard !overflow else {
+            throw CodecError(kind: .tooLarge, path: path, message: "image is too large to decode into memory")
+        }
+        let bytes = try [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            while reader.rowsRead < header.height {
+                let rows = try reader.readRows(into: base + reader.rowsRead * stride, rowCount: header.height - reader.rowsRead)
+                if rows == 0 { break }
+                initialized = reader.rowsRead * stride
+            }
+        }
+        return PixelBuffer(width: header.width, height: header.height, pixelFormat: header.pixelFormat, bytes: bytes)
+    }
+}

@@ -1,0 +1,33 @@
+/// What an image file's header says, read without decoding any pixels.
+public struct ImageHeader: Sendable, Equatable {
+    /// The container format, from the magic bytes.
+    public var format: ImageFormat
+    /// Width in pixels (before any EXIF orientation is applied).
+    public var width: Int
+    /// Height in pixels (before any EXIF orientation is applied).
+    public var height: Int
+    /// What rows are delivered as: always 8-bit; alpha when the source has alpha or a tRNS chunk.
+    public var pixelFormat: PixelFormat
+    /// Samples per delivered pixel: `pixelFormat.channels`.
+    public var channels: Int
+    /// The source's bits per sample (PNG 1–16, JPEG 8).
+    public var bitDepth: Int
+    /// The source colour type in words: PNG `"gray"`, `"gray+alpha"`, `"rgb"`, `"rgba"`, `"palette"`;
+    /// JPEG `"gray"`, `"ycbcr"`, `"rgb"`, `"cmyk"`, `"ycck"`.
+    public var colorType: String
+    /// Adam7-interlaced PNG: cannot be streamed, so the first read decodes the whole image.
+    public var interlaced: Bool
+    /// Progressive JPEG (libjpeg buffers the coefficients of the whole image while decoding it).
+    public var progressive: Bool
+    /// JPEG chroma sampling, e.g. `"4:2:0"`; nil for PNG and grayscale JPEG.
+    public var chromaSubsampling: String?
+    /// EXIF orientation 1–8 when the file has one: a PNG eXIf chunk before the image data, or a JPEG
+    /// APP1 Exif marker. Rows are always delivered as stored; applying the orientation is the caller's choice.
+    public var orientation: Int?
+
+    /// Whether rows can be decoded in strips with memory O(width × strip height).
+    public var canStream: Bool { !interlaced }
+
+    /// The number of pixels, `width × height`.
+    public var pixelCount: Int { width * height }
+}

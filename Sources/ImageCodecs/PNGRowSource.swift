@@ -1,0 +1,80 @@
+import CPNG
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A libpng reader (via CPNG) positioned after the header, delivering 8-bit rows.
+final class PNGRowSource: RowSource {
+    private let reader: OpaquePointer
+    private let file: InputFile
+    private let relay: WarningRelay?
+
+    private init(reader: OpaquePointer, file: InputFile, relay: WarningRelay?) {
+        self.reader = reader
+        self.file = file
+        self.relay = relay
+    }
+
+    deinit { tiler_png_reader_destroy(reader) }
+
+    /// Reads the header of `file` (no pixels) and checks it against `options.maxPixels`.
+    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (PNGRowSource, ImageHeader) {
+        // libpng reads on to the first IDAT before it reports the size; an absurd IHDR is refused before that.
+        if let (width, height) = peekSize(file), width > 0, height > 0 {
+            try ImageHeader.checkPixelCount(width: width, height: height, maxPixels: options.maxPixels, path: file.path)
+        }
+        let relay = options.onWarning.map { WarningRelay(path: file.path, handler: $0) }
+        guard
+            let reader = tiler_png_reader_create(
+                file.handle, options.lenient ? 1 : 0, relay == nil ? nil : WarningRelay.trampoline, relay?.context)
+        else { throw CodecError(kind: .outOfMemory, path: file.path, message: "out of memory creating the PNG reader") }
+        let source = PNGRowSource(reader: reader, file: file, relay: relay)
+        var raw = tiler_png_header()
+        let status = tiler_png_reader_read_header(reader, &raw)
+        guard status == TILER_PNG_OK else {
+            if status == TILER_PNG_ERR_TRUNCATED { throw InputFile.truncatedHeader(.png, path: file.path, size: file.size) }
+            throw CodecError(kind: CodecError.kind(forShimStatus: status), path: file.path, message: source.message)
+        }
+        let header = makeHeader(raw)
+        try header.checkLimits(maxPixels: options.maxPixels, path: file.path)
+        return (source, header)
+    }
+
+    /// The size the IHDR chunk declares, read from the first 24 bytes; the stream is left at the start.
+    private static func peekSize(_ file: InputFile) -> (Int, Int)? {
+        var bytes = [UInt8](repeating: 0, count: 24)
+        let count = fread(&bytes, 1, bytes.count, file.handle)
+        rewind(file.handle)
+        guard count == bytes.count, bytes[12...15] == [0x49, 0x48, 0x44, 0x52] else { return nil }
+        let word = { (at: Int) in bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (word(16), word(20))
+    }
+
+    private static func makeHeader(_ raw: tiler_png_header) -> ImageHeader {
+        let colorTypes: [Int32: String] = [
+            TILER_PNG_COLOR_GRAY: "gray", TILER_PNG_COLOR_GRAY_ALPHA: "gray+alpha", TILER_PNG_COLOR_RGB: "rgb",
+            TILER_PNG_COLOR_RGBA: "rgba", TILER_PNG_COLOR_PALETTE: "palette",
+        ]
+        let pixelFormat = PixelFormat(rawValue: Int(raw.out_channels)) ?? .rgba
+        let exif = raw.exif.map { [UInt8](UnsafeBufferPointer(start: $0, count: raw.exif_length)) }
+        return ImageHeader(
+            format: .png, width: Int(raw.width), height: Int(raw.height), pixelFormat: pixelFormat,
+            channels: pixelFormat.channels, bitDepth: Int(raw.bit_depth), colorType: colorTypes[raw.color_type] ?? "unknown",
+            interlaced: raw.interlaced != 0, progressive: false, chromaSubsampling: nil,
+            orientation: exif.flatMap(ExifOrientation.parse))
+    }
+
+    func read(into buffer: UnsafeMutablePointer<UInt8>, stride: Int, count: UInt32, done: inout UInt32) -> Int32 {
+        tiler_png_reader_read_rows(reader, buffer, stride, count, &done)
+    }
+
+    var message: String { String(cString: tiler_png_reader_message(reader)) }
+
+    var errorRow: Int? {
+        let row = tiler_png_reader_error_row(reader)
+        return row >= 0 ? Int(row) : nil
+    }
+}

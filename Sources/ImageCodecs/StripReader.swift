@@ -1,0 +1,34 @@
+/// The `ImageRowReader` for both formats: clamps requests to the image, counts rows, and turns a
+/// shim failure into a `CodecError` naming the file and the row reached.
+final class StripReader<Source: RowSource>: ImageRowReader {
+    let header: ImageHeader
+    private(set) var rowsRead = 0
+    private let source: Source
+    private let path: String
+    /// The first failure; every later call throws it again, even one that asks for no rows.
+    private var failure: CodecError?
+
+    init(source: Source, header: ImageHeader, path: String) {
+        self.source = source
+        self.header = header
+        self.path = path
+    }
+
+    func readRows(into buffer: UnsafeMutablePointer<UInt8>, rowCount: Int) throws -> Int {
+        precondition(rowCount >= 0, "rowCount must not be negative")
+        if let failure { throw failure }
+        let count = min(rowCount, header.height - rowsRead)
+        guard count > 0 else { return 0 }
+        var done: UInt32 = 0
+        let status = source.read(into: buffer, stride: header.width * header.channels, count: UInt32(count), done: &done)
+        rowsRead += Int(done)
+        guard status == 0 else {
+            let error = CodecError(
+                kind: CodecError.kind(forShimStatus: status), path: path, message: source.message,
+                row: source.errorRow, height: header.height)
+            failure = error
+            throw error
+        }
+        return Int(done)
+    }
+}

@@ -1,0 +1,86 @@
+import TileGeometry
+
+extension PyramidBuilder {
+    /// What ``build(_:pyramid:in:meter:)`` wrote.
+    struct BuildOutcome {
+        let tiles: Int
+        let bytes: Int
+        let peakBufferBytes: Int
+    }
+
+    /// Builds the whole pyramid inside `staging`: starts the workers, streams the source through the levels, waits
+    /// for the last tile, and writes the `.dzi`.
+    func build(_ source: any RowSource, pyramid: Pyramid, in staging: StagingFolder, meter: inout ProgressMeter) throws(SliceError)
+        -> BuildOutcome
+    {
+        let writer = try TileWriter(filesPath: staging.filesPath, levels: pyramid.levelCount, fileExtension: options.fileExtension)
+        defer { writer.closeFolders() }
+        let strips = StripPool(perLevel: Self.stripsPerLevel)
+        let workers = TileWorkerPool(
+            pyramid: pyramid, channels: source.channels, threads: options.threads, makeEncoder: options.makeEncoder,
+            writer: writer, strips: strips, cancellation: cancellation)
+        workers.start()
+        let totalTiles = Self.tileCount(of: pyramid)
+        var rowsRead = 0
+        let snapshot = { (elapsed: Double) in
+            let written = workers.written
+            return SliceProgress(
+                rowsRead: rowsRead, totalRows: pyramid.height, tilesWritten: written.tiles, totalTiles: totalTiles,
+                bytesWritten: written.bytes, elapsedSeconds: elapsed)
+        }
+        var readError: SliceError?
+        do throws(SliceError) {
+            let top = Self.makeLevels(pyramid, channels: source.channels, strips: strips, workers: workers)
+            try stream(source, into: top, workers: workers) { rows in
+                rowsRead = rows
+                meter.tick(snapshot)
+            }
+        } catch {
+            readError = error
+            workers.fail(error)
+        }
+        workers.finish(tickEvery: options.progressInterval) { meter.tick(snapshot) }
+        if let failure = readError ?? workers.firstFailure { throw failure }
+        if cancellation.isCancelled { throw SliceError.cancelledError }
+        try staging.writeDescriptor(
+            DZIDescriptor(
+                width: pyramid.width, height: pyramid.height, tileSize: pyramid.tileSize, overlap: pyramid.overlap,
+                format: options.fileExtension))
+        meter.tick(force: true, snapshot)
+        let written = workers.written
+        return BuildOutcome(tiles: written.tiles, bytes: written.bytes, peakBufferBytes: strips.peakBytes)
+    }
+
+    /// Reads every source row into the top level, checking for cancellation and worker failures between reads.
+    private func stream(_ source: any RowSource, into top: LevelStrip, workers: TileWorkerPool, read: (Int) -> Void) throws(SliceError) {
+        // Small batches keep the rows in cache between the decoder writing them and the shrink reading them.
+        let batch = max(1, min(64, (512 << 10) / top.rowBytes))
+        while top.rowsReceived < top.height {
+            if cancellation.isCancelled { throw SliceError.cancelledError }
+            if let failure = workers.firstFailure { throw failure }
+            let target = top.writableRows(limit: batch)
+            let row = top.rowsReceived
+            let count: Int
+            do {
+                count = try source.readRows(into: target.start, rowCount: target.count)
+            } catch {
+                throw SliceError(.source, "source failed at row \(row) of \(top.height): \(SliceError.oneLine(error))")
+            }
+            guard count >= 1 && count <= target.count else {
+                let what = count == 0 ? "ended early" : "returned \(count) rows when asked for \(target.count)"
+                throw SliceError(.source, "source \(what) at row \(row) of \(top.height)")
+            }
+            top.commitRows(count)
+            read(top.rowsReceived)
+        }
+    }
+
+    /// Links the levels from 1×1 up to full size and returns the full-size one.
+    private static func makeLevels(_ pyramid: Pyramid, channels: Int, strips: StripPool, workers: TileWorkerPool) -> LevelStrip {
+        var level: LevelStrip?
+        for index in 0...pyramid.maxLevel {
+            level = LevelStrip(pyramid: pyramid, level: index, channels: channels, below: level, strips: strips, workers: workers)
+        }
+        return level!
+    }
+}

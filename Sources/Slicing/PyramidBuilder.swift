@@ -1,0 +1,88 @@
+import Foundation
+import TileGeometry
+
+/// Slices a streamed image into a Deep Zoom pyramid (`NAME.dzi` + `NAME_files/<level>/<col>_<row>.<ext>`), in the
+/// shape of libvips `dzsave`.
+///
+/// The calling thread reads the source top to bottom and shrinks it level by level (``LevelStrip``, ``Downsample``);
+/// ``SliceOptions/threads`` workers encode and write the tiles. Memory is bounded by the image width — about
+/// `2 · Σ levels (level width × (tileSize + 2·overlap) × channels)` of strips, see ``SliceSummary/peakBufferBytes``
+/// — never by its height. The pyramid is built in a hidden folder beside the destination and moved into place only
+/// when complete; on any error or cancellation that folder is removed and the destination is left as it was.
+public final class PyramidBuilder: Sendable {
+    /// The options every ``slice(_:into:name:progress:)`` uses.
+    public let options: SliceOptions
+    /// The flag ``cancel()`` sets; share it to cancel from elsewhere (a signal handler's dispatch source).
+    public let cancellation: SliceCancellation
+
+    /// Strips kept per level: one filling while one is being encoded.
+    static let stripsPerLevel = 2
+
+    /// Creates a builder. A cancelled `cancellation` makes every later slice fail at once.
+    public init(options: SliceOptions, cancellation: SliceCancellation = SliceCancellation()) {
+        self.options = options
+        self.cancellation = cancellation
+    }
+
+    /// Cancels the running slice, from any thread: the source is no longer read, workers stop after their current
+    /// tile, and ``slice(_:into:name:progress:)`` throws ``SliceError/Reason/cancelled`` once they have.
+    public func cancel() {
+        cancellation.cancel()
+    }
+
+    /// Slices `source` into `directory/name.dzi` and `directory/name_files/`.
+    ///
+    /// - Parameters:
+    ///   - source: The image, read top to bottom on this thread.
+    ///   - directory: An existing, writable folder.
+    ///   - name: The pyramid's file name stem (no `/`).
+    ///   - progress: Called on this thread at most every ``SliceOptions/progressInterval`` seconds, and once at the end.
+    /// - Returns: What was written and what it cost.
+    /// - Throws: ``SliceError``; nothing is then left behind and the destination is untouched.
+    /// - Complexity: O(width × height); memory O(width × (tileSize + 2·overlap) × channels).
+    public func slice(_ source: any RowSource, into directory: String, name: String, progress: ((SliceProgress) -> Void)? = nil)
+        throws(SliceError) -> SliceSummary
+    {
+        var meter = ProgressMeter(interval: options.progressInterval, callback: progress)
+        try options.validate()
+        try Self.validate(source)
+        if cancellation.isCancelled { throw SliceError.cancelledError }
+        let pyramid = Pyramid(width: source.width, height: source.height, tileSize: options.tileSize, overlap: options.overlap)
+        let staging = try StagingFolder.create(directory: directory, name: name, force: options.force)
+        do throws(SliceError) {
+            let outcome = try build(source, pyramid: pyramid, in: staging, meter: &meter)
+            if cancellation.isCancelled { throw SliceError.cancelledError }
+            try staging.publish(force: options.force)
+            let seconds = meter.elapsedSeconds
+            return SliceSummary(
+                width: pyramid.width, height: pyramid.height, channels: source.channels, levels: pyramid.levelCount,
+                tiles: outcome.tiles, bytesWritten: outcome.bytes, seconds: seconds,
+                megapixelsPerSecond: Double(pyramid.width) * Double(pyramid.height) / 1e6 / max(seconds, 1e-9),
+                peakResidentBytes: ResidentMemory.peakBytes(), peakBufferBytes: outcome.peakBufferBytes,
+                dziPath: staging.destinationDZI, filesPath: staging.destinationFiles)
+        } catch {
+            staging.discard()
+            throw error
+        }
+    }
+
+    /// The number of tile files in the pyramid, all levels.
+    public static func tileCount(of pyramid: Pyramid) -> Int {
+        (0..<pyramid.levelCount).reduce(0) { total, level in
+            let grid = pyramid.grid(level)
+            return total + grid.columns * grid.rows
+        }
+    }
+
+    private static func validate(_ source: any RowSource) throws(SliceError) {
+        guard source.width >= 1 && source.height >= 1 else {
+            throw SliceError(.invalidSource, "image size \(source.width)×\(source.height) is empty")
+        }
+        guard (1...4).contains(source.channels) else {
+            throw SliceError(.invalidSource, "images with \(source.channels) channels are not supported (1 to 4)")
+        }
+        guard source.width <= Int(Int32.max) && source.height <= Int(Int32.max) else {
+            throw SliceError(.invalidSource, "image size \(source.width)×\(source.height) is too large")
+        }
+    }
+}

@@ -1,0 +1,21 @@
+/// A top-to-bottom source of 8-bit pixel rows: the decoder side of a slice.
+///
+/// Rows are contiguous, `width × channels` bytes each, channels interleaved. The builder calls ``readRows(into:rowCount:)``
+/// from one thread only, until it has all `height` rows.
+public protocol RowSource: AnyObject {
+    /// The image width in pixels (≥ 1).
+    var width: Int { get }
+    /// The image height in pixels (≥ 1).
+    var height: Int { get }
+    /// Samples per pixel: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA (alpha last, straight — not premultiplied).
+    var channels: Int { get }
+
+    /// Decodes the next rows into `buffer`.
+    ///
+    /// - Parameters:
+    ///   - buffer: Room for `rowCount` rows of `width × channels` bytes, written contiguously.
+    ///   - rowCount: The most rows wanted (≥ 1, never more than remain).
+    /// - Returns: The number of rows written, `1 ... rowCount`; `0` means the source ended early (an error).
+    /// - Throws: Any error; the builder reports its description with the row it had reached.
+    func readRows(into buffer: UnsafeMutablePointer<UInt8>, rowCount: Int) throws -> Int
+}

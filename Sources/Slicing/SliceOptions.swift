@@ -1,0 +1,38 @@
+import Foundation
+
+/// How to slice: tile geometry, tile format, parallelism and overwrite policy.
+public struct SliceOptions: Sendable {
+    /// The tile edge in pixels, `1 ... 8192` (Deep Zoom's usual 254 or 256).
+    public var tileSize: Int = 256
+    /// The DZI overlap in pixels, `0 ..< tileSize`.
+    public var overlap: Int = 0
+    /// The tile file extension without a dot (`jpg`, `png`); also the `.dzi`'s `Format`. Letters and digits only.
+    public var fileExtension: String
+    /// Makes one tile encoder per worker thread, called on that thread. Throwing fails the slice.
+    public var makeEncoder: @Sendable () throws -> any TileEncoding
+    /// Worker threads that encode and write tiles (the calling thread decodes and shrinks), `1 ... 256`.
+    public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// Replace an existing `NAME.dzi` / `NAME_files` — only once the new pyramid is complete.
+    public var force: Bool = false
+    /// The least time between two progress callbacks, in seconds (one more comes at the end).
+    public var progressInterval: Double = 0.25
+
+    /// Creates options with the defaults: 256-px tiles, no overlap, one worker per active core, no overwrite.
+    public init(fileExtension: String, makeEncoder: @escaping @Sendable () throws -> any TileEncoding) {
+        self.fileExtension = fileExtension
+        self.makeEncoder = makeEncoder
+    }
+
+    /// Throws ``SliceError/Reason/invalidOptions`` when a value is out of range.
+    func validate() throws(SliceError) {
+        func fail(_ message: String) -> SliceError { SliceError(.invalidOptions, message) }
+        guard (1...8192).contains(tileSize) else { throw fail("tile size \(tileSize) is outside 1…8192") }
+        guard overlap >= 0 && overlap < tileSize else { throw fail("overlap \(overlap) must be at least 0 and less than the tile size \(tileSize)") }
+        guard (1...256).contains(threads) else { throw fail("thread count \(threads) is outside 1…256") }
+        let isAlphanumeric = { (c: UInt8) in (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) }
+        guard !fileExtension.isEmpty && fileExtension.utf8.allSatisfy(isAlphanumeric) else {
+            throw fail("tile extension \"\(fileExtension)\" must be letters and digits, like jpg or png")
+        }
+        guard progressInterval >= 0 else { throw fail("progress interval must not be negative") }
+    }
+}

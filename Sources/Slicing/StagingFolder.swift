@@ -1,0 +1,113 @@
+import Foundation
+import TileGeometry
+
+/// The hidden folder a pyramid is built in, `DIR/.NAME.tiler-XXXXXX/` holding `NAME.dzi` and `NAME_files/`, and
+/// the moves that publish it.
+///
+/// A server lists a pyramid only once its `.dzi` exists and skips dot-folders, so nothing half-built is ever visible:
+/// ``publish()`` moves `NAME_files` into place first and `NAME.dzi` last. With `force`, the old pair is first moved
+/// into the staging folder (`.dzi` first), and deleted with it once the new pair is in place; if a move fails the old
+/// pair is moved back. ``discard()`` deletes the staging folder and everything in it.
+struct StagingFolder {
+    /// The destination folder.
+    let directory: String
+    /// The pyramid name: the `.dzi` is `NAME.dzi`, the tiles `NAME_files/`.
+    let name: String
+    /// The staging folder's path.
+    let path: String
+
+    /// The staged descriptor.
+    var dziPath: String { "\(path)/\(name).dzi" }
+    /// The staged tile folder.
+    var filesPath: String { "\(path)/\(name)_files" }
+    /// Where the descriptor goes.
+    var destinationDZI: String { "\(directory)/\(name).dzi" }
+    /// Where the tile folder goes.
+    var destinationFiles: String { "\(directory)/\(name)_files" }
+
+    /// Checks the destination and creates the staging folder.
+    ///
+    /// - Throws: ``SliceError/Reason/invalidOptions`` for a bad name, ``SliceError/Reason/destinationExists`` when
+    ///   `NAME.dzi` or `NAME_files` exists and `force` is off, ``SliceError/Reason/destination`` when `directory` is
+    ///   missing, not a folder, or not writable.
+    static func create(directory given: String, name: String, force: Bool) throws(SliceError) -> StagingFolder {
+        var directory = given
+        while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
+            throw SliceError(.invalidOptions, "pyramid name \"\(name)\" must be a non-empty file name without \"/\"")
+        }
+        var info = stat()
+        guard stat(directory, &info) == 0 else { throw SliceError.system(.destination, "cannot use output folder \(directory)", errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw SliceError(.destination, "output folder \(directory) is not a folder") }
+        let probe = StagingFolder(directory: directory, name: name, path: "")
+        if !force {
+            for existing in [probe.destinationDZI, probe.destinationFiles] where exists(existing) {
+                throw SliceError(.destinationExists, "\(existing) already exists (use force to replace it)")
+            }
+        }
+        var template = Array("\(directory)/.\(name).tiler-XXXXXX".utf8CString)
+        guard mkdtemp(&template) != nil else {
+            throw SliceError.system(.destination, "cannot create a temporary folder in \(directory)", errno: errno)
+        }
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return StagingFolder(directory: directory, name: name, path: path)
+    }
+
+    /// Writes the staged `NAME.dzi`.
+    func writeDescriptor(_ descriptor: DZIDescriptor) throws(SliceError) {
+        if let code = TileWriter.writeFile(name: dziPath, bytes: Array(descriptor.xml.utf8)) {
+            throw SliceError.system(.write, "cannot write \(dziPath)", errno: code)
+        }
+    }
+
+    /// Moves the staged pyramid into place (replacing the old one if `force`) and deletes the staging folder.
+    func publish(force: Bool) throws(SliceError) {
+        var undo: [(from: String, to: String)] = []
+        do throws(SliceError) {
+            if force {
+                for (old, trash) in [(destinationDZI, "\(path)/old.dzi"), (destinationFiles, "\(path)/old_files")] where Self.exists(old) {
+                    try move(old, to: trash)
+                    undo.append((trash, old))
+                }
+            } else if let existing = [destinationDZI, destinationFiles].first(where: Self.exists) {
+                throw SliceError(.destinationExists, "\(existing) appeared while slicing; nothing was replaced")
+            }
+            try move(filesPath, to: destinationFiles)
+            undo.append((destinationFiles, filesPath))
+            try linkDescriptor()
+        } catch {
+            for step in undo.reversed() { _ = rename(step.from, step.to) }
+            throw error
+        }
+        discard()
+    }
+
+    /// Deletes the staging folder and everything in it. Errors are ignored: this runs on the way out of a failure.
+    func discard() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Whether anything (even a dangling link) is at `path`.
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    private func move(_ from: String, to: String) throws(SliceError) {
+        guard rename(from, to) == 0 else { throw SliceError.system(.destination, "cannot move \(from) to \(to)", errno: errno) }
+    }
+
+    /// Publishes the descriptor with `link` + `unlink`, which, unlike `rename`, never replaces an existing file.
+    /// File systems without hard links get a checked `rename`.
+    private func linkDescriptor() throws(SliceError) {
+        if link(dziPath, destinationDZI) == 0 {
+            unlink(dziPath)
+            return
+        }
+        let code = errno
+        guard code == EPERM || code == EOPNOTSUPP || code == EMLINK, !Self.exists(destinationDZI) else {
+            throw SliceError.system(.destination, "cannot move \(dziPath) to \(destinationDZI)", errno: code)
+        }
+        try move(dziPath, to: destinationDZI)
+    }
+}

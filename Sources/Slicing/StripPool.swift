@@ -1,0 +1,72 @@
+import Foundation
+
+/// Recycles strip buffers, at most `perLevel` per level, and so bounds the builder's memory by image width.
+///
+/// The decoding thread blocks in ``acquire(level:rowBytes:capacityRows:)`` while all of a level's strips are still
+/// being encoded: that is the pipeline's back-pressure. Workers never wait on the decoder, so every submitted strip
+/// comes back and the wait always ends.
+final class StripPool: @unchecked Sendable {
+    // @unchecked: every stored property is read and written under `condition`.
+    private let condition = NSCondition()
+    private let perLevel: Int
+    private var free: [Int: [StripBuffer]] = [:]
+    private var allocated: [Int: Int] = [:]
+    private var bytes = 0
+    private var peak = 0
+
+    /// Creates an empty pool allowing `perLevel` strips per level (≥ 1).
+    init(perLevel: Int) {
+        precondition(perLevel >= 1)
+        self.perLevel = perLevel
+    }
+
+    /// A strip of `level`, reused or newly allocated, waiting while the level already has `perLevel` in use.
+    func acquire(level: Int, rowBytes: Int, capacityRows: Int) -> StripBuffer {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let strip = free[level]?.popLast() {
+                return strip
+            }
+            if allocated[level, default: 0] < perLevel {
+                allocated[level, default: 0] += 1
+                let strip = StripBuffer(level: level, rowBytes: rowBytes, capacityRows: capacityRows)
+                account(strip.byteCount)
+                return strip
+            }
+            condition.wait()
+        }
+    }
+
+    /// Marks a filled strip submitted to `holds` holders (≥ 1).
+    func submit(_ strip: StripBuffer, holds: Int) {
+        condition.withLock { strip.holds = holds }
+    }
+
+    /// Drops one hold on a submitted strip; the last one returns it to the pool.
+    func release(_ strip: StripBuffer) {
+        condition.withLock {
+            strip.holds -= 1
+            precondition(strip.holds >= 0, "strip released too often")
+            if strip.holds == 0 {
+                free[strip.level, default: []].append(strip)
+                condition.broadcast()
+            }
+        }
+    }
+
+    /// Counts `count` bytes held outside strips (row carries) towards the total.
+    func account(extra count: Int) {
+        condition.withLock { account(count) }
+    }
+
+    /// The most bytes held at once.
+    var peakBytes: Int {
+        condition.withLock { peak }
+    }
+
+    private func account(_ count: Int) {
+        bytes += count
+        peak = max(peak, bytes)
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import TileGeometry
+
+/// The worker threads that encode and write tiles, fed through one FIFO of ``TileJob``s.
+///
+/// The decoding thread submits each full strip as a few jobs (adjacent column runs, about one per thread), so workers
+/// share a row of tiles without per-tile hand-offs. After the first failure, or once cancelled, workers skip the
+/// remaining jobs — but still release their strips, so the decoder is never left waiting.
+final class TileWorkerPool: @unchecked Sendable {
+    // @unchecked: the mutable state below is read and written under `condition` only; the rest is immutable and
+    // Sendable. Encoders are created and used on their own worker thread.
+    private let condition = NSCondition()
+    private var queue: [TileJob] = []
+    private var head = 0
+    private var closed = false
+    private var running = 0
+    private var failure: SliceError?
+    private var tiles = 0
+    private var bytes = 0
+
+    private let pyramid: Pyramid
+    private let channels: Int
+    private let threads: Int
+    private let makeEncoder: @Sendable () throws -> any TileEncoding
+    private let writer: TileWriter
+    private let strips: StripPool
+    private let cancellation: SliceCancellation
+
+    /// Creates a pool; no thread runs before ``start()``.
+    init(
+        pyramid: Pyramid, channels: Int, threads: Int, makeEncoder: @escaping @Sendable () throws -> any TileEncoding,
+        writer: TileWriter, strips: StripPool, cancellation: SliceCancellation
+    ) {
+        self.pyramid = pyramid
+        self.channels = channels
+        self.threads = threads
+        self.makeEncoder = makeEncoder
+        self.writer = writer
+        self.strips = strips
+        self.cancellation = cancellation
+    }
+
+    /// Starts the worker threads.
+    func start() {
+        condition.withLock { running = threads }
+        for index in 0..<threads {
+            let thread = Thread { [self] in work() }
+            thread.name = "tiler-slice-\(index)"
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
+    /// Queues tile row `tileRow` of a filled strip, which stays held by its jobs plus one hold for the caller
+    /// (released with ``StripPool/release(_:)`` when the caller no longer reads it).
+    func submit(_ strip: StripBuffer, tileRow: Int) {
+        let columns = pyramid.grid(strip.level).columns
+        let perJob = (columns + threads - 1) / threads
+        let jobs = stride(from: 0, to: columns, by: perJob).map { TileJob(strip: strip, tileRow: tileRow, columns: $0..<min($0 + perJob, columns)) }
+        strips.submit(strip, holds: jobs.count + 1)
+        condition.withLock {
+            queue.append(contentsOf: jobs)
+            condition.broadcast()
+        }
+    }
+
+    /// Records `error` unless an earlier one is recorded; workers then skip the remaining jobs.
+    func fail(_ error: SliceError) {
+        condition.withLock {
+            if failure == nil { failure = error }
+        }
+    }
+
+    /// The first recorded failure.
+    var firstFailure: SliceError? {
+        condition.withLock { failure }
+    }
+
+    /// Tiles and bytes written so far.
+    var written: (tiles: Int, bytes: Int) {
+        condition.withLock { (tiles, bytes) }
+    }
+
+    /// Declares that no more jobs come, then waits until every worker has finished the queue and exited, calling
+    /// `tick` on this thread about every `interval` seconds meanwhile.
+    func finish(tickEvery interval: Double, _ tick: () -> Void) {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        while running > 0 {
+            let deadline = Date(timeIntervalSinceNow: max(interval, 0.01))
+            if !condition.wait(until: deadline) {
+                condition.unlock()
+                tick()
+                condition.lock()
+            }
+        }
+        condition.unlock()
+    }
+
+    /// The next job, or `nil` once the queue is closed and empty.
+    private func nextJob() -> TileJob? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == queue.count {
+            if closed { return nil }
+            condition.wait()
+        }
+        let job = queue[head]
+        head += 1
+        if head >= 64 && head * 2 >= queue.count {
+            queue.removeFirst(head)
+            head = 0
+        }
+        return job
+    }
+
+    private var shouldSkip: Bool {
+        condition.withLock { failure != nil } || cancellation.isCancelled
+    }
+
+    /// A worker thread's life: make an encoder, run jobs until the queue closes, then report the exit.
+    private func work() {
+        var encoder: (any TileEncoding)?
+        while let job = nextJob() {
+            if !shouldSkip {
+                do {
+                    if encoder == nil { encoder = try makeEncoder() }
+                    try run(job, encoder!)
+                } catch let error as SliceError {
+                    fail(error)
+                } catch {
+                    fail(SliceError(.encoder, "cannot create a tile encoder: \(SliceError.oneLine(error))"))
+                }
+            }
+            strips.release(job.strip)
+        }
+        condition.withLock {
+            running -= 1
+            condition.broadcast()
+        }
+    }
+
+    /// Encodes and writes the job's tiles, stopping early on cancellation or another worker's failure.
+    private func run(_ job: TileJob, _ encoder: any TileEncoding) throws(SliceError) {
+        let level = job.strip.level
+        for column in job.columns {
+            if shouldSkip { return }
+            let rect = pyramid.tileImageRect(level: level, column: column, row: job.tileRow)
+            let origin = job.strip.row(rect.y) + rect.x * channels
+            precondition(rect.maxY <= job.strip.firstRow + job.strip.capacityRows, "tile reaches past its strip")
+            let file: [UInt8]
+            do {
+                file = try encoder.encode(origin, width: rect.width, height: rect.height, rowStride: job.strip.rowBytes, channels: channels)
+            } catch {
+                throw SliceError(.encoder, "cannot encode tile \(level)/\(column)_\(job.tileRow): \(SliceError.oneLine(error))")
+            }
+            try writer.writeTile(file, level: level, column: column, row: job.tileRow)
+            condition.withLock {
+                tiles += 1
+                bytes += file.count
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+/// A minimal append-only JSON text builder over a growable UTF-8 byte buffer: numbers, escaped strings and raw
+/// punctuation.
+///
+/// Hand-written because the visible-tiles answer is produced tens of thousands of times a second and
+/// TileGeometry uses the standard library only. Noncopyable: it owns its buffer.
+struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+
+    /// Creates an empty writer with room for `capacity` bytes (it grows as needed).
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The text written so far.
+    var text: String {
+        String(unsafeUninitializedCapacity: count) { target in
+            _ = target.initialize(fromContentsOf: UnsafeBufferPointer(start: base, count: count))
+            return count
+        }
+    }
+
+    /// The number of bytes written so far.
+    var byteCount: Int { count }
+
+    /// Calls `body` with the bytes written so far.
+    func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        body(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(to: count + extra) }
+    }
+
+    private mutating func grow(to needed: Int) {
+        let larger = max(needed, capacity * 2)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.initialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = larger
+    }
+
+    /// Appends `text` verbatim (punctuation and keys known to need no escaping).
+    @inline(__always)
+    mutating func raw(_ text: StaticString) {
+        let length = text.utf8CodeUnitCount
+        reserve(length)
+        (base + count).initialize(from: text.utf8Start, count: length)
+        count += length
+    }
+
+    /// Appends bytes verbatim.
+    @inline(__always)
+    mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count)
+        if let start = bytes.baseAddress { (base + count).initialize(from: start, count: bytes.count) }
+        count += bytes.count
+    }
+
+    /// Appends `value` in decimal.
+    mutating func integer(_ value: Int) {
+        reserve(20)
+        if value < 0 {
+            base[count] = UInt8(ascii: "-")
+            count += 1
+        }
+        var magnitude = value.magnitude
+        var digits = 1
+        var power: UInt = 10
+        while digits < 20 && magnitude >= power {
+            digits += 1
+            power = power &* 10
+        }
+        var index = count + digits
+        count = index
+        repeat {
+            index -= 1
+            base[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+    }
+
+    /// Appends `value` as a JSON number: integral values below 2⁵³ without a fraction (`4096`), others in the
+    /// shortest form that reads back to the same `Double` (`0.25`, `1e-07`).
+    ///
+    /// - Precondition: `value` is finite.
+    mutating func number(_ value: Double) {
+        precondition(value.isFinite, "JSON has no non-finite numbers")
+        if value.magnitude < 9_007_199_254_740_992, value == Double(Int(value)) {
+            integer(Int(value))
+            return
+        }
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        text.withUTF8 { raw($0) }
+    }
+
+    /// Appends `value` as a JSON string: quotes, backslashes and control characters escaped, and U+2028/U+2029 too
+    /// so the text is also a valid JavaScript literal.
+    mutating func string(_ value: String) {
+        raw("\"")
+        string(contentsOf: value)
+        raw("\"")
+    }
+
+    /// Appends `value` escaped for the inside of a JSON string, without quotes.
+    mutating func string(contentsOf value: String) {
+        var value = value
+        value.withUTF8 { escaped($0) }
+    }
+
+    /// Appends UTF-8 `bytes` escaped for the inside of a JSON string.
+    private mutating func escaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var pending = 0  // bytes of a possible E2 80 A8/A9 sequence seen
+        for byte in bytes {
+            reserve(6)
+            switch byte {
+            case UInt8(ascii: "\""): raw("\\\"")
+            case UInt8(ascii: "\\"): raw("\\\\")
+            case UInt8(ascii: "\n"): raw("\\n")
+            case UInt8(ascii: "\r"): raw("\\r")
+            case UInt8(ascii: "\t"): raw("\\t")
+            case 0..<0x20: unicodeEscape(UInt16(byte))
+            case 0xA8 where pending == 2, 0xA9 where pending == 2:
+                count -= 2
+                unicodeEscape(0x2000 + UInt16(byte) - 0x80)
+            default:
+                base[count] = byte
+                count += 1
+            }
+            pending = byte == 0xE2 ? 1 : (byte == 0x80 && pending == 1 ? 2 : 0)
+        }
+    }
+
+    private mutating func unicodeEscape(_ code: UInt16) {
+        let hex: StaticString = "0123456789abcdef"
+        raw("\\u")
+        reserve(4)
+        for shift in [12, 8, 4, 0] as [UInt16] {
+            base[count] = hex.utf8Start[Int((code >> shift) & 0xF)]
+            count += 1
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import ImageCodecs
+import Slicing
+
+/// One `tiler slice` run: opens the source, picks the tile encoder, shows progress and turns SIGINT/SIGTERM into
+/// a clean cancellation (the builder removes its temporary folder; the destination is untouched).
+struct SliceRequest {
+    var input: String
+    var output: String
+    var name: String?
+    var tileSize: Int
+    var overlap: Int
+    var format: String
+    var quality: Int
+    var pngLevel: Int
+    var optimizeHuffman: Bool
+    var threads: Int
+    var force: Bool
+    var decodeOptions: DecodeOptions
+
+    /// Pyramid names become file names: no separators, no leading dot, nothing a shell or URL trips on.
+    static func validate(name: String) throws {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.+")
+        guard !name.isEmpty, name.count <= 200, !name.hasPrefix("."), name.allSatisfy(allowed.contains) else {
+            throw ValidationError("--name must be 1–200 letters, digits, '-', '_', '.' or '+', not starting with '.': '\(name)'")
+        }
+    }
+
+    /// The pyramid name: `name`, or the input's file name without its extension.
+    func pyramidName() throws -> String {
+        if let name { return name }
+        let base = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
+        let cleaned = String(base.map { Set("/\\ ?#%\"'<>").contains($0) ? "_" : $0 })
+        let result = cleaned.hasPrefix(".") ? "_" + cleaned.dropFirst() : cleaned
+        try Self.validate(name: result.isEmpty ? "image" : result)
+        return result.isEmpty ? "image" : result
+    }
+
+    /// Slices, blocking the calling thread, and returns the builder's summary.
+    func run(showProgress: Bool) throws -> SliceSummary {
+        let name = try pyramidName()
+        let source = try DecodedImageSource(path: input, options: decodeOptions)
+        let tileFormat: TileFormat
+        switch format {
+        case "png": tileFormat = .png(compressionLevel: pngLevel)
+        case "jpg", "jpeg": tileFormat = .jpeg(quality: quality, optimizeHuffman: optimizeHuffman)
+        default: tileFormat = .automatic(for: source.reader.header.pixelFormat, quality: quality, pngLevel: pngLevel)
+        }
+        var options = tileFormat.sliceOptions()
+        options.tileSize = tileSize
+        options.overlap = overlap
+        options.threads = threads
+        options.force = force
+        options.progressInterval = 0.1
+        do {
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure("cannot create the output folder \(output): \((error as NSError).localizedDescription)")
+        }
+        let builder = PyramidBuilder(options: options)
+        let signals = SignalTrap([SIGINT, SIGTERM]) { builder.cancel() }
+        defer { signals.restore() }
+        let meter = showProgress ? ProgressLine(label: "slice \(name)", total: source.height, unit: "rows") : nil
+        defer { meter?.finish() }
+        let result: Result<SliceSummary, SliceError>
+        do {
+            result = .success(
+                try builder.slice(source, into: output, name: name) { progress in
+                    meter?.update(progress.rowsRead, pixels: progress.rowsRead * source.width, extra: "\(progress.tilesWritten) tiles")
+                })
+        } catch {
+            result = .failure(error)
+        }
+        if case .failure(let error) = result, error.reason == .cancelled {
+            meter?.finish()
+            StandardError.print("tiler: interrupted by \(signals.caught.map(SignalTrap.name) ?? "a signal"); nothing was written")
+            throw ExitCode(130)
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import ImageCodecs
+import TileGeometry
+
+/// `tiler info`: prints what a PNG or JPEG holds and the pyramid it would make, reading only the header.
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show an image's header facts and the pyramid it would produce (reads only the header).",
+        discussion: """
+            Answers instantly even for gigapixel files: only the header is read. With --verify, every row is \
+            also decoded, strip by strip in memory bounded by the width, and any damage fails the command.
+            """
+    )
+
+    @Argument(help: "A PNG or JPEG file (recognised by its content, not its name).")
+    var image: String
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    @Flag(help: "Also decode every row and fail on damage anywhere in the file.")
+    var verify = false
+
+    @OptionGroup var decoding: DecodingOptions
+
+    @Option(help: "Tile size of the pyramid to describe, in pixels.")
+    var tileSize = 256
+
+    func validate() throws {
+        guard (1...8192).contains(tileSize) else { throw ValidationError("--tile-size must be between 1 and 8192") }
+    }
+
+    func run() throws {
+        let options = decoding.decodeOptions()
+        let header = try ImageDecoder.readHeader(path: image, options: options)
+        var verifiedRows: Int?
+        if verify {
+            verifiedRows = try ImageVerifier.verify(path: image, options: options)
+        }
+        let pyramid = Pyramid(width: header.width, height: header.height, tileSize: tileSize, overlap: 0)
+        let report = InfoReport(path: image, header: header, pyramid: pyramid, verifiedRows: verifiedRows)
+        print(json ? report.json : report.text, terminator: "")
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import ImageCodecs
+import Slicing
+import TileGeometry
+
+/// `tiler slice`: streams a PNG or JPEG into a Deep Zoom pyramid (`NAME.dzi` + `NAME_files/`).
+struct Slice: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Slice a huge PNG or JPEG into a Deep Zoom tile pyramid, streaming, on every core.",
+        discussion: """
+            Writes DIR/NAME.dzi and DIR/NAME_files/LEVEL/COL_ROW.EXT. The pyramid is built in a hidden folder beside \
+            the destination and moved into place only when complete: on any error or interruption nothing is left \
+            behind, and an existing pyramid is replaced (with --force) only once the new one is whole.
+            """
+    )
+
+    @Argument(help: "The PNG or JPEG to slice.")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "The folder to write into (created if missing).")
+    var output = "."
+
+    @Option(help: "The pyramid's name (default: the input's base name).")
+    var name: String?
+
+    @Option(help: "Tile edge in pixels, 1–8192.")
+    var tileSize = 256
+
+    @Option(help: "Pixels each tile repeats from its neighbours (DZI overlap).")
+    var overlap = 0
+
+    @Option(help: "Tile format: auto (PNG when the source has alpha, else JPEG), jpg or png.")
+    var format = "auto"
+
+    @Option(help: "JPEG tile quality, 1–100.")
+    var quality = 85
+
+    @Option(help: "PNG tile zlib level, 0–9.")
+    var pngLevel = 6
+
+    @Flag(help: "Compute optimised Huffman tables for JPEG tiles (smaller, about half the encoding speed).")
+    var optimizeHuffman = false
+
+    @Option(help: "Encoding and writing threads (default: the number of cores).")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(help: "Replace an existing pyramid of the same name (only once the new one is complete).")
+    var force = false
+
+    @OptionGroup var decoding: DecodingOptions
+
+    @Flag(help: "No progress output.")
+    var quiet = false
+
+    @Flag(help: "Print a JSON summary on standard output at the end.")
+    var json = false
+
+    func validate() throws {
+        guard Pyramid.tileSizeLimits.contains(tileSize) else { throw ValidationError("--tile-size must be 1–8192") }
+        guard (0..<tileSize).contains(overlap) else { throw ValidationError("--overlap must be 0 to tile size − 1") }
+        guard ["auto", "jpg", "jpeg", "png"].contains(format) else { throw ValidationError("--format must be auto, jpg or png") }
+        guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1–100") }
+        guard (0...9).contains(pngLevel) else { throw ValidationError("--png-level must be 0–9") }
+        guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1–256") }
+        if let name { try SliceRequest.validate(name: name) }
+    }
+
+    func run() throws {
+        let request = SliceRequest(
+            input: input, output: output, name: name, tileSize: tileSize, overlap: overlap, format: format, quality: quality,
+            pngLevel: pngLevel, optimizeHuffman: optimizeHuffman, threads: threads, force: force,
+            decodeOptions: decoding.decodeOptions())
+        let summary = try request.run(showProgress: !quiet)
+        if json {
+            print(try SliceReport(input: input, summary: summary).json)
+        } else if !quiet {
+            StandardError.print(SliceReport(input: input, summary: summary).text)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import CJPEG
+import ImageCodecs
+import Testing
+
+/// Damaged files either decode or throw a `CodecError`: never a crash, a hang or a leak.
+///
+/// Each seed file is cut at hundreds of points and mutated a few thousand times (seeded, so every
+/// run tries the same inputs). Mutated files decode with a small pixel limit, as a server would set,
+/// so a mutated header cannot ask for gigabytes.
+@Suite struct RobustnessTests {
+    struct Seed: Sendable, CustomStringConvertible {
+        var description: String
+        var make: @Sendable (TemporaryDirectory) throws -> [UInt8]
+    }
+
+    static let seeds: [Seed] = [
+        Seed(description: "PNG RGB 8-bit") { _ in try PNGEncoder().encode(SmoothImage.make(width: 48, height: 40)) },
+        Seed(description: "PNG palette 4-bit tRNS Adam7") { directory in
+            try PNGFixture(colorType: 3, bitDepth: 4, trns: true, interlaced: true, width: 40, height: 30).write(to: directory.file("seed"))
+            return try directory.read("seed")
+        },
+        Seed(description: "PNG gray+alpha 16-bit") { directory in
+            try PNGFixture(colorType: 4, bitDepth: 16, trns: false, interlaced: false, width: 30, height: 20).write(to: directory.file("seed"))
+            return try directory.read("seed")
+        },
+        Seed(description: "JPEG baseline 4:2:0") { _ in try JPEGEncoder(quality: 80).encode(SmoothImage.make(width: 64, height: 48)) },
+        Seed(description: "JPEG progressive 4:2:0") { directory in
+            let image = SmoothImage.make(width: 64, height: 48)
+            try JPEGFixture.write(
+                pixels: image.bytes, width: 64, height: 48, components: 3, colorSpace: TILER_JPEG_CS_YCBCR, progressive: true,
+                to: directory.file("seed"))
+            return try directory.read("seed")
+        },
+        Seed(description: "JPEG Adobe CMYK") { directory in
+            try JPEGFixture.all[10].write(to: directory.file("seed"))
+            return try directory.read("seed")
+        },
+    ]
+
+    static let small = DecodeOptions(maxPixels: 1 << 20)
+    static let smallLenient = DecodeOptions(maxPixels: 1 << 20, lenient: true, onWarning: { _ in })
+
+    @Test("Every truncation throws by default and never crashes when lenient", .timeLimit(.minutes(1)), arguments: seeds)
+    func truncations(seed: Seed) throws {
+        let directory = try TemporaryDirectory()
+        let bytes = try seed.make(directory)
+        let cuts = Set(Array(0..<min(64, bytes.count)) + stride(from: 0, to: bytes.count, by: max(1, bytes.count / 200)))
+        for cut in cuts.sorted() {
+            let path = try directory.write(Array(bytes.prefix(cut)), to: "cut")
+            #expect(decodeError(path, options: Self.small) != nil, "cut at \(cut) of \(bytes.count) decoded without error")
+            _ = decodeError(path, options: Self.smallLenient)
+        }
+        #expect(cuts.count >= 200)
+    }
+
+    @Test("Random byte mutations decode or throw", .timeLimit(.minutes(1)), arguments: seeds)
+    func mutations(seed: Seed) throws {
+        let directory = try TemporaryDirectory()
+        let original = try seed.make(directory)
+        var random = SeededGenerator(seed: UInt64(original.count))
+        var outcomes = (decoded: 0, threw: 0)
+        for _ in 0..<3000 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let index = Int.random(in: 0..<bytes.count, using: &random)
+                bytes[index] = Bool.random(using: &random) ? UInt8.random(in: 0...255, using: &random) : bytes[index] ^ 1 << (index % 8)
+            }
+            let path = try directory.write(bytes, to: "mutant")
+            for options in [Self.small, Self.smallLenient] {
+                if decodeError(path, options: options) == nil { outcomes.decoded += 1 } else { outcomes.threw += 1 }
+            }
+        }
+        // Both outcomes occur: the mutations reach the pixel data, and the checks catch damage.
+        #expect(outcomes.decoded > 0 && outcomes.threw > 0, "\(outcomes)")
+    }
+}

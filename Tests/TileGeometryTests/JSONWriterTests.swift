@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+@testable import TileGeometry
+
+@Suite struct JSONWriterTests {
+    @Test(arguments: [0, 1, -1, 9, 10, 99, 100, 12_345, -98_765, 999_999_999_999, 1_000_000_000_000_000_000, Int.max, Int.min])
+    func integersPrintLikeDescription(value: Int) {
+        var writer = JSONWriter(capacity: 0)
+        writer.integer(value)
+        #expect(writer.text == String(value))
+    }
+
+    @Test(arguments: [
+        0.0, -0.0, 1, -3, 4096, 0.25, 1.0 / 3, 1e-7, 4.656612873077393e-10, 9_007_199_254_740_991, 9_007_199_254_740_992, 1e300,
+        .leastNonzeroMagnitude,
+    ])
+    func numbersReadBackExactlyWithoutTrailingFraction(value: Double) throws {
+        var writer = JSONWriter(capacity: 0)
+        writer.number(value)
+        let text = writer.text
+        #expect(try JSONDecoder().decode(Double.self, from: Data(text.utf8)) == value)
+        #expect(!text.hasSuffix(".0"))
+        if value == value.rounded() && abs(value) < 9_007_199_254_740_992 { #expect(text == String(Int(value))) }
+    }
+
+    @Test func growsPastItsInitialCapacity() {
+        var writer = JSONWriter(capacity: 1)
+        for index in 0..<1_000 {
+            writer.raw(",")
+            writer.integer(index)
+        }
+        #expect(writer.text == (0..<1_000).map { ",\($0)" }.joined())
+        #expect(writer.byteCount == writer.text.utf8.count)
+    }
+
+    @Test func stringsEscapeWhatJSONAndJavaScriptNeed() throws {
+        let value = "\"\\/\u{8}\u{C}\n\r\t\u{0}\u{1F} é 😀 \u{2028}\u{2029}\u{E2}\u{80}"
+        var writer = JSONWriter(capacity: 4)
+        writer.string(value)
+        #expect(try JSONDecoder().decode(String.self, from: Data(writer.text.utf8)) == value)
+        #expect(writer.text.hasPrefix(#""\"\\/\u0008\u000c\n\r\t\u0000\u001f é 😀 \u2028\u2029"#))
+    }
+}
