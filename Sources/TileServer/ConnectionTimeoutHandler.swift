@@ -14,6 +14,7 @@ enum ConnectionPhase: Sendable {
 /// - A new connection must deliver a complete request head within the head timeout (a client that connects and
 ///   sends nothing, or trickles header lines, is dropped, with a 408 if it had sent something).
 /// - After a response, the connection may idle for the idle timeout; its next byte starts a new head timeout.
+/// - A response still being sent counts as activity as long as the client keeps reading it (a send timeout).
 ///
 /// One timer per connection ticks at most every half head timeout and never past the deadline, so deadlines hold
 /// exactly, and moving them (per request) costs no scheduling.
@@ -34,6 +35,8 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     private var deadline: NIODeadline?
     private var isIdle = false
     private var sawBytes = false
+    /// Response bytes still queued in NIO at the last deadline (0: none).
+    private var lastBuffered = 0
     private var timer: Scheduled<Void>?
 
     /// Creates a handler; `onTimeout` is told whether a 408 was sent before closing.
@@ -108,6 +111,15 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
         guard context.channel.isActive else { return }
         guard let deadline else { return schedule(context: context, at: .now() + tick) }
         guard NIODeadline.now() >= deadline else { return schedule(context: context, at: deadline) }
+        // A client still reading a long response is not idle: while the bytes queued for it keep draining, each
+        // deadline is extended; a client that stops reading for a whole timeout is dropped like an idle one.
+        let buffered = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        if buffered > 0 && buffered != lastBuffered {
+            lastBuffered = buffered
+            self.deadline = .now() + idleTimeout
+            return schedule(context: context, at: self.deadline!)
+        }
+        lastBuffered = 0
         self.deadline = nil
         onTimeout(sawBytes)
         if sawBytes {

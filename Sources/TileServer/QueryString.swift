@@ -29,7 +29,9 @@ struct QueryString {
                 bytes.append(byte)
                 continue
             }
-            guard let high = iterator.next().flatMap(PercentEncoding.hexValue), let low = iterator.next().flatMap(PercentEncoding.hexValue) else { return value }
+            guard let high = iterator.next().flatMap(PercentEncoding.hexValue), let low = iterator.next().flatMap(PercentEncoding.hexValue) else {
+                return value
+            }
             bytes.append(high << 4 | low)
         }
         return String(validating: bytes, as: UTF8.self).map { $0[...] } ?? value

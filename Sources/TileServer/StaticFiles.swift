@@ -15,7 +15,9 @@ final class StaticFiles: Sendable {
         self.root = root
         self.threadPool = threadPool
         self.maxBytes = maxBytes
-        let extensions = ["html", "htm", "js", "mjs", "css", "json", "map", "svg", "png", "jpg", "jpeg", "webp", "gif", "ico", "txt", "wasm", "woff2"]
+        let extensions = [
+            "html", "htm", "js", "mjs", "css", "json", "map", "svg", "png", "jpg", "jpeg", "webp", "gif", "ico", "txt", "wasm", "woff2",
+        ]
         profiles = Dictionary(
             uniqueKeysWithValues: extensions.map {
                 ($0, ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: ResponseProfile.revalidate, cors: false))

@@ -15,7 +15,9 @@ import TileServer
 
     @Test func budgetIsRespectedInBytes() async throws {
         let fixture = try fixture()
-        try await withServer(fixture, configure: { $0.cacheBytes = 20_000 }) { server in
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.cacheBytes = 20_000
+        try await withServer(fixture, configuration) { server in
             for column in 0..<8 {
                 for row in 0..<5 {
                     let response = try fetch(server, tile(column, row))
@@ -34,7 +36,9 @@ import TileServer
     @Test func tilesThatLeftTheViewportAreTheOnesEvicted() async throws {
         let fixture = try fixture()
         // Room for exactly 12 tiles (each costs 1000 bytes plus 50–70 bytes of header lines).
-        try await withServer(fixture, configure: { $0.cacheBytes = 13_200 }) { server in
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.cacheBytes = 13_200
+        try await withServer(fixture, configuration) { server in
             func visible(_ x: Int, _ y: Int) throws {
                 let query = "/api/images/big/visible?x=\(x)&y=\(y)&width=768&height=512&zoomScale=1"
                 #expect(try fetch(server, query).status == 200)
@@ -65,11 +69,10 @@ import TileServer
         let fixture = try fixture()
         // A large viewer file keeps the single file thread busy while the tile requests arrive.
         try fixture.write(String(repeating: "x", count: 16 << 20), to: "Public/big.txt")
-        let configure: (inout ServerConfiguration) -> Void = {
-            $0.fileThreads = 1
-            $0.publicDirectory = fixture.base + "/Public"
-        }
-        try await withServer(fixture, configure: configure) { server in
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.fileThreads = 1
+        configuration.publicDirectory = fixture.base + "/Public"
+        try await withServer(fixture, configuration) { server in
             for round in 0..<3 {
                 let target = tile(round, 7)
                 let blocker = try RawHTTPConnection(port: server.port)
@@ -89,7 +92,9 @@ import TileServer
 
     @Test func zeroBudgetServesFromDiskEveryTime() async throws {
         let fixture = try fixture()
-        try await withServer(fixture, configure: { $0.cacheBytes = 0 }) { server in
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.cacheBytes = 0
+        try await withServer(fixture, configuration) { server in
             for _ in 0..<3 {
                 let response = try fetch(server, tile(1, 1))
                 #expect(response.header("X-Cache") == "miss")

@@ -117,7 +117,9 @@ import TileServer
             ("data.json", "{}", "application/json"),
         ]
         for (path, contents, _) in files { try fixture.write(contents, to: "Public/" + path) }
-        try await withServer(fixture, configure: { $0.publicDirectory = fixture.base + "/Public" }) { server in
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.publicDirectory = fixture.base + "/Public"
+        try await withServer(fixture, configuration) { server in
             let index = try fetch(server, "/")
             #expect(index.status == 200 && index.text == "<!doctype html>")
             #expect(index.header("Content-Type") == "text/html; charset=utf-8")
@@ -137,9 +139,12 @@ import TileServer
         let fixture = try PyramidFixture()
         try fixture.addPyramid("alpha", width: 500, height: 500, tileBytes: 777)
         try fixture.write("<html></html>", to: "Public/index.html")
-        try await withServer(fixture, configure: { $0.publicDirectory = fixture.base + "/Public" }) { server in
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.publicDirectory = fixture.base + "/Public"
+        try await withServer(fixture, configuration) { server in
             let targets = [
-                "/api/images", "/images/alpha.dzi", "/images/alpha_files/9/1_1.jpg", "/api/images/alpha/visible?x=0&y=0&width=10&height=10&zoomScale=1",
+                "/api/images", "/images/alpha.dzi", "/images/alpha_files/9/1_1.jpg",
+                "/api/images/alpha/visible?x=0&y=0&width=10&height=10&zoomScale=1",
                 "/healthz", "/metrics", "/", "/images/alpha_files/9/9_9.jpg",
             ]
             for target in targets {

@@ -58,7 +58,9 @@ import TileServer
         try fixture.write("<html>", to: "Public/index.html")
         try fixture.write(Self.secret, to: "Public/.hidden.txt")
         try fixture.symlink("Public/leak.txt", to: fixture.base + "/secret.txt")
-        try await withServer(fixture, configure: { $0.publicDirectory = fixture.base + "/Public" }) { server in
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.publicDirectory = fixture.base + "/Public"
+        try await withServer(fixture, configuration) { server in
             for target in Self.attempts {
                 let connection = try RawHTTPConnection(port: server.port)
                 try connection.send("GET \(target) HTTP/1.1\r\nHost: t\r\n\r\n")

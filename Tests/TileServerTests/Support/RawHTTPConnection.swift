@@ -29,8 +29,9 @@ struct RawClientError: Error, CustomStringConvertible {
 }
 
 /// A blocking TCP connection to the server under test that sends exactly the bytes it is given (no URL
-/// normalisation), and parses responses by hand. Every read is bounded by a receive timeout.
-final class RawHTTPConnection {
+/// normalisation), and parses responses by hand. Every read is bounded by a receive timeout. Used by one thread at a
+/// time (hence `@unchecked Sendable`: tests hand it to ``blocking(_:)``).
+final class RawHTTPConnection: @unchecked Sendable {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 

@@ -1,3 +1,4 @@
+import Dispatch
 import TileServer
 
 /// A configuration for tests: port 0, short timeouts, fast rescans, quiet logs.
@@ -15,13 +16,11 @@ func testConfiguration(root: String) -> ServerConfiguration {
     return configuration
 }
 
-/// Starts a server on `fixture`'s ROOT (adjusted by `configure`), runs `body` against it, and shuts it down.
-func withServer(
-    _ fixture: PyramidFixture, configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (Server) async throws -> Void
-) async throws {
-    var configuration = testConfiguration(root: fixture.root)
-    configure(&configuration)
-    let server = try await Server.start(configuration)
+/// Starts a server on `fixture`'s ROOT with `configuration` (default: ``testConfiguration(root:)``), runs `body`
+/// against it, and shuts it down. The fixture is kept alive until then.
+func withServer(_ fixture: PyramidFixture, _ configuration: ServerConfiguration? = nil, _ body: (Server) async throws -> Void) async throws {
+    let server = try await Server.start(configuration ?? testConfiguration(root: fixture.root))
+    defer { withExtendedLifetime(fixture) {} }
     do {
         try await body(server)
     } catch {
@@ -46,4 +45,12 @@ func eventually(within seconds: Double = 10, _ condition: () throws -> Bool) asy
         try? await Task.sleep(for: .milliseconds(20))
     }
     return try condition()
+}
+
+/// Runs blocking client work (long socket waits, sleeps) on a Dispatch thread, so it neither starves the
+/// cooperative pool other tests run on nor gets starved by it.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+    }
 }
