@@ -93,8 +93,10 @@ extension HTTPHandler {
     private func warm(_ answer: VisibleTiles, of image: CatalogImage) {
         guard !answer.tiles.isEmpty else { return }
         let keys = answer.tiles.map { TileKey(image: image.id, address: TileAddress(level: $0.level, column: $0.column, row: $0.row)) }
-        server.tiles.cache.touch(keys)
-        server.tiles.prefetch(keys.prefix(server.configuration.maxPrefetchTiles), of: image)
+        // When every tile is cached already (the steady state), skip the per-tile lookups of the prefetch.
+        if server.tiles.cache.touch(keys) < keys.count {
+            server.tiles.prefetch(keys.prefix(server.configuration.maxPrefetchTiles), of: image)
+        }
     }
 
     private func serveStatic(path: Substring, exchange: Exchange, context: ChannelHandlerContext) {
