@@ -21,9 +21,10 @@ public struct ServerConfiguration: Sendable {
     public var fileThreads: Int
     /// How long a client has to send a complete request head: from connecting, or from the first byte of a
     /// request on a kept-alive connection. A client that connects and sends nothing, or trickles header lines,
-    /// is disconnected after it (enforced with a lateness of at most half of it).
+    /// is disconnected when it runs out (with a 408 if it had sent anything).
     public var headTimeout: Duration
-    /// How long a kept-alive connection may sit idle between requests before it is closed.
+    /// How long a kept-alive connection may sit idle between requests before it is closed; also how long a client
+    /// may stop reading a response before it is dropped (a send timeout).
     public var idleTimeout: Duration
     /// The largest request head accepted (request line plus headers), in bytes; larger heads get 431 and the
     /// connection is closed.
