@@ -2,8 +2,8 @@
 """Compares two Deep Zoom pyramids: same geometry, and the PSNR between their full-resolution levels.
 
 Usage: compare-pyramids.py A B    (A and B are pyramid paths without .dzi: A.dzi and A_files/ must exist)
-Decodes every tile of the top level of both (or a seeded sample of SAMPLE tiles, env, default 400) and prints
-one line: levels, tiles per pyramid, and PSNR in dB over the compared pixels.
+Decodes the tiles of the full-resolution level and of the level three below it in both (a seeded sample of SAMPLE
+tiles, env, default 400; 0 for all) and prints one line: levels, tiles per pyramid, and PSNR in dB per level.
 """
 import os
 import random
@@ -28,27 +28,35 @@ def main():
         sys.exit(1)
     width, height, tile, _, _ = da
     top = max(width, height).bit_length() - (1 if (max(width, height) & (max(width, height) - 1)) == 0 else 0)
-    levels_a = sorted(int(n) for n in os.listdir(a + "_files"))
-    levels_b = sorted(int(n) for n in os.listdir(b + "_files"))
-    count = lambda p: sum(len(files) for _, _, files in os.walk(p + "_files"))
-    cols, rows = -(-width // tile), -(-height // tile)
+    # libvips also writes vips-properties.xml into NAME_files; only the numbered folders are levels.
+    levels = lambda p: sorted(int(n) for n in os.listdir(p + "_files") if n.isdigit())
+    levels_a, levels_b = levels(a), levels(b)
+    count = lambda p: sum(len(os.listdir(f"{p}_files/{level}")) for level in levels(p))
+    results = [psnr(a, b, da[4], db[4], level, width, height, tile, top) for level in (top, top - 3) if level >= 0]
+    print(f"levels {len(levels_a)} / {len(levels_b)}, tiles {count(a)} / {count(b)}, "
+          + ", ".join(f"PSNR of level {level} over {n} tiles: {value:.2f} dB" for level, n, value in results))
+
+
+def psnr(a, b, ext_a, ext_b, level, width, height, tile, top):
+    """PSNR in dB between the two pyramids' tiles of one level (all, or a seeded sample of SAMPLE)."""
+    scale = 2 ** (top - level)
+    level_width, level_height = -(-width // scale), -(-height // scale)
+    cols, rows = -(-level_width // tile), -(-level_height // tile)
     cells = [(c, r) for r in range(rows) for c in range(cols)]
     sample = int(os.environ.get("SAMPLE", "400"))
     if sample and len(cells) > sample:
         cells = random.Random(1).sample(cells, sample)
     squared, pixels = 0.0, 0
     for c, r in cells:
-        ta = np.asarray(Image.open(f"{a}_files/{top}/{c}_{r}.{da[4]}").convert("RGB"), dtype=np.float64)
-        tb = np.asarray(Image.open(f"{b}_files/{top}/{c}_{r}.{db[4]}").convert("RGB"), dtype=np.float64)
+        ta = np.asarray(Image.open(f"{a}_files/{level}/{c}_{r}.{ext_a}").convert("RGB"), dtype=np.float64)
+        tb = np.asarray(Image.open(f"{b}_files/{level}/{c}_{r}.{ext_b}").convert("RGB"), dtype=np.float64)
         if ta.shape != tb.shape:
-            print(f"tile {top}/{c}_{r} differs in size: {ta.shape} vs {tb.shape}")
+            print(f"tile {level}/{c}_{r} differs in size: {ta.shape} vs {tb.shape}")
             sys.exit(1)
         squared += float(((ta - tb) ** 2).sum())
         pixels += ta.size
     mse = squared / max(pixels, 1)
-    psnr = float("inf") if mse == 0 else 10 * np.log10(255 ** 2 / mse)
-    print(f"levels {len(levels_a)} / {len(levels_b)}, tiles {count(a)} / {count(b)}, "
-          f"PSNR of level {top} over {len(cells)} tiles: {psnr:.2f} dB")
+    return level, len(cells), float("inf") if mse == 0 else 10 * np.log10(255 ** 2 / mse)
 
 
 if __name__ == "__main__":

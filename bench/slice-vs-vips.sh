@@ -56,7 +56,7 @@ run_input() {
         wall=$(cut -d' ' -f1 "$f" | median)
         cpu=$(cut -d' ' -f2 "$f" | median)
         rss=$(cut -d' ' -f3 "$f" | median)
-        tiles=$(find "$BENCH_DIR/out-$tool-$label/img_files" -type f | wc -l)
+        tiles=$(find "$BENCH_DIR/out-$tool-$label/img_files" -mindepth 2 -type f | wc -l)
         bytes=$(du -sb "$BENCH_DIR/out-$tool-$label/img_files" | cut -f1)
         printf '| %-5s | %-6s | %7.2f | %7.2f | %8.0f | %6d | %6.0f |\n' "$label" "$tool" "$wall" "$cpu" "$((rss / 1024))" "$tiles" "$((bytes / 1048576))"
         eval "${tool}_wall=$wall ${tool}_cpu=$cpu ${tool}_rss=$rss"

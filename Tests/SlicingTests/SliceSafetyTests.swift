@@ -168,11 +168,12 @@ import TileGeometry
         let file = "\(fixture.directory)/plain-file"
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
         let builder = PyramidBuilder(options: SliceFixture.options())
+        // procfs refuses new folders even to root; require it mounted, so the case can never write into a plain /proc.
+        try #require(FileManager.default.fileExists(atPath: "/proc/self/status"))
         for (directory, expected) in [
             (file, "output folder \(file) is not a folder"),
             ("\(fixture.directory)/missing", "cannot use output folder \(fixture.directory)/missing: No such file or directory"),
-            // sysfs refuses new folders even to root.
-            ("/sys", "cannot create a temporary folder in /sys: Operation not permitted"),
+            ("/proc", "cannot create a temporary folder in /proc: No such file or directory"),
         ] {
             do {
                 _ = try builder.slice(MemoryRowSource(Self.image), into: directory, name: "image")

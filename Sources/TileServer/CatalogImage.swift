@@ -1,0 +1,64 @@
+import NIOCore
+import Synchronization
+import TileGeometry
+
+/// One pyramid being served: its descriptor, where its tiles are, and what its responses need, prepared once when
+/// the catalog finds it.
+final class CatalogImage: Sendable {
+    /// Unique for the server's lifetime; a re-sliced or re-added pyramid gets a new one.
+    let id: Int
+    /// The name in URLs: the `.dzi` file's path relative to ROOT without `.dzi`, e.g. `maps/city`.
+    let name: String
+    /// The descriptor as parsed.
+    let descriptor: DZIDescriptor
+    /// The pyramid's geometry.
+    let pyramid: Pyramid
+    /// The real path of the `{name}_files` folder (inside ROOT).
+    let filesDirectory: String
+    /// The `.dzi` file's bytes, ready to send.
+    let descriptorFile: PreparedFile
+    /// How tiles of this image are answered (their content type).
+    let tileProfile: ResponseProfile
+    /// The `.dzi` file's identity when it was read, to notice rewrites.
+    let signature: FileSignature
+    /// `/images/{name}` with the name percent-encoded: the prefix of every URL of this image.
+    let urlPrefix: String
+    private let served = Atomic<Bool>(true)
+
+    /// Creates an entry; the catalog is the only producer.
+    init(id: Int, name: String, descriptor: DZIDescriptor, filesDirectory: String, descriptorFile: PreparedFile, signature: FileSignature) {
+        self.id = id
+        self.name = name
+        self.descriptor = descriptor
+        self.pyramid = descriptor.pyramid
+        self.filesDirectory = filesDirectory
+        self.descriptorFile = descriptorFile
+        self.tileProfile = ResponseProfile(
+            contentType: MIMEType.forExtension(descriptor.format), cacheControl: ResponseProfile.immutable, cors: true)
+        self.signature = signature
+        self.urlPrefix = "/images/" + PercentEncoding.encodePath(name)
+    }
+
+    /// Whether the catalog still serves this entry (false once removed or replaced).
+    var isServed: Bool { served.load(ordering: .relaxed) }
+
+    /// Marks the entry as no longer served.
+    func retire() { served.store(false, ordering: .relaxed) }
+
+    /// Whether `address` names a tile of the pyramid.
+    func contains(_ address: TileAddress) -> Bool {
+        guard address.level >= 0 && address.level <= pyramid.maxLevel else { return false }
+        let grid = pyramid.grid(address.level)
+        return address.column >= 0 && address.column < grid.columns && address.row >= 0 && address.row < grid.rows
+    }
+
+    /// The file of tile `key`: `{filesDirectory}/{level}/{col}_{row}.{format}`.
+    func tilePath(_ key: TileKey) -> String {
+        "\(filesDirectory)/\(key.level)/\(key.column)_\(key.row).\(descriptor.format)"
+    }
+
+    /// The URL of tile (`level`, `column`, `row`).
+    func tileURL(level: Int, column: Int, row: Int) -> String {
+        "\(urlPrefix)_files/\(level)/\(column)_\(row).\(descriptor.format)"
+    }
+}

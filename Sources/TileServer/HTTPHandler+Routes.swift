@@ -1,0 +1,137 @@
+import NIOCore
+import NIOHTTP1
+import TileGeometry
+
+extension HTTPHandler {
+    /// Answers a complete `GET` or `HEAD` request: at once when it can, else later from ``completePending``.
+    func respond(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
+        var exchange = Exchange(head: requestHead)
+        let target: RequestTarget
+        do {
+            target = try RequestTarget(requestHead.uri, maxPathBytes: server.configuration.maxPathBytes)
+        } catch {
+            return writeError(error, exchange: exchange, context: context)
+        }
+        let route = Route(path: target.path)
+        exchange.route = route.label
+        let blocks = server.blocks
+        switch route {
+        case .tile(let name, let tile, let format):
+            serveTile(name: name, tile: tile, format: format, exchange: exchange, context: context)
+        case .descriptor(let name):
+            guard let image = server.catalog.image(named: name) else {
+                return writeError(.notFound("no image named \(name)"), exchange: exchange, context: context)
+            }
+            writeFile(image.descriptorFile, profile: blocks.descriptor, cacheHeader: nil, exchange: exchange, context: context)
+        case .imageList:
+            writeBody(server.catalog.listJSON, profile: blocks.json, exchange: exchange, context: context)
+        case .visible(let name):
+            serveVisible(name: name, query: QueryString(text: target.query), exchange: exchange, context: context)
+        case .health:
+            let body = ByteBuffer(string: "{\"status\":\"ok\",\"images\":\(server.catalog.count)}")
+            writeBody(body, profile: blocks.jsonNoStore, exchange: exchange, context: context)
+        case .metrics:
+            let body = ByteBuffer(string: server.metrics.prometheusText(gauges: server.gauges))
+            writeBody(body, profile: blocks.metrics, exchange: exchange, context: context)
+        case .staticFile(let path):
+            serveStatic(path: path, exchange: exchange, context: context)
+        case .unknown(let path):
+            writeError(.notFound("nothing at \(path)"), exchange: exchange, context: context)
+        }
+    }
+
+    /// Answers a request whose method is neither `GET` nor `HEAD` with 405 and closes (without reading its body).
+    func refuseMethod(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
+        var exchange = Exchange(head: requestHead)
+        if let target = try? RequestTarget(requestHead.uri, maxPathBytes: server.configuration.maxPathBytes) {
+            exchange.route = Route(path: target.path).label
+        }
+        let error = RequestError(status: .methodNotAllowed, message: "method \(requestHead.method) is not allowed; use GET or HEAD")
+        writeError(error, exchange: exchange, extraHeaders: "Allow: GET, HEAD\r\n", forceClose: true, context: context)
+    }
+
+    private func serveTile(name: Substring, tile: TileAddress, format: Substring, exchange: Exchange, context: ChannelHandlerContext) {
+        guard let image = server.catalog.image(named: name) else {
+            return writeError(.notFound("no image named \(name)"), exchange: exchange, context: context)
+        }
+        guard format == image.descriptor.format, image.contains(tile) else {
+            let message = "\(image.name) has no tile \(tile.level)/\(tile.column)_\(tile.row).\(format)"
+            return writeError(.notFound(message), exchange: exchange, context: context)
+        }
+        let key = TileKey(image: image.id, address: tile)
+        if let file = server.tiles.cached(key) {
+            return writeFile(file, profile: image.tileProfile, cacheHeader: server.blocks.cacheHit, exchange: exchange, context: context)
+        }
+        pending = exchange
+        let loop = context.eventLoop
+        let handler = NIOLoopBound(self, eventLoop: loop)
+        server.tiles.load(key, of: image) { result in
+            loop.execute {
+                handler.value.completePending(result, profile: image.tileProfile, cacheHeader: handler.value.server.blocks.cacheMiss)
+            }
+        }
+    }
+
+    private func serveVisible(name: Substring, query: QueryString, exchange: Exchange, context: ChannelHandlerContext) {
+        guard let image = server.catalog.image(named: name) else {
+            return writeError(.notFound("no image named \(name)"), exchange: exchange, context: context)
+        }
+        let answer: VisibleTiles
+        do throws(GeometryError) {
+            let viewport = try Viewport(parameters: { query.value(named: $0) })
+            answer = try image.pyramid.visibleTiles(in: viewport)
+        } catch {
+            return writeError(.badRequest(error.message), exchange: exchange, context: context)
+        }
+        let body = answer.json { image.tileURL(level: $0.level, column: $0.column, row: $0.row) }
+        warm(answer, of: image)
+        writeBody(ByteBuffer(string: body), profile: server.blocks.json, exchange: exchange, context: context)
+    }
+
+    /// Marks the viewport's tiles most recently used (the centre one first) and loads the missing ones in the
+    /// background, so the client's tile requests that follow hit memory and the tiles evicted are off-screen ones.
+    private func warm(_ answer: VisibleTiles, of image: CatalogImage) {
+        guard !answer.tiles.isEmpty else { return }
+        let keys = answer.tiles.map { TileKey(image: image.id, address: TileAddress(level: $0.level, column: $0.column, row: $0.row)) }
+        // When every tile is cached already (the steady state), skip the per-tile lookups of the prefetch.
+        if server.tiles.cache.touch(keys) < keys.count {
+            server.tiles.prefetch(keys.prefix(server.configuration.maxPrefetchTiles), of: image)
+        }
+    }
+
+    private func serveStatic(path: Substring, exchange: Exchange, context: ChannelHandlerContext) {
+        guard let files = server.staticFiles else {
+            return writeError(.notFound("no viewer installed (no Public/ folder)"), exchange: exchange, context: context)
+        }
+        let resolved: (path: String, profile: ResponseProfile)
+        do {
+            resolved = try files.resolve(path)
+        } catch {
+            return writeError(error, exchange: exchange, context: context)
+        }
+        pending = exchange
+        let loop = context.eventLoop
+        let handler = NIOLoopBound(self, eventLoop: loop)
+        files.load(resolved.path) { result in
+            loop.execute { handler.value.completePending(result, profile: resolved.profile, cacheHeader: nil) }
+        }
+    }
+
+    /// Writes the response of the pending request once its file is read (or not), then answers what queued up.
+    func completePending(_ result: Result<PreparedFile, any Error>, profile: ResponseProfile, cacheHeader: ByteBuffer?) {
+        guard let context, let exchange = pending else { return }
+        pending = nil
+        switch result {
+        case .success(let file):
+            writeFile(file, profile: profile, cacheHeader: cacheHeader, exchange: exchange, context: context)
+        case .failure(let error as FileLoadError) where error.kind != .unreadable:
+            let what = exchange.route == .tile ? "tile not found" : "no such file"
+            writeError(.notFound(what), exchange: exchange, context: context)
+        case .failure(let error):
+            server.configuration.logger.error("Reading a file failed: \(error)")
+            let status: HTTPStatus = error is CancellationError ? .serviceUnavailable : .internalServerError
+            writeError(RequestError(status: status, message: "the file could not be read"), exchange: exchange, context: context)
+        }
+        resume(context: context)
+    }
+}

@@ -1,0 +1,186 @@
+import NIOCore
+import NIOHTTP1
+
+/// One connection's HTTP/1.1 logic, after NIO's request decoder: routes each request, answers it with pre-encoded
+/// header blocks and slices of cached bytes, and keeps responses in request order.
+///
+/// Pipelining: while a response waits for the disk (a tile miss, a viewer file), later request parts are queued
+/// and reads from the socket are held back (backpressure); when it is written, the queue is answered in order.
+/// Malformed requests get 400 (431 for oversized heads) and the connection is closed. On
+/// `ChannelShouldQuiesceEvent` (shutdown) the requests received are answered, the last with `Connection: close`.
+final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let server: ServerContext
+    let date: DateHeader
+    let metricsShard: Int
+
+    var context: ChannelHandlerContext?
+    /// Request parts received while a response was pending, in order.
+    var queue = CircularBuffer<HTTPServerRequestPart>(initialCapacity: 4)
+    /// The head of the request being received (its `.end` not yet seen).
+    var head: HTTPRequestHead?
+    /// The request whose response waits for the thread pool.
+    var pending: Exchange?
+    /// A `read` was asked for while reads were held back.
+    var readHeld = false
+    /// The connection closes once the last response is written; nothing more is read or answered.
+    var closing = false
+    /// Shutdown asked the connection to finish.
+    var quiescing = false
+    /// The client closed its side; close once everything received is answered.
+    var inputClosed = false
+    /// A decoding error to answer once the responses queued before it are written.
+    var deferredError: RequestError?
+    /// Responses were written since the last flush.
+    var needsFlush = false
+
+    /// Creates the handler of one connection; `date` and `metricsShard` belong to the connection's event loop.
+    init(server: ServerContext, date: DateHeader, metricsShard: Int) {
+        self.server = server
+        self.date = date
+        self.metricsShard = metricsShard
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        guard !closing else { return }
+        if pending != nil || !queue.isEmpty {
+            queue.append(part)
+        } else {
+            process(part, context: context)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushIfNeeded(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if pending != nil || !queue.isEmpty || closing {
+            readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            // I/O errors (a reset connection): nothing to answer.
+            context.close(promise: nil)
+            return
+        }
+        head = nil
+        let requestError =
+            parserError == .headerOverflow
+            ? RequestError(status: .headersTooLarge, message: "the request head is larger than \(server.configuration.maxHeadBytes) bytes")
+            : RequestError.badRequest("malformed request (\(parserError))")
+        if pending != nil || !queue.isEmpty {
+            deferredError = requestError
+        } else if !closing {
+            answerMalformed(requestError, context: context)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            quiescing = true
+            closeIfIdle(context: context)
+        } else if let event = event as? ChannelEvent, event == .inputClosed {
+            inputClosed = true
+            closeIfIdle(context: context)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    /// Handles one request part: remembers heads, answers at `.end`.
+    func process(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        switch part {
+        case .head(let requestHead):
+            context.triggerUserOutboundEvent(ConnectionPhase.request, promise: nil)
+            if requestHead.method == .GET || requestHead.method == .HEAD {
+                head = requestHead
+            } else {
+                // Answer at once and close rather than wait for (and time) a body nobody wants.
+                refuseMethod(requestHead, context: context)
+            }
+        case .body:
+            break
+        case .end:
+            guard let requestHead = head else { return }
+            head = nil
+            respond(to: requestHead, context: context)
+        }
+    }
+
+    /// Called when a pending response has been written: answers the queued requests, then resumes reading.
+    func resume(context: ChannelHandlerContext) {
+        while pending == nil && !closing, let part = queue.popFirst() {
+            process(part, context: context)
+        }
+        if pending == nil && !closing, let error = deferredError {
+            deferredError = nil
+            answerMalformed(error, context: context)
+        }
+        flushIfNeeded(context: context)
+        guard pending == nil && !closing else { return }
+        closeIfIdle(context: context)
+        if readHeld && !closing {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    /// After a response: closes (once written) if it said so, else tells the timeout handler when all is answered.
+    func finish(_ exchange: Exchange, status: HTTPStatus, close: Bool, context: ChannelHandlerContext) {
+        let elapsed = NIODeadline.now() - exchange.started
+        server.metrics.record(route: exchange.route, status: status, nanoseconds: elapsed.nanoseconds, shard: metricsShard)
+        if close {
+            closeAfterWrites(context: context)
+        } else {
+            needsFlush = true
+            if pending == nil && queue.isEmpty && head == nil {
+                context.triggerUserOutboundEvent(ConnectionPhase.idle, promise: nil)
+            }
+        }
+    }
+
+    /// Whether the response being written must close the connection.
+    func mustClose(_ exchange: Exchange) -> Bool {
+        !exchange.keepAlive || (quiescing && queue.isEmpty)
+    }
+
+    private func closeIfIdle(context: ChannelHandlerContext) {
+        guard !closing, pending == nil, queue.isEmpty, head == nil, quiescing || inputClosed else { return }
+        closeAfterWrites(context: context)
+    }
+
+    /// Stops answering and closes the connection once everything written so far has been sent.
+    func closeAfterWrites(context: ChannelHandlerContext) {
+        closing = true
+        queue.removeAll()
+        needsFlush = false
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
+    func flushIfNeeded(context: ChannelHandlerContext) {
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/// The response statuses the server sends, with their pre-encoded status lines.
+///
+/// A closed set, so metrics can count per status in fixed slots (``index``) without hashing or locking a map.
+enum HTTPStatus: Int, CaseIterable, Sendable {
+    case ok = 200
+    case notModified = 304
+    case badRequest = 400
+    case notFound = 404
+    case methodNotAllowed = 405
+    case requestTimeout = 408
+    case headersTooLarge = 431
+    case internalServerError = 500
+    case serviceUnavailable = 503
+
+    /// The reason phrase, e.g. `Not Found`.
+    var reason: String {
+        switch self {
+        case .ok: "OK"
+        case .notModified: "Not Modified"
+        case .badRequest: "Bad Request"
+        case .notFound: "Not Found"
+        case .methodNotAllowed: "Method Not Allowed"
+        case .requestTimeout: "Request Timeout"
+        case .headersTooLarge: "Request Header Fields Too Large"
+        case .internalServerError: "Internal Server Error"
+        case .serviceUnavailable: "Service Unavailable"
+        }
+    }
+
+    /// `HTTP/1.1 <code> <reason>\r\n`.
+    var statusLine: String { "HTTP/1.1 \(rawValue) \(reason)\r\n" }
+
+    /// The position of this status in ``allCases``, for fixed-slot counters.
+    var index: Int {
+        switch self {
+        case .ok: 0
+        case .notModified: 1
+        case .badRequest: 2
+        case .notFound: 3
+        case .methodNotAllowed: 4
+        case .requestTimeout: 5
+        case .headersTooLarge: 6
+        case .internalServerError: 7
+        case .serviceUnavailable: 8
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import NIOCore
+
+/// A file's bytes ready to send: the `ETag` and `Content-Length` header lines and the blank line, followed by the
+/// body, in one buffer. Responses send slices of it: no copy, no formatting.
+///
+/// This is what the tile cache holds; its ``cost`` is what counts against the budget.
+struct PreparedFile: Sendable {
+    /// `ETag: "…"\r\nContent-Length: N\r\n\r\n` then the body.
+    let buffer: ByteBuffer
+    /// The length of the `ETag: "…"\r\n` line.
+    let etagLineLength: Int
+    /// Where the body starts in ``buffer``.
+    let bodyOffset: Int
+
+    /// Prepares `body` (its readable bytes) with the strong entity tag `etag` (quotes included).
+    init(body: ByteBuffer, etag: String) {
+        let etagLine = "ETag: \(etag)\r\n"
+        let lengthLine = "Content-Length: \(body.readableBytes)\r\n\r\n"
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(etagLine.utf8.count + lengthLine.utf8.count + body.readableBytes)
+        buffer.writeString(etagLine)
+        buffer.writeString(lengthLine)
+        bodyOffset = buffer.writerIndex
+        var body = body
+        buffer.writeBuffer(&body)
+        self.buffer = buffer
+        self.etagLineLength = etagLine.utf8.count
+    }
+
+    /// Wraps a buffer already laid out as `ETag` line, `Content-Length` line, blank line and body (the file loader
+    /// reads the body straight into place).
+    init(preparedBuffer: ByteBuffer, etagLineLength: Int, bodyOffset: Int) {
+        self.buffer = preparedBuffer
+        self.etagLineLength = etagLineLength
+        self.bodyOffset = bodyOffset
+    }
+
+    /// The body's length in bytes.
+    var bodyLength: Int { buffer.readableBytes - bodyOffset }
+
+    /// The bytes this entry holds, for the cache budget.
+    var cost: Int { buffer.readableBytes }
+
+    /// The entity tag with its quotes, as sent.
+    var etag: ByteBufferView {
+        let view = buffer.readableBytesView
+        return view[(view.startIndex + 6)..<(view.startIndex + etagLineLength - 2)]
+    }
+
+    /// The header lines and blank line, without the body (for `HEAD`).
+    var head: ByteBuffer { buffer.getSlice(at: buffer.readerIndex, length: bodyOffset)! }
+
+    /// The `ETag` line alone (for 304).
+    var etagLine: ByteBuffer { buffer.getSlice(at: buffer.readerIndex, length: etagLineLength)! }
+
+    /// The strong entity tag of a file of `size` bytes last modified at `modified` (seconds and nanoseconds since
+    /// 1970): stable across restarts, different after any rewrite that changes the size or the timestamp.
+    static func etag(size: Int, seconds: Int, nanoseconds: Int) -> String {
+        "\"\(String(size, radix: 16))-\(String(seconds, radix: 16)).\(String(nanoseconds, radix: 16))\""
+    }
+}

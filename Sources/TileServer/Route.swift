@@ -1,0 +1,45 @@
+/// What a request asks for, matched from its decoded path by ``Route/init(path:)``.
+///
+/// Names are slices of the path (no allocation); they are looked up in the catalog, never used as file paths.
+enum Route {
+    /// `GET /api/images`: the list of pyramids.
+    case imageList
+    /// `GET /api/images/{name}/visible?…`: the visible-rect query.
+    case visible(name: Substring)
+    /// `GET /images/{name}.dzi`: a pyramid's descriptor.
+    case descriptor(name: Substring)
+    /// `GET /images/{name}_files/{level}/{col}_{row}.{ext}`: one tile.
+    case tile(name: Substring, tile: TileAddress, format: Substring)
+    /// `GET /healthz`
+    case health
+    /// `GET /metrics`
+    case metrics
+    /// Any other path: a file of the viewer.
+    case staticFile(path: Substring)
+    /// A path under `/api/` or `/images/` that matches no route: 404 with a JSON body.
+    case unknown(path: Substring)
+
+    /// The metrics label of this route.
+    var label: RouteLabel {
+        switch self {
+        case .imageList: .images
+        case .visible: .visible
+        case .descriptor: .descriptor
+        case .tile: .tile
+        case .health: .health
+        case .metrics: .metrics
+        case .staticFile: .staticFile
+        case .unknown: .invalid
+        }
+    }
+}
+
+/// A tile's place in a pyramid, as numbers from a URL (not yet checked against the pyramid).
+struct TileAddress: Hashable, Sendable {
+    /// The level (0 is 1×1).
+    var level: Int
+    /// The column.
+    var column: Int
+    /// The row.
+    var row: Int
+}

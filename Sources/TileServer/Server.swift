@@ -1,0 +1,142 @@
+import Dispatch
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A running Tiler HTTP server: every `*.dzi` pyramid under ROOT, the visible-rect query, `/metrics`, `/healthz`
+/// and the viewer, on SwiftNIO.
+///
+/// Start it with ``start(_:)`` (or ``startBlocking(_:)`` from synchronous code); it listens on ``port`` until
+/// ``shutdown()``. `tiler serve` and the tests both go through these.
+public final class Server: Sendable {
+    /// The configuration it was started with.
+    public let configuration: ServerConfiguration
+    /// The TCP port it listens on (the one the system chose when the configuration said 0).
+    public let port: Int
+    /// The URL to open, e.g. `http://127.0.0.1:8080/` (a wildcard host is shown as the loopback address).
+    public let url: String
+    let context: ServerContext
+    private let parts: ServerParts
+    private let channel: any Channel
+    private let rescanTask: RepeatedTask
+    private let stopping = Atomic<Bool>(false)
+    private let stopped = DispatchGroup()
+    let signalSources = Mutex<[SignalWatcher]>([])
+
+    /// Starts a server: validates the configuration, scans ROOT once, binds, and starts rescanning ROOT.
+    ///
+    /// - Throws: ``ServerError`` for a bad configuration, a missing ROOT or an address it cannot listen on.
+    public static func start(_ configuration: ServerConfiguration) async throws -> Server {
+        let parts = try ServerParts(configuration)
+        do {
+            _ = try await parts.threadPool.runIfActive { parts.context.catalog.rescan() }
+            let channel = try await parts.bootstrap().bind(host: configuration.host, port: configuration.port).get()
+            return Server(parts: parts, channel: channel)
+        } catch {
+            await parts.shutdown()
+            throw ServerError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+        }
+    }
+
+    /// ``start(_:)`` for synchronous callers (a command's `run()`), blocking until the server listens.
+    @available(*, noasync, message: "use start(_:) from async code")
+    public static func startBlocking(_ configuration: ServerConfiguration) throws -> Server {
+        let parts = try ServerParts(configuration)
+        do {
+            _ = try parts.threadPool.runIfActive(eventLoop: parts.group.next()) { parts.context.catalog.rescan() }.wait()
+            let channel = try parts.bootstrap().bind(host: configuration.host, port: configuration.port).wait()
+            return Server(parts: parts, channel: channel)
+        } catch {
+            parts.syncShutdown()
+            throw ServerError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+        }
+    }
+
+    private init(parts: ServerParts, channel: any Channel) {
+        self.parts = parts
+        self.configuration = parts.configuration
+        self.context = parts.context
+        self.channel = channel
+        self.port = channel.localAddress?.port ?? parts.configuration.port
+        self.url = "http://\(Self.displayHost(parts.configuration.host)):\(port)/"
+        stopped.enter()
+        let catalog = parts.context.catalog
+        let tiles = parts.context.tiles
+        let pool = parts.threadPool
+        let loop = parts.group.next()
+        let interval = TimeAmount(parts.configuration.rescanInterval)
+        rescanTask = loop.scheduleRepeatedAsyncTask(initialDelay: interval, delay: interval) { _ in
+            pool.runIfActive(eventLoop: loop) {
+                let change = catalog.rescan()
+                tiles.evict(images: Set(change.removed.map(\.id)))
+            }
+        }
+        let count = catalog.count
+        configuration.logger.info("Serving \(count) image\(count == 1 ? "" : "s") from \(catalog.root) at \(url)")
+    }
+
+    /// Counters and sizes of the cache and the catalog, as `/metrics` shows them.
+    public var statistics: ServerStatistics {
+        ServerStatistics(context.gauges)
+    }
+
+    /// Starts a graceful shutdown and returns at once: stop accepting, let every connection answer what it has
+    /// received (the last response says `Connection: close`), close idle connections, and after the grace period
+    /// close the rest; then stop the threads. Calling it again does nothing.
+    public func beginShutdown() {
+        guard !stopping.exchange(true, ordering: .relaxed) else { return }
+        configuration.logger.info("Shutting down: finishing requests in flight")
+        rescanTask.cancel()
+        let connections = context.connections
+        let group = parts.group
+        let pool = parts.threadPool
+        let grace = TimeAmount(configuration.shutdownGracePeriod)
+        let stopped = self.stopped
+        channel.close().whenComplete { _ in
+            let open = connections.all
+            for connection in open {
+                connection.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+            }
+            let loop = group.next()
+            let deadline = loop.scheduleTask(in: grace) {
+                for connection in connections.all { connection.close(promise: nil) }
+            }
+            EventLoopFuture.andAllComplete(open.map(\.closeFuture), on: loop).whenComplete { _ in
+                deadline.cancel()
+                pool.shutdownGracefully { _ in
+                    group.shutdownGracefully(queue: .global()) { _ in stopped.leave() }
+                }
+            }
+        }
+    }
+
+    /// Shuts down gracefully (see ``beginShutdown()``) and returns once the server has stopped.
+    public func shutdown() async {
+        beginShutdown()
+        await waitUntilStopped()
+    }
+
+    /// Returns once the server has stopped (after ``beginShutdown()``, or a signal: ``shutdownOnSignals(_:)``).
+    public func waitUntilStopped() async {
+        let stopped = self.stopped
+        await withCheckedContinuation { continuation in
+            stopped.notify(queue: .global()) { continuation.resume() }
+        }
+    }
+
+    /// Blocks until the server has stopped.
+    @available(*, noasync, message: "use waitUntilStopped() from async code")
+    public func blockUntilStopped() {
+        stopped.wait()
+    }
+
+    private static func displayHost(_ host: String) -> String {
+        switch host {
+        case "0.0.0.0", "": "127.0.0.1"
+        case "::": "[::1]"
+        case _ where host.contains(":"): "[\(host)]"
+        default: host
+        }
+    }
+}

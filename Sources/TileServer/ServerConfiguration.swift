@@ -1,0 +1,67 @@
+import Logging
+import NIOCore
+
+/// Everything ``Server/start(_:)`` needs: where the pyramids are, where to listen, and the limits that keep the
+/// server well behaved. Defaults suit `tiler serve`; tests shorten the timeouts.
+public struct ServerConfiguration: Sendable {
+    /// The folder whose `*.dzi` pyramids are served (searched recursively, dot-files and dot-folders skipped).
+    public var root: String
+    /// The address to bind, e.g. `127.0.0.1` (the default: local clients only) or `0.0.0.0`.
+    public var host: String
+    /// The TCP port; 0 asks the system for a free one (see ``Server/port``).
+    public var port: Int
+    /// The tile cache's budget, in bytes of cached responses (tile bytes plus a ~70-byte header each).
+    public var cacheBytes: Int
+    /// The folder of the browser viewer (`index.html` …), or `nil` to look for `Public/` beside the executable,
+    /// then in the working directory. Without one, `GET /` answers 404.
+    public var publicDirectory: String?
+    /// Event loop threads (SwiftNIO), ≥ 1.
+    public var eventLoopThreads: Int
+    /// Threads that read files (tile misses, static files, catalog scans), ≥ 1.
+    public var fileThreads: Int
+    /// How long a client has to send a complete request head: from connecting, or from the first byte of a
+    /// request on a kept-alive connection. A client that connects and sends nothing, or trickles header lines,
+    /// is disconnected when it runs out (with a 408 if it had sent anything).
+    public var headTimeout: Duration
+    /// How long a kept-alive connection may sit idle between requests before it is closed; also how long a client
+    /// may stop reading a response before it is dropped (a send timeout).
+    public var idleTimeout: Duration
+    /// The largest request head accepted (request line plus headers), in bytes; larger heads get 431 and the
+    /// connection is closed.
+    public var maxHeadBytes: Int
+    /// The longest request path accepted (before and after percent-decoding), in bytes; longer → 400.
+    public var maxPathBytes: Int
+    /// How often ROOT is rescanned for pyramids that appeared, changed or disappeared.
+    public var rescanInterval: Duration
+    /// How deep below ROOT pyramids are looked for (0: only ROOT itself).
+    public var maxScanDepth: Int
+    /// On shutdown, how long in-flight requests may take before their connections are closed regardless.
+    public var shutdownGracePeriod: Duration
+    /// The most tiles one visible-rect query loads into the cache in the background.
+    public var maxPrefetchTiles: Int
+    /// The largest static file served from the public folder, in bytes.
+    public var maxStaticFileBytes: Int
+    /// Where the server logs (startup, catalog changes, errors — never one line per request).
+    public var logger: Logger
+
+    /// Creates a configuration serving `root`; every other setting has its default.
+    public init(root: String) {
+        self.root = root
+        self.host = "127.0.0.1"
+        self.port = 8080
+        self.cacheBytes = 256 << 20
+        self.publicDirectory = nil
+        self.eventLoopThreads = max(1, System.coreCount)
+        self.fileThreads = 2
+        self.headTimeout = .seconds(5)
+        self.idleTimeout = .seconds(30)
+        self.maxHeadBytes = 16 << 10
+        self.maxPathBytes = 2048
+        self.rescanInterval = .seconds(1)
+        self.maxScanDepth = 8
+        self.shutdownGracePeriod = .seconds(10)
+        self.maxPrefetchTiles = 256
+        self.maxStaticFileBytes = 64 << 20
+        self.logger = Logger(label: "tiler.server")
+    }
+}

@@ -1,0 +1,103 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// The pieces of a server before it listens: threads, catalog, cache, and the pipeline every connection gets.
+struct ServerParts: Sendable {
+    let configuration: ServerConfiguration
+    let group: MultiThreadedEventLoopGroup
+    let threadPool: NIOThreadPool
+    let context: ServerContext
+    let loops: [ObjectIdentifier: LoopResources]
+
+    /// Validates `configuration`, resolves its folders and starts the threads.
+    ///
+    /// - Throws: ``ServerError`` for a bad setting, a missing ROOT or a missing `--public` folder.
+    init(_ configuration: ServerConfiguration) throws(ServerError) {
+        try Self.validate(configuration)
+        guard let root = FileLoader.realPath(configuration.root), FileSignature.isDirectory(root) else {
+            throw ServerError("ROOT \(configuration.root) is not a folder")
+        }
+        let publicDirectory = StaticFiles.locate(explicit: configuration.publicDirectory)
+        if let explicit = configuration.publicDirectory, publicDirectory == nil {
+            throw ServerError("the public folder \(explicit) is not a folder")
+        }
+        self.configuration = configuration
+        group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)
+        let threadPool = NIOThreadPool(numberOfThreads: configuration.fileThreads)
+        threadPool.start()
+        self.threadPool = threadPool
+        var loops: [ObjectIdentifier: LoopResources] = [:]
+        for (index, loop) in group.makeIterator().enumerated() {
+            loops[ObjectIdentifier(loop)] = LoopResources(eventLoop: loop, metricsShard: index)
+        }
+        self.loops = loops
+        let catalog = ImageCatalog(root: root, maxDepth: configuration.maxScanDepth, logger: configuration.logger)
+        context = ServerContext(
+            configuration: configuration, catalog: catalog, tiles: TileStore(budget: configuration.cacheBytes, threadPool: threadPool),
+            staticFiles: publicDirectory.map { StaticFiles(root: $0, threadPool: threadPool, maxBytes: configuration.maxStaticFileBytes) },
+            metrics: Metrics(shardCount: loops.count), connections: ConnectionRegistry())
+    }
+
+    private static func validate(_ configuration: ServerConfiguration) throws(ServerError) {
+        guard (0...65535).contains(configuration.port) else { throw ServerError("port must be 0…65535 (got \(configuration.port))") }
+        guard configuration.cacheBytes >= 0 else { throw ServerError("the cache budget must be ≥ 0 bytes") }
+        guard configuration.eventLoopThreads >= 1, configuration.fileThreads >= 1 else { throw ServerError("thread counts must be ≥ 1") }
+        let durations = [configuration.headTimeout, configuration.idleTimeout, configuration.rescanInterval, configuration.shutdownGracePeriod]
+        guard durations.allSatisfy({ $0 > .zero }) else { throw ServerError("timeouts and intervals must be > 0") }
+        guard configuration.maxHeadBytes >= 256, configuration.maxPathBytes >= 16 else {
+            throw ServerError("maxHeadBytes must be ≥ 256 and maxPathBytes ≥ 16")
+        }
+    }
+
+    /// The bootstrap that gives each connection: timeouts → HTTP/1.1 decoder (size limits) → ``HTTPHandler``.
+    func bootstrap() -> ServerBootstrap {
+        let context = self.context
+        let loops = self.loops
+        let configuration = self.configuration
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = configuration.maxHeadBytes
+        limits.maxHeaderListSize = configuration.maxHeadBytes
+        limits.maxHeaderFieldCount = 100
+        let decoderLimits = limits
+        return ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let resources = loops[ObjectIdentifier(channel.eventLoop)]!
+                    context.connections.add(channel)
+                    let metrics = context.metrics
+                    let timeouts = ConnectionTimeoutHandler(
+                        headTimeout: TimeAmount(configuration.headTimeout), idleTimeout: TimeAmount(configuration.idleTimeout)
+                    ) { sentResponse in
+                        if sentResponse {
+                            metrics.record(route: .invalid, status: .requestTimeout, nanoseconds: 0, shard: resources.metricsShard)
+                        }
+                    }
+                    let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)
+                    let handler = HTTPHandler(server: context, date: resources.date.value, metricsShard: resources.metricsShard)
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(timeouts)
+                    try pipeline.addHandler(ByteToMessageHandler(decoder))
+                    try pipeline.addHandler(handler)
+                }
+            }
+    }
+
+    /// Stops the threads (after a failed start).
+    func shutdown() async {
+        try? await threadPool.shutdownGracefully()
+        try? await group.shutdownGracefully()
+    }
+
+    /// Stops the threads, blocking (after a failed start).
+    @available(*, noasync)
+    func syncShutdown() {
+        try? threadPool.syncShutdownGracefully()
+        try? group.syncShutdownGracefully()
+    }
+}

@@ -1,0 +1,22 @@
+/// The cache key of one tile: the catalog's id for the image (never reused, so a re-sliced or removed image's
+/// tiles can never be served again) and the tile's address.
+struct TileKey: Hashable, Sendable {
+    /// ``CatalogImage/id``.
+    let image: Int
+    /// The level.
+    let level: Int32
+    /// The column.
+    let column: Int32
+    /// The row.
+    let row: Int32
+
+    /// The key of tile `address` of image `image`.
+    ///
+    /// - Precondition: the address fits the image's pyramid (so its numbers fit in 32 bits).
+    init(image: Int, address: TileAddress) {
+        self.image = image
+        self.level = Int32(address.level)
+        self.column = Int32(address.column)
+        self.row = Int32(address.row)
+    }
+}

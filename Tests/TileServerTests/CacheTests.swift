@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import TileServer
+
+/// The tile cache: byte budget, viewport-aware eviction, and one disk read per tile however many ask at once.
+@Suite struct CacheTests {
+    /// A 2048² pyramid of 256-px tiles: level 11 is 8×8 tiles of 1000 bytes (about 1060 bytes cached each).
+    private func fixture() throws -> PyramidFixture {
+        let fixture = try PyramidFixture()
+        try fixture.addPyramid("big", width: 2048, height: 2048, tileBytes: 1000)
+        return fixture
+    }
+
+    private func tile(_ column: Int, _ row: Int) -> String { "/images/big_files/11/\(column)_\(row).jpg" }
+
+    @Test func budgetIsRespectedInBytes() async throws {
+        let fixture = try fixture()
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.cacheBytes = 20_000
+        try await withServer(fixture, configuration) { server in
+            for column in 0..<8 {
+                for row in 0..<5 {
+                    let response = try fetch(server, tile(column, row))
+                    #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: row, count: 1000))
+                    #expect(server.statistics.cacheBytes <= 20_000)
+                }
+            }
+            let statistics = server.statistics
+            #expect(statistics.cacheBudget == 20_000)
+            #expect(statistics.cacheEntries >= 15 && statistics.cacheEntries <= 19)
+            #expect(statistics.cacheEvictions == 40 - statistics.cacheEntries)
+            #expect(statistics.diskReads == 40)
+        }
+    }
+
+    @Test func tilesThatLeftTheViewportAreTheOnesEvicted() async throws {
+        let fixture = try fixture()
+        // Room for exactly 12 tiles (each costs 1000 bytes plus 50–70 bytes of header lines).
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.cacheBytes = 13_200
+        try await withServer(fixture, configuration) { server in
+            func visible(_ x: Int, _ y: Int) throws {
+                let query = "/api/images/big/visible?x=\(x)&y=\(y)&width=768&height=512&zoomScale=1"
+                #expect(try fetch(server, query).status == 200)
+            }
+            // Viewport A: columns 0–2, rows 0–1. Then C, far away: columns 5–7, rows 4–5. 12 tiles, all cached.
+            try visible(0, 0)
+            #expect(await eventually { server.statistics.cacheEntries == 6 })
+            try visible(1280, 1024)
+            #expect(await eventually { server.statistics.cacheEntries == 12 && server.statistics.diskReads == 12 })
+            // Viewport B moves right from A: columns 2–4, rows 0–1. Its 4 new tiles push out 4 tiles: A's tiles
+            // that are off-screen now — not column 2 (still on screen, though loaded first), not C (more recent).
+            try visible(512, 0)
+            #expect(await eventually { server.statistics.diskReads == 16 && server.statistics.cacheEvictions == 4 })
+            let onScreen = [(2, 0), (2, 1), (3, 0), (3, 1), (4, 0), (4, 1)]
+            let elsewhere = [(5, 4), (6, 4), (7, 4), (5, 5), (6, 5), (7, 5)]
+            for (column, row) in onScreen + elsewhere {
+                #expect(try fetch(server, tile(column, row)).header("X-Cache") == "hit", "\(column)_\(row)")
+            }
+            #expect(server.statistics.diskReads == 16)
+            for (column, row) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                #expect(try fetch(server, tile(column, row)).header("X-Cache") == "miss", "\(column)_\(row)")
+            }
+            #expect(server.statistics.diskReads == 20)
+        }
+    }
+
+    @Test func concurrentMissesReadTheDiskOnce() async throws {
+        let fixture = try fixture()
+        // A large viewer file keeps the single file thread busy while the tile requests arrive.
+        try fixture.write(String(repeating: "x", count: 16 << 20), to: "Public/big.txt")
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.fileThreads = 1
+        configuration.publicDirectory = fixture.base + "/Public"
+        try await withServer(fixture, configuration) { server in
+            for round in 0..<3 {
+                let target = tile(round, 7)
+                let blocker = try RawHTTPConnection(port: server.port)
+                try blocker.request("/big.txt")
+                // 16 connections, spread over both event loops, all asking for the same uncached tile.
+                let connections = try (0..<16).map { _ in try RawHTTPConnection(port: server.port) }
+                for connection in connections { try connection.request(target) }
+                let expected = PyramidFixture.tileBytes(level: 11, column: round, row: 7, count: 1000)
+                for connection in connections {
+                    #expect(try connection.readResponse().body == expected)
+                }
+                #expect(try blocker.readResponse().body.count == 16 << 20)
+                #expect(server.statistics.diskReads == round + 1)
+            }
+        }
+    }
+
+    @Test func zeroBudgetServesFromDiskEveryTime() async throws {
+        let fixture = try fixture()
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.cacheBytes = 0
+        try await withServer(fixture, configuration) { server in
+            for _ in 0..<3 {
+                let response = try fetch(server, tile(1, 1))
+                #expect(response.header("X-Cache") == "miss")
+                #expect(response.body == PyramidFixture.tileBytes(level: 11, column: 1, row: 1, count: 1000))
+            }
+            #expect(server.statistics.diskReads == 3)
+            #expect(server.statistics.cacheEntries == 0)
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+import TileServer
+
+/// Connection handling: keep-alive, pipelining, malformed and oversized requests, idle and slow clients.
+@Suite struct ConnectionTests {
+    @Test func keepAliveServesManyRequestsOnOneConnection() async throws {
+        let fixture = try PyramidFixture()
+        try fixture.addPyramid("alpha", width: 500, height: 500)
+        try await withServer(fixture) { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            for round in 0..<3 {
+                for target in ["/images/alpha_files/9/0_1.jpg", "/healthz", "/images/alpha.dzi", "/nope"] {
+                    try connection.request(target)
+                    let response = try connection.readResponse()
+                    #expect(response.header("Connection") == nil, "\(round) \(target)")
+                }
+            }
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        let fixture = try PyramidFixture()
+        try fixture.addPyramid("alpha", width: 2000, height: 2000, tileBytes: 5000)
+        try await withServer(fixture) { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            // Misses (disk reads) and immediate answers interleaved, all in one write.
+            let targets = (0..<6).flatMap { column in ["/images/alpha_files/11/\(column)_3.jpg", "/healthz", "/images/alpha_files/11/0_3.jpg"] }
+            try connection.send(targets.map { "GET \($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
+            for target in targets {
+                let response = try connection.readResponse()
+                #expect(response.status == 200)
+                if target == "/healthz" {
+                    #expect(response.text.contains("ok"))
+                } else {
+                    let parts = target.split(separator: "/").last!.split(separator: "_")
+                    let column = Int(parts[0])!
+                    #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: 3, count: 5000), "\(target)")
+                }
+            }
+        }
+    }
+
+    @Test func http10ClosesUnlessAskedToKeepAlive() async throws {
+        let fixture = try PyramidFixture()
+        try await withServer(fixture) { server in
+            let plain = try RawHTTPConnection(port: server.port)
+            try plain.send("GET /healthz HTTP/1.0\r\n\r\n")
+            #expect(try plain.readResponse().header("Connection") == "close")
+            #expect(plain.waitForClose())
+            let kept = try RawHTTPConnection(port: server.port)
+            try kept.send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            #expect(try kept.readResponse().header("Connection") == "keep-alive")
+            try kept.send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            #expect(try kept.readResponse().status == 200)
+        }
+    }
+
+    @Test(arguments: [
+        "GARBAGE\r\n\r\n", "GET / HTTP/9.9\r\n\r\n", "GET /\r\n\r\n", "GET / HTTP/1.1\r\nBad Header\r\n\r\n",
+        "GET / HTTP/1.1\r\nContent-Length: abc\r\n\r\n", "\u{01}\u{02}\u{03}\r\n\r\n",
+    ])
+    func malformedRequestsGet400AndTheConnectionCloses(request: String) async throws {
+        let fixture = try PyramidFixture()
+        try await withServer(fixture) { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send(request)
+            let response = try connection.readResponse()
+            #expect(response.status == 400)
+            #expect(response.header("Connection") == "close")
+            #expect(connection.waitForClose())
+        }
+    }
+
+    @Test func malformedRequestAfterGoodOnesAnswersThemFirst() async throws {
+        let fixture = try PyramidFixture()
+        try fixture.addPyramid("alpha", width: 500, height: 500)
+        try await withServer(fixture) { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send("GET /images/alpha_files/9/1_1.jpg HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\n\r\nNONSENSE\r\n\r\n")
+            #expect(try connection.readResponse().status == 200)
+            #expect(try connection.readResponse().status == 200)
+            #expect(try connection.readResponse().status == 400)
+            #expect(connection.waitForClose())
+        }
+    }
+
+    @Test func oversizedHeadsAreRefusedAndTheConnectionCloses() async throws {
+        let fixture = try PyramidFixture()
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.maxHeadBytes = 4096
+        try await withServer(fixture, configuration) { server in
+            let hugeHeader = try RawHTTPConnection(port: server.port)
+            try hugeHeader.send("GET /healthz HTTP/1.1\r\nX-Big: \(String(repeating: "a", count: 10000))\r\n\r\n")
+            let response = try hugeHeader.readResponse()
+            #expect(response.status == 431)
+            #expect(hugeHeader.waitForClose())
+            let hugeTarget = try RawHTTPConnection(port: server.port)
+            try hugeTarget.send("GET /\(String(repeating: "a", count: 10000)) HTTP/1.1\r\n\r\n")
+            #expect([400, 431].contains(try hugeTarget.readResponse().status))
+            #expect(hugeTarget.waitForClose())
+            let manyHeaders = try RawHTTPConnection(port: server.port)
+            try manyHeaders.send("GET /healthz HTTP/1.1\r\n" + (0..<300).map { "X-\($0): 1\r\n" }.joined() + "\r\n")
+            #expect(try manyHeaders.readResponse().status == 431)
+            #expect(manyHeaders.waitForClose())
+        }
+    }
+
+    @Test func silentClientIsDropped() async throws {
+        let fixture = try PyramidFixture()
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.headTimeout = .milliseconds(500)
+        try await withServer(fixture, configuration) { server in
+            let connection = try RawHTTPConnection(port: server.port, timeout: 15)
+            let start = ContinuousClock.now
+            #expect(try await blocking { connection.waitForClose() })
+            #expect(ContinuousClock.now - start >= .milliseconds(400))
+        }
+    }
+
+    @Test func tricklingHeadersAreDroppedWith408() async throws {
+        let fixture = try PyramidFixture()
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.headTimeout = .seconds(1)
+        try await withServer(fixture, configuration) { server in
+            let connection = try RawHTTPConnection(port: server.port, timeout: 15)
+            try connection.send("GET /healthz HTTP/1.1\r\n")
+            let start = ContinuousClock.now
+            // One header line every 200 ms: each would reset a naive idle timer, so only a head deadline stops it.
+            let (lines, status, closed) = try await blocking {
+                var line = 0
+                while ContinuousClock.now - start < .seconds(10), !connection.hasData(waitingMilliseconds: 200) {
+                    line += 1
+                    guard (try? connection.send("X-Line-\(line): 1\r\n")) != nil else { break }
+                }
+                // The 408 may be lost to a reset if a line crossed the close; the drop itself is what matters.
+                let status = (try? connection.readResponse())?.status
+                return (line, status, connection.waitForClose())
+            }
+            #expect(status == nil || status == 408)
+            #expect(closed)
+            #expect(ContinuousClock.now - start < .seconds(10))
+            #expect(lines >= 3)
+        }
+    }
+
+    @Test func idleKeepAliveConnectionIsClosedAfterTheIdleTimeout() async throws {
+        let fixture = try PyramidFixture()
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.headTimeout = .seconds(1)
+        configuration.idleTimeout = .seconds(3)
+        try await withServer(fixture, configuration) { server in
+            let connection = try RawHTTPConnection(port: server.port, timeout: 15)
+            try connection.request("/healthz")
+            #expect(try connection.readResponse().status == 200)
+            let start = ContinuousClock.now
+            #expect(try await blocking { connection.waitForClose() })
+            // The longer idle timeout applies between requests, not the head timeout.
+            #expect(ContinuousClock.now - start >= .seconds(2))
+        }
+    }
+
+    @Test func slowReaderOfALongResponseIsNotTakenForIdle() async throws {
+        let fixture = try PyramidFixture()
+        let size = 8 << 20
+        try fixture.write(String(repeating: "s", count: size), to: "Public/large.bin")
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.publicDirectory = fixture.base + "/Public"
+        configuration.headTimeout = .milliseconds(500)
+        configuration.idleTimeout = .seconds(1)
+        try await withServer(fixture, configuration) { server in
+            let reader = try RawHTTPConnection(port: server.port)
+            try reader.request("/large.bin")
+            // Longer than the idle timeout before reading: the unread response keeps the connection alive once.
+            let count = try await blocking {
+                Thread.sleep(forTimeInterval: 1.2)
+                return try reader.readResponse().body.count
+            }
+            #expect(count == size)
+            let staller = try RawHTTPConnection(port: server.port)
+            try staller.request("/large.bin")
+            // Never reading: dropped after a timeout without progress, the response cut short.
+            let cutShort = try await blocking {
+                Thread.sleep(forTimeInterval: 4)
+                return (try? staller.readResponse()) == nil
+            }
+            #expect(cutShort)
+        }
+    }
+
+    @Test func halfClosedClientStillGetsItsAnswers() async throws {
+        let fixture = try PyramidFixture()
+        try fixture.addPyramid("alpha", width: 500, height: 500)
+        try await withServer(fixture) { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send("GET /images/alpha_files/9/1_0.jpg HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n")
+            connection.shutdownWriting()
+            #expect(try connection.readResponse().status == 200)
+            #expect(try connection.readResponse().status == 200)
+            #expect(connection.waitForClose())
+        }
+    }
+}

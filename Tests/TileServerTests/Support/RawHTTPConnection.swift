@@ -1,0 +1,154 @@
+import Foundation
+import Glibc
+
+/// A response as read off the wire.
+struct RawResponse {
+    /// The status code.
+    let status: Int
+    /// Header fields in order, names as sent.
+    let headers: [(name: String, value: String)]
+    /// The body bytes (empty for HEAD and 304).
+    let body: [UInt8]
+
+    /// The first value of header `name` (case-insensitive).
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// The body as UTF-8 text.
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body parsed as JSON.
+    func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) }
+}
+
+/// Why the raw client failed.
+struct RawClientError: Error, CustomStringConvertible {
+    let description: String
+    var code: Int32 = 0
+}
+
+/// A blocking TCP connection to the server under test that sends exactly the bytes it is given (no URL
+/// normalisation), and parses responses by hand. Every read is bounded by a receive timeout. Used by one thread at a
+/// time (hence `@unchecked Sendable`: tests hand it to ``blocking(_:)``).
+final class RawHTTPConnection: @unchecked Sendable {
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds without data.
+    init(port: Int, timeout: Double = 10) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw RawClientError(description: "socket() failed") }
+        var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1e6))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            throw RawClientError(description: "connect() failed: errno \(errno)")
+        }
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Sends `text`'s UTF-8 bytes as they are.
+    func send(_ text: String) throws {
+        try send(Array(text.utf8))
+    }
+
+    /// Sends `bytes` as they are.
+    func send(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { throw RawClientError(description: "send() failed: errno \(errno)") }
+            sent += count
+        }
+    }
+
+    /// Whether bytes (or end of input) can be read within `milliseconds`.
+    func hasData(waitingMilliseconds milliseconds: Int32) -> Bool {
+        if !buffer.isEmpty { return true }
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, milliseconds) > 0
+    }
+
+    /// Closes the sending side (the server sees end of input).
+    func shutdownWriting() {
+        shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// Sends a `GET` (or `method`) for `target` with `Host` and the given extra header lines.
+    func request(_ target: String, method: String = "GET", headers: [String] = []) throws {
+        try send("\(method) \(target) HTTP/1.1\r\nHost: test\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n")
+    }
+
+    /// Reads one response; `head` says it answers a HEAD request (no body whatever Content-Length says).
+    func readResponse(head: Bool = false) throws -> RawResponse {
+        let headEnd = try readUntilHeadEnd()
+        let lines = String(decoding: buffer[..<headEnd], as: UTF8.self).components(separatedBy: "\r\n")
+        buffer.removeFirst(headEnd + 4)
+        let statusParts = lines[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw RawClientError(description: "bad status line \(lines[0])")
+        }
+        let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let length = head || status == 304 ? 0 : Int(headers.first { $0.name.lowercased() == "content-length" }?.value ?? "0") ?? 0
+        while buffer.count < length {
+            guard try fill() else { throw RawClientError(description: "connection closed inside a body") }
+        }
+        let body = Array(buffer[..<length])
+        buffer.removeFirst(length)
+        return RawResponse(status: status, headers: headers, body: body)
+    }
+
+    /// Reads and discards until the server closes the connection; `true` if it did (EOF or reset) before the
+    /// receive timeout.
+    func waitForClose() -> Bool {
+        while true {
+            do {
+                guard try fill() else { return true }
+            } catch {
+                return (error as? RawClientError)?.code == ECONNRESET
+            }
+        }
+    }
+
+    /// Reads more bytes; `false` at EOF.
+    private func fill() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        if count == 0 { return false }
+        guard count > 0 else {
+            let code = errno
+            throw RawClientError(description: "recv() failed: errno \(code)", code: code)
+        }
+        buffer.append(contentsOf: chunk[..<count])
+        return true
+    }
+
+    private func readUntilHeadEnd() throws -> Int {
+        while true {
+            if let end = find([13, 10, 13, 10]) { return end }
+            guard try fill() else { throw RawClientError(description: "connection closed before a response head") }
+        }
+    }
+
+    private func find(_ pattern: [UInt8]) -> Int? {
+        guard buffer.count >= pattern.count else { return nil }
+        for start in 0...(buffer.count - pattern.count) where buffer[start..<(start + pattern.count)].elementsEqual(pattern) {
+            return start
+        }
+        return nil
+    }
+}
