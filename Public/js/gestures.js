@@ -30,12 +30,17 @@ export class GestureInput {
     this.twoFinger = null;
     this.pressStart = 0;
     this.moved = false;
+    this.gestureScale = 1;
+    this.box = null;
     this.listeners = {
       pointerdown: (e) => this.down(e),
       pointermove: (e) => this.move(e),
       pointerup: (e) => this.up(e, false),
       pointercancel: (e) => this.up(e, true),
       wheel: (e) => this.wheel(e),
+      // Safari reports trackpad pinches as its own gesture events instead of ctrl+wheel.
+      gesturestart: (e) => this.safariGesture(e, true),
+      gesturechange: (e) => this.safariGesture(e, false),
     };
     for (const [type, listener] of Object.entries(this.listeners)) element.addEventListener(type, listener, { passive: false });
   }
@@ -45,10 +50,10 @@ export class GestureInput {
     for (const [type, listener] of Object.entries(this.listeners)) this.element.removeEventListener(type, listener);
   }
 
-  /** The event's position in viewport points. */
+  /** The event's position in viewport points (the element's box is measured once per press, not per move). */
   point(e) {
-    const rect = this.element.getBoundingClientRect();
-    return { x: e.clientX - rect.left, y: e.clientY - rect.top };
+    this.box ??= this.element.getBoundingClientRect();
+    return { x: e.clientX - this.box.left, y: e.clientY - this.box.top };
   }
 
   /** The first two pointers' positions. */
@@ -61,6 +66,7 @@ export class GestureInput {
     if (e.pointerType === 'mouse' && e.button !== 0) return;
     if (this.pointers.size >= 2) return;
     e.preventDefault();
+    if (this.pointers.size === 0) this.box = null;
     this.element.setPointerCapture?.(e.pointerId);
     this.element.focus({ preventScroll: true });
     const p = this.point(e);
@@ -132,8 +138,17 @@ export class GestureInput {
     if (!tap.moved && t - tap.start < TWO_FINGER_TAP_MS) this.controller.zoomBy(0.5, tap.mid, t);
   }
 
+  safariGesture(e, starting) {
+    e.preventDefault();
+    if (starting) this.gestureScale = 1;
+    if (!(e.scale > 0) || this.pointers.size > 0) return;
+    this.controller.zoomAt(e.scale / this.gestureScale, this.point(e));
+    this.gestureScale = e.scale;
+  }
+
   wheel(e) {
     e.preventDefault();
+    if (this.pointers.size === 0) this.box = null;
     const unit = e.deltaMode === 1 ? 33 : e.deltaMode === 2 ? this.element.clientHeight : 1;
     const dx = e.deltaX * unit;
     const dy = e.deltaY * unit;

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The viewer's tests: node unit tests of Public/js's pure modules (one of them runs `tiler visible`) and
+# headless-Chromium tests against a live `tiler serve`. Installs what they need on Debian 12 (idempotently),
+# builds tiler (debug), runs both suites and prints `N passed, M failed` last; exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+
+# Debian's python3 has selenium and PIL from apt; a pyenv python3 earlier on PATH would not.
+extras=(chromium chromium-driver python3-selenium python3-pil fonts-dejavu-core)
+command -v node >/dev/null 2>&1 || extras+=(nodejs)
+scripts/setup "${extras[@]}" || { echo "0 passed, 1 failed (setup)"; exit 1; }
+
+echo "== swift build --product tiler"
+swift build --product tiler || { echo "0 passed, 1 failed (build)"; exit 1; }
+export TILER_BIN="$PWD/.build/debug/tiler"
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+
+echo "== node --test Tests/Viewer/unit"
+node --test --test-reporter=tap Tests/Viewer/unit/*.test.mjs | tee "$log" | grep -E '^(not )?ok |^# (tests|pass|fail)'
+node_status=${PIPESTATUS[0]}
+node_pass=$(sed -n 's/^# pass //p' "$log" | tail -1)
+node_fail=$(sed -n 's/^# fail //p' "$log" | tail -1)
+[ "$node_status" -eq 0 ] || grep -A30 '^not ok' "$log" | head -80
+
+echo "== browser tests (headless Chromium)"
+/usr/bin/python3 Tests/Viewer/browser/run.py 2>&1 | tee "$log"
+browser_status=${PIPESTATUS[0]}
+browser_pass=$(sed -n 's/^browser tests: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' "$log" | tail -1)
+browser_fail=$(sed -n 's/^browser tests: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' "$log" | tail -1)
+
+passed=$(( ${node_pass:-0} + ${browser_pass:-0} ))
+failed=$(( ${node_fail:-0} + ${browser_fail:-0} ))
+# A suite that crashed before counting still counts as a failure.
+[ "$node_status" -ne 0 ] && [ "${node_fail:-0}" -eq 0 ] && failed=$(( failed + 1 ))
+[ "$browser_status" -ne 0 ] && [ "${browser_fail:-0}" -eq 0 ] && failed=$(( failed + 1 ))
+echo "viewer tests: ${node_pass:-0} unit + ${browser_pass:-0} browser passed"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
