@@ -41,17 +41,19 @@ class InteractionTests(ViewerTestCase):
     def test_flick_decelerates_to_the_projected_offset(self):
         b = self.browser
         self.open_view("pic", {"zoomScale": 1, "x": 900, "y": 600})
-        self.mouse("mousePressed", 600, 300, buttons=1, clickCount=1)
+        # The events carry their own timestamps, 10 ms apart: 12 points per 10 ms is 1200 points per second,
+        # however slowly this machine delivers them.
+        start = time.time()
+        self.mouse("mousePressed", 600, 300, buttons=1, clickCount=1, timestamp=start)
         for step in range(1, 13):
-            self.mouse("mouseMoved", 600 - 12 * step, 300 - 2 * step, buttons=1)
-            time.sleep(0.008)
-        self.mouse("mouseReleased", 456, 276, buttons=0, clickCount=1)
+            self.mouse("mouseMoved", 600 - 12 * step, 300 - 2 * step, buttons=1, timestamp=start + 0.01 * step)
+        self.mouse("mouseReleased", 456, 276, buttons=0, clickCount=1, timestamp=start + 0.125)
         moving = b.state()
         self.assertFalse(moving["gestureIdle"], "still gliding after release")
         state = b.wait_complete()
         flick = state["lastFlick"]
         v = flick["velocity"]
-        self.assertGreater(v["x"], 300, "a flick, not a drag")
+        self.assertTrue(close(v["x"], 1200, 0.03) and close(v["y"], 200, 0.03), v)
         for axis in "xy":
             distance = v[axis] / 1000 * RATE / (1 - RATE)  # ZoomMath.decelerationDistance
             self.assertTrue(close(flick["resting"][axis], flick["from"][axis] + distance, 1e-12))
