@@ -40,7 +40,8 @@ export function parseOptions(search) {
     const text = params.get(field.name);
     if (text === null) continue;
     const value = Number(text);
-    const ok = text.trim() !== '' && Number.isFinite(value) && (!field.integer || Number.isInteger(value)) && value >= field.min && value <= field.max;
+    const isNumber = text.trim() !== '' && Number.isFinite(value) && (!field.integer || Number.isInteger(value));
+    const ok = isNumber && value >= field.min && value <= field.max;
     if (ok) options[field.key] = value;
     else problems.push(`${field.name} must be ${field.integer ? 'an integer' : 'a number'} from ${field.min} to ${field.max} (got "${text}")`);
   }

@@ -65,7 +65,8 @@ export class ImagePicker {
     img.addEventListener('error', () => frame.classList.add('broken'), { once: true });
     frame.append(img);
     const caption = element('div', 'caption');
-    caption.append(element('span', 'name', image.name), element('span', 'size', `${p.width.toLocaleString('en')} × ${p.height.toLocaleString('en')} px · ${p.maxLevel + 1} levels`));
+    const size = `${p.width.toLocaleString('en')} × ${p.height.toLocaleString('en')} px · ${p.maxLevel + 1} levels`;
+    caption.append(element('span', 'name', image.name), element('span', 'size', size));
     link.append(frame, caption);
     item.append(link);
     return item;

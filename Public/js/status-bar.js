@@ -36,7 +36,8 @@ export class StatusBar {
     back.href = '#';
     back.title = 'All images';
     const title = element('div', 'title');
-    title.append(element('span', 'name', image.name), element('span', 'size', `${image.width.toLocaleString('en')} × ${image.height.toLocaleString('en')} px`));
+    const size = `${image.width.toLocaleString('en')} × ${image.height.toLocaleString('en')} px`;
+    title.append(element('span', 'name', image.name), element('span', 'size', size));
     this.spinner = element('div', 'spinner');
     this.spinner.setAttribute('role', 'status');
     this.spinner.title = 'Loading tiles';
@@ -50,7 +51,11 @@ export class StatusBar {
       b.addEventListener('click', action);
       return b;
     };
-    buttons.append(button('Zoom out (−)', '−', actions.onZoomOut), button('Fit the image (0)', 'Fit', actions.onFit), button('Zoom in (+)', '+', actions.onZoomIn));
+    buttons.append(
+      button('Zoom out (−)', '−', actions.onZoomOut),
+      button('Fit the image (0)', 'Fit', actions.onFit),
+      button('Zoom in (+)', '+', actions.onZoomIn),
+    );
     this.bar.append(back, title, this.spinner, this.zoom, buttons);
     this.banner = element('div', 'banner');
     this.banner.setAttribute('role', 'alert');

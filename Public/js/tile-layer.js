@@ -42,7 +42,8 @@ export class TileLayer {
 
   /** The geometry viewport of the scroll view's current state. */
   viewport(sv, prefetch = 0) {
-    return { x: sv.x, y: sv.y, width: sv.viewportSize.width, height: sv.viewportSize.height, zoomScale: sv.zoomScale, contentScale: sv.devicePixelRatio, prefetch };
+    const { width, height } = sv.viewportSize;
+    return { x: sv.x, y: sv.y, width, height, zoomScale: sv.zoomScale, contentScale: sv.devicePixelRatio, prefetch };
   }
 
   /**

@@ -43,7 +43,10 @@ export class Viewer {
 
     const p = image.pyramid;
     this.scrollView = new ScrollView({
-      contentSize: { width: p.width, height: p.height }, viewportSize: this.measure(), devicePixelRatio: window.devicePixelRatio || 1, maxDevicePixels: options.maxScale,
+      contentSize: { width: p.width, height: p.height },
+      viewportSize: this.measure(),
+      devicePixelRatio: window.devicePixelRatio || 1,
+      maxDevicePixels: options.maxScale,
     });
     this.controller = new ScrollController(this.scrollView, { onChange: () => this.invalidate() });
     this.cache = new TileCache(options.cacheCapacity, (entry) => entry.bitmap.close());
@@ -180,7 +183,10 @@ export class Viewer {
     const stats = this.layer.stats;
     return {
       image: this.image.name,
-      view: { ...sv.view, width: sv.viewportSize.width, height: sv.viewportSize.height, devicePixelRatio: sv.devicePixelRatio, minimumZoomScale: sv.minimumZoomScale, maximumZoomScale: sv.maximumZoomScale },
+      view: {
+        ...sv.view, ...sv.viewportSize, devicePixelRatio: sv.devicePixelRatio,
+        minimumZoomScale: sv.minimumZoomScale, maximumZoomScale: sv.maximumZoomScale,
+      },
       level: stats.level,
       stats: { ...stats },
       shown: (this.layer.shown?.tiles ?? []).map((t) => tileKey(t.level, t.col, t.row)),

@@ -12,7 +12,8 @@ test('a hash names an image and, when complete and valid, a view', () => {
   assert.deepEqual(parseHash('#image=pic'), { image: 'pic', view: null });
   assert.deepEqual(parseHash('#image=pic&x=-12.5&y=40&zoom=0.25'), { image: 'pic', view: { zoomScale: 0.25, x: -12.5, y: 40 } });
   assert.deepEqual(parseHash('image=maps%2Fcity&x=1&y=2&zoom=1e-3'), { image: 'maps/city', view: { zoomScale: 0.001, x: 1, y: 2 } });
-  for (const bad of ['x=1&y=2', 'x=1&y=2&zoom=0', 'x=a&y=2&zoom=1', 'x=1&y=2&zoom=-1', 'x=Infinity&y=0&zoom=1', 'x=&y=1&zoom=1', 'x=0x10&y=1&zoom=1']) {
+  const bads = ['x=1&y=2', 'x=1&y=2&zoom=0', 'x=a&y=2&zoom=1', 'x=1&y=2&zoom=-1', 'x=Infinity&y=0&zoom=1', 'x=&y=1&zoom=1', 'x=0x10&y=1&zoom=1'];
+  for (const bad of bads) {
     assert.deepEqual(parseHash(`#image=pic&${bad}`), { image: 'pic', view: null }, bad);
   }
 });
@@ -38,7 +39,8 @@ test('formatting and parsing round-trip every name and view', () => {
 
 test('options come from the query string, with defaults and one-line complaints', () => {
   assert.deepEqual(parseOptions(''), { options: { ...DEFAULT_OPTIONS }, problems: [] });
-  assert.deepEqual(parseOptions('?maxScale=4&cache=64&prefetch=0&inflight=2').options, { maxScale: 4, cacheCapacity: 64, prefetch: 0, maxInFlight: 2 });
+  const set = parseOptions('?maxScale=4&cache=64&prefetch=0&inflight=2').options;
+  assert.deepEqual(set, { maxScale: 4, cacheCapacity: 64, prefetch: 0, maxInFlight: 2 });
   const { options, problems } = parseOptions('?cache=2.5&maxScale=abc&prefetch=9');
   assert.deepEqual(options, { ...DEFAULT_OPTIONS });
   assert.equal(problems.length, 3);

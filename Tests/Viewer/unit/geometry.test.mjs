@@ -89,7 +89,8 @@ test('negative offsets show the top-left corner', () => {
 
 test('too many tiles are refused, naming prefetch or the viewport', () => {
   const p = new Pyramid(100000, 100000, 1);
-  assert.throws(() => p.visibleTiles({ x: 0, y: 0, width: 1000, height: 1000, zoomScale: 1 }), (e) => e instanceof GeometryError && e.parameter === 'viewport');
+  const viewport = { x: 0, y: 0, width: 1000, height: 1000, zoomScale: 1 };
+  assert.throws(() => p.visibleTiles(viewport), (e) => e instanceof GeometryError && e.parameter === 'viewport');
   const q = new Pyramid(100000, 100000, 16);
   assert.throws(() => q.visibleTiles({ x: 0, y: 0, width: 100, height: 100, zoomScale: 1, prefetch: 400 }), (e) => e.parameter === 'prefetch');
 });

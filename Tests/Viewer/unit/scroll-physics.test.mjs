@@ -2,7 +2,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AxisMotion, Deceleration, Spring, VelocityTracker, inverseRubberBand, inverseRubberBandClamp, rubberBand, rubberBandClamp } from '../../../Public/js/scroll-physics.js';
+import {
+  AxisMotion, Deceleration, Spring, VelocityTracker, inverseRubberBand, inverseRubberBandClamp, rubberBand, rubberBandClamp,
+} from '../../../Public/js/scroll-physics.js';
 import { decelerationDistance, restingOffset } from '../../../Public/js/zoom-math.js';
 
 test('the rubber band resists more the further it is pulled and never reaches the viewport size', () => {
