@@ -1,5 +1,5 @@
 # Tiler: multi-stage build. Build: docker build -t tiler .
-# Run:   docker run --rm -v "$PWD/pyramids:/data" -p 8080:8080 tiler
+# Serve: docker run --rm -v "$PWD/pyramids:/data" -p 8080:8080 tiler        (every *.dzi under /data, viewer at /)
 # Slice: docker run --rm -v "$PWD:/data" tiler slice /data/huge.jpg -o /data/pyramids
 
 # --- build stage: the official Swift 6.3 image on Debian 12 (bookworm)
@@ -30,5 +30,6 @@ COPY Public /usr/local/bin/Public
 USER tiler
 WORKDIR /data
 EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=3s --start-period=5s CMD curl -fsS http://127.0.0.1:8080/healthz >/dev/null || exit 1
 ENTRYPOINT ["tiler"]
-CMD ["--help"]
+CMD ["serve", "/data", "--host", "0.0.0.0", "--port", "8080"]

@@ -83,7 +83,7 @@ extension HTTPHandler {
         } catch {
             return writeError(.badRequest(error.message), exchange: exchange, context: context)
         }
-        let body = answer.json { image.tileURL(level: $0.level, column: $0.column, row: $0.row) }
+        let body = answer.json(tileURLPrefix: image.urlPrefix + "_files/", tileURLSuffix: "." + image.descriptor.format)
         warm(answer, of: image)
         writeBody(ByteBuffer(string: body), profile: server.blocks.json, exchange: exchange, context: context)
     }

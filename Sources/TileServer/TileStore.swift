@@ -11,13 +11,17 @@ final class TileStore: Sendable {
     private let flights = SingleFlight<TileKey, PreparedFile>()
     private let threadPool: NIOThreadPool
     private let reads = Atomic<Int>(0)
+    private let prefetchesInFlight = Atomic<Int>(0)
     private let maxTileBytes: Int
+    /// Background loads allowed at once; beyond it a viewport's missing tiles wait for the client's own requests.
+    let maxPrefetchesInFlight: Int
 
     /// Creates an empty store holding at most `budget` bytes, reading on `threadPool`.
-    init(budget: Int, threadPool: NIOThreadPool, maxTileBytes: Int = 64 << 20) {
+    init(budget: Int, threadPool: NIOThreadPool, maxTileBytes: Int = 64 << 20, maxPrefetchesInFlight: Int = 64) {
         self.cache = ConcurrentLRUCache(budget: budget)
         self.threadPool = threadPool
         self.maxTileBytes = maxTileBytes
+        self.maxPrefetchesInFlight = maxPrefetchesInFlight
     }
 
     /// Tile files read from disk so far.
@@ -36,13 +40,23 @@ final class TileStore: Sendable {
         }
     }
 
-    /// Starts loading, in the background, those of `keys` (tiles of `image`) that are neither cached nor loading.
+    /// Starts loading, in the background, those of `keys` (tiles of `image`) that are neither cached nor loading,
+    /// in order, while fewer than ``maxPrefetchesInFlight`` background loads are under way — so a stream of
+    /// viewports that each miss (a scripted scan, a fast fling) cannot flood the disk threads or starve requests.
     ///
     /// - Returns: How many loads were started.
     @discardableResult
     func prefetch(_ keys: some Sequence<TileKey>, of image: CatalogImage) -> Int {
         var started = 0
-        for key in keys where !cache.contains(key) && flights.join(key, onResult: { _ in }) {
+        for key in keys where !cache.contains(key) {
+            guard prefetchesInFlight.add(1, ordering: .relaxed).newValue <= maxPrefetchesInFlight else {
+                prefetchesInFlight.subtract(1, ordering: .relaxed)
+                break
+            }
+            guard flights.join(key, onResult: { [self] _ in prefetchesInFlight.subtract(1, ordering: .relaxed) }) else {
+                // Already loading for someone else: nothing started, and the waiter above still runs when it ends.
+                continue
+            }
             startLoad(key, of: image)
             started += 1
         }

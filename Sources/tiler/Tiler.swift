@@ -6,6 +6,6 @@ struct Tiler: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tiler",
         abstract: "Slice huge PNG/JPEG images into Deep Zoom tile pyramids and serve them.",
-        subcommands: [Info.self, Slice.self, Visible.self, Sample.self, Serve.self]
+        subcommands: [Info.self, Slice.self, Serve.self, Visible.self, Sample.self, Demo.self]
     )
 }

@@ -29,6 +29,9 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("public"), help: "The viewer folder (default: Public/ beside the executable, else in the working directory).")
     var publicDirectory: String?
 
+    /// An image to name in the startup line as the one to open (the demo sets it).
+    var openHint: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535 (got \(port))") }
         guard (0...(1 << 20)).contains(cacheMB) else { throw ValidationError("--cache-mb must be 0…1048576 (got \(cacheMB))") }
@@ -53,6 +56,7 @@ struct Serve: ParsableCommand {
         server.shutdownOnSignals()
         // Unbuffered, so a script reading stdout learns the URL (and the port when --port 0) at once.
         FileHandle.standardOutput.write(Data("Tiler is serving \(root) at \(server.url)\n".utf8))
+        if let openHint { FileHandle.standardOutput.write(Data("Open \(server.url)#image=\(openHint) in a browser.\n".utf8)) }
         server.blockUntilStopped()
     }
 }

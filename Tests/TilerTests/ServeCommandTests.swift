@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite struct ServeCommandTests {
+    /// Starts `tiler arguments…` and waits for the line announcing its URL.
+    func start(_ arguments: [String]) throws -> (Process, Pipe, String) {
+        let process = Process()
+        process.executableURL = TilerProcess.executable
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(60)
+        while !text.contains("\n"), Date() < deadline, process.isRunning {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let url = text.split(separator: " ").first { $0.hasPrefix("http://") }.map { String($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        return (process, out, url ?? "")
+    }
+
+    func get(_ url: String) throws -> (Int, Data) {
+        let result = Locked<(Int, Data)>((0, Data()))
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: URL(string: url)!) { data, response, _ in
+            result.value = ((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data())
+            done.signal()
+        }.resume()
+        _ = done.wait(timeout: .now() + 30)
+        return result.value
+    }
+
+    @Test func servesASlicedPyramidAndStopsGracefullyOnSIGTERM() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let input = try fixtures.image("pic.jpg", width: 600, height: 400, format: .jpeg())
+        let root = fixtures.path("root")
+        #expect(try TilerProcess.run(["slice", input, "-o", root, "--quiet"]).status == 0)
+        let (process, _, url) = try start(["serve", root, "--port", "0"])
+        defer { if process.isRunning { process.terminate() } }
+        #expect(url.hasPrefix("http://127.0.0.1:"), "no URL announced")
+        let (status, body) = try get(url + "api/images")
+        #expect(status == 200)
+        #expect(String(decoding: body, as: UTF8.self).contains("\"name\":\"pic\""))
+        let (tileStatus, tile) = try get(url + "images/pic_files/10/0_0.jpg")
+        #expect(tileStatus == 200 && tile.starts(with: [0xFF, 0xD8]))
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func demoPreparesItsPyramidOnce() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let cache = fixtures.path("cache")
+        let first = try TilerProcess.run(["demo", "--size", "700x500", "--cache", cache, "--no-serve"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(FileManager.default.fileExists(atPath: cache + "/pyramids/demo-700x500.dzi"))
+        let second = try TilerProcess.run(["demo", "--size", "700x500", "--cache", cache, "--no-serve"])
+        #expect(second.status == 0)
+        #expect(second.stderr.contains("using the pyramid"))
+    }
+
+    @Test func badOptionsFailClearly() throws {
+        let result = try TilerProcess.run(["serve", "/definitely/not/here", "--port", "0"])
+        #expect(result.status != 0 && !result.signalled)
+        #expect(result.stderr.contains("not a folder"))
+        let port = try TilerProcess.run(["serve", ".", "--port", "70000"])
+        #expect(port.status != 0 && port.stderr.contains("--port"))
+    }
+}

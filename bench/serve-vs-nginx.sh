@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Serving benchmark: `tiler serve` against nginx (sendfile, open_file_cache, access log off) on the same pyramid,
+# alternately, in one run, with wrk on 127.0.0.1 (the load generator shares the machine's cores with the server).
+#
+# Usage: bench/serve-vs-nginx.sh [SECONDS] [ROUNDS]     (default 10 s per measurement, 2 rounds; medians reported)
+# Cases: (a) one hot tile, (b) random tiles of one level that fits the cache, (c) random tiles over a level larger
+# than the cache, (d) visible-rect queries for random viewports (tiler only: nginx has no such endpoint).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER=${1:-10}
+ROUNDS=${2:-2}
+BENCH_DIR=${BENCH_DIR:-.bench-data}
+SIZE=${SIZE:-16384}
+CACHE_MB=${CACHE_MB:-64}
+CONNECTIONS=${CONNECTIONS:-64}
+
+scripts/setup nginx-light wrk
+swift build -c release --product tiler >/dev/null
+TILER="$(swift build -c release --show-bin-path)/tiler"
+mkdir -p "$BENCH_DIR"
+SOURCE="$BENCH_DIR/serve-$SIZE.jpg"
+ROOT="$BENCH_DIR/serve-root"
+[ -s "$SOURCE" ] || "$TILER" sample "$SOURCE" --size "${SIZE}x${SIZE}" --quiet
+[ -s "$ROOT/img.dzi" ] || "$TILER" slice "$SOURCE" -o "$ROOT" --name img --quiet --force
+TOP=$("$TILER" info "$SOURCE" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["pyramid"]["maxLevel"])')
+GRID=$(( (SIZE + 255) / 256 ))
+FITS_LEVEL=$((TOP - 1)) FITS_GRID=$(( (SIZE / 2 + 255) / 256 ))
+level_bytes() { du -sb "$ROOT/img_files/$1" | cut -f1; }
+echo "pyramid: ${SIZE}x${SIZE}, level $FITS_LEVEL = $(( $(level_bytes $FITS_LEVEL) >> 20 )) MiB (fits the ${CACHE_MB} MiB cache)," \
+    "level $TOP = $(( $(level_bytes "$TOP") >> 20 )) MiB (does not)"
+
+WORK=$(mktemp -d)
+trap 'kill $(cat "$WORK"/*.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$WORK"' EXIT
+NGINX_PORT=18081
+cat >"$WORK/nginx.conf" <<CONF
+worker_processes auto;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_requests 1000000;
+    open_file_cache max=100000 inactive=60s;
+    open_file_cache_valid 60s;
+    types { image/jpeg jpg; application/xml dzi; }
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        location /images/ { alias $PWD/$ROOT/; }
+    }
+}
+CONF
+nginx -c "$WORK/nginx.conf"
+"$TILER" serve "$ROOT" --port 0 --cache-mb "$CACHE_MB" >"$WORK/tiler.out" 2>"$WORK/tiler.err" &
+echo $! >"$WORK/tiler.pid"
+for _ in $(seq 100); do grep -q "serving" "$WORK/tiler.out" 2>/dev/null && break; sleep 0.1; done
+TILER_PORT=$(grep -o '127.0.0.1:[0-9]*' "$WORK/tiler.out" | head -1 | cut -d: -f2)
+
+# run PORT LUA|PATH → "req/s p50ms p99ms"
+run() {
+    local port=$1 what=$2 out
+    if [[ $what == *.lua ]]; then
+        out=$(wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_PER}s" --latency -s "$what" "http://127.0.0.1:$port")
+    else
+        out=$(wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_PER}s" --latency "http://127.0.0.1:$port$what")
+    fi
+    if grep -q "Non-2xx" <<<"$out"; then echo "non-2xx answers: $out" >&2; exit 1; fi
+    awk '/Requests\/sec/ { r = $2 } / 50%/ { p50 = $2 } / 99%/ { p99 = $2 }
+        function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+        END { printf "%.0f %.3f %.3f\n", r, ms(p50), ms(p99) }' <<<"$out"
+}
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+HOT="/images/img_files/$FITS_LEVEL/3_3.jpg"
+declare -A results
+for round in $(seq "$ROUNDS"); do
+    for server in nginx tiler; do
+        port=$NGINX_PORT
+        [ $server = tiler ] && port=$TILER_PORT
+        # Warm both: every tile of the level that fits once, so (b) measures a warm cache on both sides.
+        PREFIX=/images/img_files LEVEL=$FITS_LEVEL COLS=$FITS_GRID ROWS=$FITS_GRID \
+            wrk -t1 -c8 -d2s -s bench/wrk/random-tiles.lua "http://127.0.0.1:$port" >/dev/null
+        results[$server-a]+="$(run $port "$HOT")"$'\n'
+        results[$server-b]+="$(PREFIX=/images/img_files LEVEL=$FITS_LEVEL COLS=$FITS_GRID ROWS=$FITS_GRID run $port bench/wrk/random-tiles.lua)"$'\n'
+        results[$server-c]+="$(PREFIX=/images/img_files LEVEL=$TOP COLS=$GRID ROWS=$GRID run $port bench/wrk/random-tiles.lua)"$'\n'
+    done
+    results[tiler-d]+="$(NAME=img WIDTH=$SIZE HEIGHT=$SIZE run $TILER_PORT bench/wrk/random-viewports.lua)"$'\n'
+done
+
+echo "wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s per measurement, $ROUNDS rounds alternating nginx and tiler; medians. $(nproc) cores; $(nginx -v 2>&1)"
+echo
+echo "| case | server | req/s | p50 ms | p99 ms | tiler ÷ nginx req/s |"
+echo "|---|---|---|---|---|---|"
+for case in a b c d; do
+    label=$(case $case in a) echo "(a) one hot tile" ;; b) echo "(b) random tiles, level fits cache" ;;
+        c) echo "(c) random tiles, level > cache" ;; d) echo "(d) visible-rect queries" ;; esac)
+    for server in nginx tiler; do
+        data=${results[$server-$case]:-}
+        [ -n "$data" ] || continue
+        rps=$(cut -d' ' -f1 <<<"${data%$'\n'}" | median)
+        p50=$(cut -d' ' -f2 <<<"${data%$'\n'}" | median)
+        p99=$(cut -d' ' -f3 <<<"${data%$'\n'}" | median)
+        eval "${server}_rps=$rps"
+        ratio=""
+        [ $server = tiler ] && [ $case != d ] && ratio=$(awk -v t="$rps" -v n="$nginx_rps" 'BEGIN { printf "%.2fx", t / n }')
+        printf '| %s | %s | %.0f | %s | %s | %s |\n' "$label" "$server" "$rps" "$p50" "$p99" "$ratio"
+    done
+done
+echo
+curl -s "http://127.0.0.1:$TILER_PORT/metrics" | grep -E "^tiler_cache_(hits|misses|evictions)" || true
