@@ -6,8 +6,11 @@ extension ProceduralImage {
     /// Renders the whole picture into a PNG or JPEG file at `path`, strip by strip, on every core.
     ///
     /// Memory is O(width × strip rows × threads); the file appears only when complete (see `ImageFileWriter`).
-    /// `progress` is called on the calling thread with the rows written so far.
-    public func write(to path: String, format: ImageFileWriter.Format, progress: ((Int) -> Void)? = nil) throws {
+    /// `progress` is called on the calling thread with the rows written so far. When `isCancelled` turns true the
+    /// writing stops between strips with `CancellationError`, and the partial file is removed.
+    public func write(
+        to path: String, format: ImageFileWriter.Format, isCancelled: () -> Bool = { false }, progress: ((Int) -> Void)? = nil
+    ) throws {
         let writer = try ImageFileWriter(path: path, width: width, height: height, pixelFormat: .rgb, format: format)
         let bandRows = 64
         let bands = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -17,6 +20,7 @@ extension ProceduralImage {
         let shared = SendablePointer(buffer)
         var row = 0
         while row < height {
+            if isCancelled() { throw CancellationError() }
             let first = row
             let rows = min(bandRows * bands, height - row)
             // Each band renders into its own disjoint slice of the buffer.

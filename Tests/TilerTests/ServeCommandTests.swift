@@ -57,6 +57,23 @@ import Testing
         #expect(process.terminationStatus == 0)
     }
 
+    /// The demo slices (with its own signal handling) and then serves: SIGTERM must still reach the server.
+    @Test func demoServesAfterSlicingAndStopsOnSIGTERM() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let (process, _, url) = try start(["demo", "--size", "600x400", "--cache", fixtures.path("cache"), "--port", "0"])
+        defer { if process.isRunning { process.terminate() } }
+        #expect(url.hasPrefix("http://127.0.0.1:"), "no URL announced")
+        #expect(try get(url + "healthz").0 == 200)
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(15)
+        while process.isRunning, Date() < deadline { usleep(50_000) }
+        #expect(!process.isRunning, "the demo server ignored SIGTERM")
+        if !process.isRunning {
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        }
+    }
+
     @Test func demoPreparesItsPyramidOnce() throws {
         let fixtures = try Fixtures()
         defer { fixtures.remove() }

@@ -99,6 +99,24 @@ import Testing
         #expect(try String(contentsOfFile: out + "/big.dzi", encoding: .utf8) == before)
     }
 
+    @Test func anInterruptedSampleLeavesNoFile() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let process = Process()
+        process.executableURL = TilerProcess.executable
+        process.arguments = ["sample", fixtures.path("big.jpg"), "--size", "8000x8000"]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        // Interrupt once rendering is under way (its first progress line is out).
+        let first = errors.fileHandleForReading.availableData
+        #expect(!first.isEmpty)
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130)
+        #expect(entries(fixtures.folder.path).isEmpty)
+    }
+
     @Test(arguments: [
         (["--tile-size", "0"], "tile-size"),
         (["--overlap", "256"], "overlap"),

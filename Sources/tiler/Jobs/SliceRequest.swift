@@ -59,8 +59,12 @@ struct SliceRequest {
             throw CommandFailure("cannot create the output folder \(output): \((error as NSError).localizedDescription)")
         }
         let builder = PyramidBuilder(options: options)
-        let signals = SignalTrap([SIGINT, SIGTERM]) { builder.cancel() }
-        defer { signals.restore() }
+        let caught = Locked<Int32?>(nil)
+        SignalHub.shared.setHandler { number in
+            caught.withLock { $0 = $0 ?? number }
+            builder.cancel()
+        }
+        defer { SignalHub.shared.clear() }
         let meter = showProgress ? ProgressLine(label: "slice \(name)", total: source.height, unit: "rows") : nil
         defer { meter?.finish() }
         let result: Result<SliceSummary, SliceError>
@@ -74,7 +78,7 @@ struct SliceRequest {
         }
         if case .failure(let error) = result, error.reason == .cancelled {
             meter?.finish()
-            StandardError.print("tiler: interrupted by \(signals.caught.map(SignalTrap.name) ?? "a signal"); nothing was written")
+            StandardError.print("tiler: interrupted by \(caught.withLock { $0 }.map(SignalHub.name) ?? "a signal"); nothing was written")
             throw ExitCode(130)
         }
         return try result.get()

@@ -50,8 +50,11 @@ struct Demo: ParsableCommand {
         } else {
             if !FileManager.default.fileExists(atPath: picture) {
                 let meter = ProgressLine(label: "demo picture", total: height, unit: "rows")
-                try ProceduralImage(width: width, height: height, seed: 2026).write(to: picture, format: .jpeg(quality: 90)) { rows in
-                    meter.update(rows, pixels: rows * width)
+                let image = ProceduralImage(width: width, height: height, seed: 2026)
+                try SignalHub.shared.whileCancellable { isCancelled in
+                    try image.write(to: picture, format: .jpeg(quality: 90), isCancelled: isCancelled) { rows in
+                        meter.update(rows, pixels: rows * width)
+                    }
                 }
                 meter.finish()
             }

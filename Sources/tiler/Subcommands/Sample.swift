@@ -41,7 +41,9 @@ struct Sample: ParsableCommand {
         let image = ProceduralImage(width: width, height: height, seed: seed)
         let start = Date()
         let meter = quiet ? nil : ProgressLine(label: "sample", total: height, unit: "rows")
-        try image.write(to: output, format: try format()) { rows in meter?.update(rows, pixels: rows * width) }
+        try SignalHub.shared.whileCancellable { isCancelled in
+            try image.write(to: output, format: try format(), isCancelled: isCancelled) { rows in meter?.update(rows, pixels: rows * width) }
+        }
         meter?.finish()
         if !quiet {
             let seconds = Date().timeIntervalSince(start)

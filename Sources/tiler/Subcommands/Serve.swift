@@ -53,7 +53,8 @@ struct Serve: ParsableCommand {
         configuration.cacheBytes = cacheMB << 20
         configuration.publicDirectory = publicDirectory
         let server = try Server.startBlocking(configuration)
-        server.shutdownOnSignals()
+        SignalHub.shared.setHandler { _ in server.beginShutdown() }
+        defer { SignalHub.shared.clear() }
         // Unbuffered, so a script reading stdout learns the URL (and the port when --port 0) at once.
         FileHandle.standardOutput.write(Data("Tiler is serving \(root) at \(server.url)\n".utf8))
         if let openHint { FileHandle.standardOutput.write(Data("Open \(server.url)#image=\(openHint) in a browser.\n".utf8)) }
