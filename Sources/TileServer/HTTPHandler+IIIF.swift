@@ -1,0 +1,93 @@
+import NIOCore
+import NIOHTTP1
+
+extension HTTPHandler {
+    /// Answers a request under `/iiif/`: the IIIF Image API 3.0 service (base URI, image information, images, and
+    /// CORS preflight).
+    func respondIIIF(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
+        var exchange = Exchange(head: requestHead)
+        let route: IIIFRoute
+        do {
+            route = try IIIFRoute(uri: requestHead.uri, maxPathBytes: server.configuration.maxPathBytes)
+        } catch {
+            return writeError(error, exchange: exchange, context: context)
+        }
+        switch route {
+        case .unknown:
+            return writeError(.notFound("nothing at \(requestHead.uri); IIIF requests are /iiif/3/{id}/…"), exchange: exchange, context: context)
+        case .base(let identifier), .info(let identifier):
+            exchange.route = .iiifInfo
+            guard let image = server.catalog.image(named: identifier[...]) else {
+                return writeError(.notFound("no image named \(identifier)"), exchange: exchange, context: context)
+            }
+            let id = iiifBaseURL(requestHead, context: context) + "/" + IIIFIdentifier.encode(image.name)
+            if requestHead.method == .OPTIONS {
+                return writePreflight(requestHead, exchange: exchange, context: context)
+            } else if case .base = route {
+                let location = "Location: \(id)/info.json\r\n"
+                return writeResponse(
+                    status: .seeOther, headerLines: IIIFResponses.empty.headerLines, extraHeaders: location, body: ByteBuffer(),
+                    exchange: exchange, forceClose: false, context: context)
+            }
+            let type = IIIFMediaType.negotiate(accept: requestHead.headers[canonicalForm: "accept"].joined(separator: ","))
+            let body = ByteBuffer(string: IIIFInfo.json(id: id, pyramid: image.pyramid, limits: server.configuration.iiif.limits))
+            writeResponse(
+                status: .ok, headerLines: (type == .jsonLD ? IIIFResponses.infoJSONLD : IIIFResponses.infoJSON).headerLines,
+                extraHeaders: "Vary: Accept\r\nLink: <\(IIIFInfo.profileDocument)>;rel=\"profile\"\r\n", body: body, exchange: exchange,
+                forceClose: false, context: context)
+        case .image(let identifier, let region, let size, let rotation, let qualityAndFormat):
+            exchange.route = .iiifImage
+            guard let image = server.catalog.image(named: identifier[...]) else {
+                return writeError(.notFound("no image named \(identifier)"), exchange: exchange, context: context)
+            }
+            if requestHead.method == .OPTIONS {
+                return writePreflight(requestHead, exchange: exchange, context: context)
+            }
+            let request: IIIFImageRequest
+            do {
+                request = try IIIFImageRequest(
+                    region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat, imageWidth: image.pyramid.width,
+                    imageHeight: image.pyramid.height, limits: server.configuration.iiif.limits)
+            } catch {
+                return writeError(error, exchange: exchange, context: context)
+            }
+            let id = iiifBaseURL(requestHead, context: context) + "/" + IIIFIdentifier.encode(image.name)
+            serveIIIFImage(request, of: image, id: id, exchange: exchange, context: context)
+        }
+    }
+
+    /// The service's base URL: the configured public URL, else `http://` and the request's `Host` (when it is a
+    /// plausible host), else the address the connection arrived at; then `/iiif/3`.
+    private func iiifBaseURL(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) -> String {
+        if let configured = server.configuration.iiif.publicURL {
+            return configured + IIIFRoute.prefix
+        }
+        if let host = requestHead.headers.first(name: "host"), !host.isEmpty, host.utf8.count <= 255,
+            host.utf8.allSatisfy({ Self.hostBytes.contains($0) })
+        {
+            return "http://" + host + IIIFRoute.prefix
+        }
+        let address = context.channel.localAddress
+        let host = address?.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "127.0.0.1"
+        return "http://\(host):\(address?.port ?? 80)" + IIIFRoute.prefix
+    }
+
+    /// The bytes a `Host` header may hold here: letters, digits, `.`, `-`, `_`, `:`, `[`, `]`.
+    private static let hostBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:[]".utf8)
+
+    /// Answers a CORS preflight (`OPTIONS`) for a IIIF resource: 200, empty, allowing `GET` and `HEAD` from anywhere.
+    private func writePreflight(_ requestHead: HTTPRequestHead, exchange: Exchange, context: ChannelHandlerContext) {
+        var headers = "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\nAllow: GET, HEAD, OPTIONS\r\nAccess-Control-Max-Age: 86400\r\n"
+        if let asked = requestHead.headers.first(name: "access-control-request-headers"), asked.utf8.count <= 512,
+            asked.utf8.allSatisfy({ Self.headerListBytes.contains($0) })
+        {
+            headers += "Access-Control-Allow-Headers: \(asked)\r\n"
+        }
+        writeResponse(
+            status: .ok, headerLines: IIIFResponses.empty.headerLines, extraHeaders: headers, body: ByteBuffer(), exchange: exchange,
+            forceClose: false, context: context)
+    }
+
+    /// The bytes of a list of header names: token characters, commas and spaces.
+    private static let headerListBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_, ".utf8)
+}

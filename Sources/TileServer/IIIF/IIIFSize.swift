@@ -1,0 +1,59 @@
+/// The size parameter of a IIIF image request (Image API 3.0 §4.2), as written: not yet applied to a region.
+struct IIIFSize: Equatable, Sendable {
+    /// The forms of the size parameter, without the `^` prefix.
+    enum Form: Equatable, Sendable {
+        /// `max`: the region's own size, shrunk to the server's limits.
+        case max
+        /// `w,`: this width, the height keeping the aspect ratio.
+        case width(Int)
+        /// `,h`: this height, the width keeping the aspect ratio.
+        case height(Int)
+        /// `w,h`: exactly this size (the aspect ratio may change).
+        case exact(width: Int, height: Int)
+        /// `!w,h`: as large as possible within this box, keeping the aspect ratio.
+        case confined(width: Int, height: Int)
+        /// `pct:n`: this percentage of the region's size.
+        case percent(Double)
+    }
+
+    /// The form.
+    var form: Form
+    /// Whether it was prefixed with `^`: the result may be larger than the region (upscaling).
+    var upscale: Bool
+
+    /// Parses the size segment of a request.
+    ///
+    /// - Throws: ``RequestError`` 400 naming what is malformed (including `full`, which version 3 replaced by `max`).
+    init(parsing text: Substring) throws(RequestError) {
+        upscale = text.hasPrefix("^")
+        let body = upscale ? text.dropFirst() : text
+        if body == "max" {
+            form = .max
+        } else if body.hasPrefix("pct:") {
+            guard let percent = IIIFNumber.decimal(body.dropFirst(4)) else {
+                throw .badRequest("size \(text) is malformed: expected pct:n with a decimal number")
+            }
+            form = .percent(percent)
+        } else if let parsed = Self.pair(body) {
+            form = parsed
+        } else {
+            let hint = body == "full" ? " (version 3 names the full size max)" : ""
+            throw .badRequest("size \(text) is malformed: expected max, w,, ,h, w,h, !w,h or pct:n, optionally after ^\(hint)")
+        }
+    }
+
+    /// `w,` · `,h` · `w,h` · `!w,h`, or `nil`.
+    private static func pair(_ text: Substring) -> Form? {
+        let confined = text.hasPrefix("!")
+        let parts = (confined ? text.dropFirst() : text).split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let width = IIIFNumber.integer(parts[0])
+        let height = IIIFNumber.integer(parts[1])
+        switch (width, height, parts[0].isEmpty, parts[1].isEmpty) {
+        case (let w?, let h?, _, _): return confined ? .confined(width: w, height: h) : .exact(width: w, height: h)
+        case (let w?, nil, _, true) where !confined: return .width(w)
+        case (nil, let h?, true, _) where !confined: return .height(h)
+        default: return nil
+        }
+    }
+}
