@@ -29,7 +29,8 @@ extension HTTPHandler {
                     status: .seeOther, headerLines: IIIFResponses.empty.headerLines, extraHeaders: location, body: ByteBuffer(),
                     exchange: exchange, forceClose: false, context: context)
             }
-            let type = IIIFMediaType.negotiate(accept: requestHead.headers[canonicalForm: "accept"].joined(separator: ","))
+            let accept = requestHead.headers.contains(name: "accept") ? requestHead.headers[canonicalForm: "accept"].joined(separator: ",") : nil
+            let type = IIIFMediaType.negotiate(accept: accept)
             let body = ByteBuffer(string: IIIFInfo.json(id: id, pyramid: image.pyramid, limits: server.configuration.iiif.limits))
             writeResponse(
                 status: .ok, headerLines: (type == .jsonLD ? IIIFResponses.infoJSONLD : IIIFResponses.infoJSON).headerLines,

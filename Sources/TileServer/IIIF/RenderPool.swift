@@ -39,16 +39,18 @@ final class RenderPool: Sendable {
             return false
         }
         threadPool.submit { [self] state in
-            defer { admitted.wrappingSubtract(1, ordering: .relaxed) }
-            guard case .active = state else {
-                completion(.failure(CancellationError()))
-                return
+            let result: Result<T, any Error>
+            if case .active = state {
+                result = Result {
+                    let workspace = try workspaces.withLock { $0.popLast() } ?? RenderWorkspace(jpegQuality: jpegQuality)
+                    defer { workspaces.withLock { $0.append(workspace) } }
+                    return try work(workspace)
+                }
+            } else {
+                result = .failure(CancellationError())
             }
-            let result = Result { () throws -> T in
-                let workspace = try workspaces.withLock { $0.popLast() } ?? RenderWorkspace(jpegQuality: jpegQuality)
-                defer { workspaces.withLock { $0.append(workspace) } }
-                return try work(workspace)
-            }
+            // The render is over once its result exists: free its place before anyone hears of it.
+            admitted.wrappingSubtract(1, ordering: .relaxed)
             completion(result)
         }
         return true
