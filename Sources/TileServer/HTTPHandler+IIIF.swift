@@ -17,10 +17,12 @@ extension HTTPHandler {
             return writeError(.notFound("nothing at \(requestHead.uri); IIIF requests are /iiif/3/{id}/…"), exchange: exchange, context: context)
         case .base(let identifier), .info(let identifier):
             exchange.route = .iiifInfo
-            guard let image = server.catalog.image(named: identifier[...]) else {
+            guard let image = server.catalog.image(named: identifier) else {
                 return writeError(.notFound("no image named \(identifier)"), exchange: exchange, context: context)
             }
-            let id = iiifBaseURL(requestHead, context: context) + "/" + IIIFIdentifier.encode(image.name)
+            var idBuffer = context.channel.allocator.buffer(capacity: 128)
+            writeID(of: image, requestHead, into: &idBuffer, context: context)
+            let id = String(buffer: idBuffer)
             if requestHead.method == .OPTIONS {
                 return writePreflight(requestHead, exchange: exchange, context: context)
             } else if case .base = route {
@@ -38,7 +40,7 @@ extension HTTPHandler {
                 forceClose: false, context: context)
         case .image(let identifier, let region, let size, let rotation, let qualityAndFormat):
             exchange.route = .iiifImage
-            guard let image = server.catalog.image(named: identifier[...]) else {
+            guard let image = server.catalog.image(named: identifier) else {
                 return writeError(.notFound("no image named \(identifier)"), exchange: exchange, context: context)
             }
             if requestHead.method == .OPTIONS {
@@ -52,29 +54,38 @@ extension HTTPHandler {
             } catch {
                 return writeError(error, exchange: exchange, context: context)
             }
-            let id = iiifBaseURL(requestHead, context: context) + "/" + IIIFIdentifier.encode(image.name)
-            serveIIIFImage(request, of: image, id: id, exchange: exchange, context: context)
+            serveIIIFImage(request, of: image, requestHead: requestHead, exchange: exchange, context: context)
         }
     }
 
-    /// The service's base URL: the configured public URL, else `http://` and the request's `Host` (when it is a
-    /// plausible host), else the address the connection arrived at; then `/iiif/3`.
-    private func iiifBaseURL(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) -> String {
+    /// Writes `image`'s IIIF id, its base URI: the service's base URL — the configured public URL, else `http://`
+    /// and the request's `Host` (when it is a plausible host), else the address the connection arrived at — then
+    /// `/iiif/3/` and the percent-encoded name.
+    func writeID(of image: CatalogImage, _ requestHead: HTTPRequestHead, into buffer: inout ByteBuffer, context: ChannelHandlerContext) {
         if let configured = server.configuration.iiif.publicURL {
-            return configured + IIIFRoute.prefix
+            buffer.writeString(configured)
+        } else if let host = requestHead.headers.first(name: "host"), !host.isEmpty, host.utf8.count <= 255, host.utf8.allSatisfy(Self.isHostByte) {
+            buffer.writeStaticString("http://")
+            buffer.writeString(host)
+        } else {
+            let address = context.channel.localAddress
+            let host = address?.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "127.0.0.1"
+            buffer.writeString("http://\(host):\(address?.port ?? 80)")
         }
-        if let host = requestHead.headers.first(name: "host"), !host.isEmpty, host.utf8.count <= 255,
-            host.utf8.allSatisfy({ Self.hostBytes.contains($0) })
-        {
-            return "http://" + host + IIIFRoute.prefix
-        }
-        let address = context.channel.localAddress
-        let host = address?.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "127.0.0.1"
-        return "http://\(host):\(address?.port ?? 80)" + IIIFRoute.prefix
+        buffer.writeStaticString("/iiif/3/")
+        buffer.writeString(IIIFIdentifier.encode(image.name))
     }
 
-    /// The bytes a `Host` header may hold here: letters, digits, `.`, `-`, `_`, `:`, `[`, `]`.
-    private static let hostBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:[]".utf8)
+    /// Whether `byte` may be in a `Host` header used to build ids: letters, digits, `.`, `-`, `_`, `:`, `[`, `]`.
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+            true
+        default:
+            false
+        }
+    }
 
     /// Answers a CORS preflight (`OPTIONS`) for a IIIF resource: 200, empty, allowing `GET` and `HEAD` from anywhere.
     private func writePreflight(_ requestHead: HTTPRequestHead, exchange: Exchange, context: ChannelHandlerContext) {

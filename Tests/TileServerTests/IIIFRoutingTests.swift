@@ -35,7 +35,7 @@ import TileGeometry
         #expect(IIIFIdentifier.encode("maps/city v2") == "maps%2Fcity%20v2")
         #expect(IIIFIdentifier.encode("67352ccc-d1b0-11e1-89ae-279075081939") == "67352ccc-d1b0-11e1-89ae-279075081939")
         for name in ["a/b", "café/ü", "x%2Fy", "[frob]", "a b#c?d"] {
-            #expect(try Self.route("/iiif/3/\(IIIFIdentifier.encode(name))/info.json") == .info(identifier: name))
+            #expect(try Self.route("/iiif/3/\(IIIFIdentifier.encode(name))/info.json") == .info(identifier: name[...]))
         }
     }
 

@@ -19,10 +19,14 @@ enum IIIFFormat: String, Sendable, CaseIterable {
     /// The format whose tiles are stored with the pyramid extension `tileExtension` (`jpg`, `jpeg` or `png`, any
     /// case), or `nil`.
     init?(tileExtension: String) {
-        switch tileExtension.lowercased() {
-        case "jpg", "jpeg": self = .jpg
-        case "png": self = .png
-        default: return nil
+        // Case-insensitive on ASCII bytes, without allocating (this is on every tile-shaped request's path).
+        let lower = tileExtension.utf8.lazy.map { $0 | 0x20 }
+        if lower.elementsEqual("jpg".utf8) || lower.elementsEqual("jpeg".utf8) {
+            self = .jpg
+        } else if lower.elementsEqual("png".utf8) {
+            self = .png
+        } else {
+            return nil
         }
     }
 }

@@ -3,15 +3,14 @@ enum IIIFIdentifier {
     /// `name` as one path segment: every byte outside RFC 3986's unreserved set (including `/`) percent-encoded, so
     /// `maps/city` becomes `maps%2Fcity`.
     static func encode(_ name: String) -> String {
+        if name.utf8.allSatisfy(isUnreserved) { return name }
         let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(name.utf8.count)
         for byte in name.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            if isUnreserved(byte) {
                 bytes.append(byte)
-            default:
+            } else {
                 bytes.append(UInt8(ascii: "%"))
                 bytes.append(hex[Int(byte >> 4)])
                 bytes.append(hex[Int(byte & 15)])
@@ -20,27 +19,49 @@ enum IIIFIdentifier {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Whether `byte` is in RFC 3986's unreserved set: letters, digits, `-`, `.`, `_`, `~`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
     /// Decodes one identifier segment and checks it as an image name.
     ///
     /// - Throws: ``RequestError`` 400 for malformed escapes, invalid UTF-8, an empty name, NUL or control
     ///   characters, backslashes, a raw `#`, or empty, `.` or `..` name segments (after decoding `%2F`).
-    static func decode(_ segment: Substring) throws(RequestError) -> String {
+    static func decode(_ segment: Substring) throws(RequestError) -> Substring {
         if segment.utf8.contains(UInt8(ascii: "#")) { throw .badRequest("the identifier has a raw '#'") }
-        let name = try percentDecode(segment)
+        let name = segment.utf8.contains(UInt8(ascii: "%")) ? try percentDecode(segment)[...] : segment
         guard !name.isEmpty else { throw .badRequest("the identifier is empty") }
+        var length = 0
+        var dots = 0
         for byte in name.utf8 {
             switch byte {
             case 0: throw .badRequest("the identifier has a NUL byte")
             case 1..<0x20, 0x7F: throw .badRequest("the identifier has a control character")
             case UInt8(ascii: "\\"): throw .badRequest("the identifier has a backslash")
+            case UInt8(ascii: "/"):
+                try checkNameSegment(length: length, dots: dots)
+                (length, dots) = (0, 0)
+                continue
+            case UInt8(ascii: "."): dots += 1
             default: break
             }
+            length += 1
         }
-        for part in name.split(separator: "/", omittingEmptySubsequences: false) {
-            guard !part.isEmpty else { throw .badRequest("the identifier has an empty name segment") }
-            guard part != "." && part != ".." else { throw .badRequest("the identifier has a '.' or '..' name segment") }
-        }
+        try checkNameSegment(length: length, dots: dots)
         return name
+    }
+
+    /// Refuses an empty name segment, or one that is `.` or `..`.
+    private static func checkNameSegment(length: Int, dots: Int) throws(RequestError) {
+        guard length > 0 else { throw .badRequest("the identifier has an empty name segment") }
+        guard dots != length || length > 2 else { throw .badRequest("the identifier has a '.' or '..' name segment") }
     }
 
     /// `text` with each `%XX` escape decoded once.

@@ -1,3 +1,4 @@
+import NIOCore
 import TileGeometry
 
 /// A IIIF image request resolved against one image (Image API 3.0 §4): the full-resolution pixels to extract, the
@@ -18,8 +19,10 @@ struct IIIFImageRequest: Sendable, Hashable {
     let quality: IIIFQuality
     /// The format.
     let format: IIIFFormat
-    /// The canonical form of the request's parameters, `{region}/{size}/{rotation}/{quality}.{format}` (§4.8).
-    let canonicalParameters: String
+    /// Whether the region is the whole image (canonically `full`).
+    let isFullRegion: Bool
+    /// How the canonical form writes the size.
+    let canonicalSize: CanonicalSize
 
     /// Parses and resolves the four parameter segments of a request for an `imageWidth` × `imageHeight` image.
     ///
@@ -36,14 +39,15 @@ struct IIIFImageRequest: Sendable, Hashable {
         let regionParameter = try IIIFRegion(parsing: regionText)
         let sizeParameter = try IIIFSize(parsing: sizeText)
         let rotation = try IIIFRotation(parsing: rotationText)
-        guard let dot = qualityAndFormat.firstIndex(of: ".") else {
+        guard let dot = qualityAndFormat.utf8.firstIndex(of: UInt8(ascii: ".")) else {
             throw .badRequest("\(qualityAndFormat) is malformed: expected {quality}.{format}")
         }
-        guard let quality = IIIFQuality(rawValue: String(qualityAndFormat[..<dot])) else {
-            throw .badRequest("quality \(qualityAndFormat[..<dot]) is not one of default, color, gray, bitonal")
+        let qualityText = qualityAndFormat[..<dot]
+        guard let quality = IIIFQuality.allCases.first(where: { qualityText.utf8.elementsEqual($0.rawValue.utf8) }) else {
+            throw .badRequest("quality \(qualityText) is not one of default, color, gray, bitonal")
         }
-        let formatText = qualityAndFormat[qualityAndFormat.index(after: dot)...]
-        let format = IIIFFormat(rawValue: String(formatText))
+        let formatText = qualityAndFormat[qualityAndFormat.utf8.index(after: dot)...]
+        let format = IIIFFormat.allCases.first { formatText.utf8.elementsEqual($0.rawValue.utf8) }
         if format == nil && !IIIFFormat.unimplemented.contains(formatText) {
             throw .badRequest("format \(formatText) is not one of jpg, png")
         }
@@ -56,9 +60,13 @@ struct IIIFImageRequest: Sendable, Hashable {
         mirrored = rotation.mirrored
         self.quality = quality
         self.format = format
-        canonicalParameters = Self.canonical(
-            region: region, width: width, height: height, imageWidth: imageWidth, imageHeight: imageHeight, limits: limits,
-            rotation: (mirrored ? "!" : "") + String(quarterTurns * 90), quality: quality, format: format)
+        isFullRegion = region == PixelRect(x: 0, y: 0, width: imageWidth, height: imageHeight)
+        let enlarges = width > region.width || height > region.height
+        if limits.fit(width: region.width, height: region.height, growing: enlarges) == (width, height) {
+            canonicalSize = enlarges ? .upscaledMax : .max
+        } else {
+            canonicalSize = enlarges ? .upscaledExact : .exact
+        }
     }
 
     /// The output image's width after rotation.
@@ -70,22 +78,60 @@ struct IIIFImageRequest: Sendable, Hashable {
     /// Whether the request is the image's pixels as they are: no rotation, no mirroring, default quality.
     var isPlain: Bool { quarterTurns == 0 && !mirrored && quality == .default }
 
-    /// §4.8: region `full` or `x,y,w,h`; size `max`, `^max`, `w,h` or `^w,h`; rotation `!`? and an integer.
-    private static func canonical(
-        region: PixelRect, width: Int, height: Int, imageWidth: Int, imageHeight: Int, limits: IIIFLimits, rotation: String,
-        quality: IIIFQuality, format: IIIFFormat
-    ) -> String {
-        let full = region == PixelRect(x: 0, y: 0, width: imageWidth, height: imageHeight)
-        let regionText = full ? "full" : "\(region.x),\(region.y),\(region.width),\(region.height)"
-        let enlarges = width > region.width || height > region.height
-        let sizeText: String
-        if !enlarges && limits.fit(width: region.width, height: region.height, growing: false) == (width, height) {
-            sizeText = "max"
-        } else if enlarges && limits.fit(width: region.width, height: region.height, growing: true) == (width, height) {
-            sizeText = "^max"
+    /// The canonical form of the request's parameters, `{region}/{size}/{rotation}/{quality}.{format}` (§4.8).
+    var canonicalParameters: String {
+        var buffer = ByteBuffer()
+        writeCanonicalParameters(into: &buffer)
+        return String(buffer: buffer)
+    }
+
+    /// Writes ``canonicalParameters`` (§4.8: region `full` or `x,y,w,h`; size `max`, `^max`, `w,h` or `^w,h`;
+    /// rotation `!`? and an integer; the quality; the format), without building a string first.
+    func writeCanonicalParameters(into buffer: inout ByteBuffer) {
+        if isFullRegion {
+            buffer.writeStaticString("full/")
         } else {
-            sizeText = (enlarges ? "^" : "") + "\(width),\(height)"
+            Self.write(region.x, region.y, into: &buffer)
+            buffer.writeStaticString(",")
+            Self.write(region.width, region.height, into: &buffer)
+            buffer.writeStaticString("/")
         }
-        return "\(regionText)/\(sizeText)/\(rotation)/\(quality.rawValue).\(format.rawValue)"
+        switch canonicalSize {
+        case .max: buffer.writeStaticString("max/")
+        case .upscaledMax: buffer.writeStaticString("^max/")
+        case .exact, .upscaledExact:
+            if canonicalSize == .upscaledExact { buffer.writeStaticString("^") }
+            Self.write(width, height, into: &buffer)
+            buffer.writeStaticString("/")
+        }
+        if mirrored { buffer.writeStaticString("!") }
+        switch quarterTurns {
+        case 0: buffer.writeStaticString("0/")
+        case 1: buffer.writeStaticString("90/")
+        case 2: buffer.writeStaticString("180/")
+        default: buffer.writeStaticString("270/")
+        }
+        buffer.writeString(quality.rawValue)
+        buffer.writeStaticString(".")
+        buffer.writeString(format.rawValue)
+    }
+
+    /// Writes `first,second` in decimal (short strings stay inline: no allocation).
+    private static func write(_ first: Int, _ second: Int, into buffer: inout ByteBuffer) {
+        buffer.writeString(String(first))
+        buffer.writeStaticString(",")
+        buffer.writeString(String(second))
+    }
+
+    /// How the canonical URI writes a resolved size (§4.8).
+    enum CanonicalSize: Sendable, Hashable {
+        /// `max`: the region's size, fitted to the limits without enlarging.
+        case max
+        /// `^max`: the region enlarged to the limits.
+        case upscaledMax
+        /// `w,h`, not enlarging.
+        case exact
+        /// `^w,h`, enlarging.
+        case upscaledExact
     }
 }

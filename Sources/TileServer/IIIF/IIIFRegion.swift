@@ -15,25 +15,20 @@ enum IIIFRegion: Equatable, Sendable {
     ///
     /// - Throws: ``RequestError`` 400 naming what is malformed.
     init(parsing text: Substring) throws(RequestError) {
-        switch text {
-        case "full":
+        if text.isBytes("full") {
             self = .full
-        case "square":
+        } else if text.isBytes("square") {
             self = .square
-        case _ where text.hasPrefix("pct:"):
-            let parts = text.dropFirst(4).split(separator: ",", omittingEmptySubsequences: false)
-            let values = parts.compactMap { IIIFNumber.decimal($0) }
-            guard parts.count == 4, values.count == 4 else {
+        } else if text.hasBytePrefix("pct:") {
+            guard let values = IIIFNumber.four(text.dropFirst(4), IIIFNumber.decimal) else {
                 throw .badRequest("region \(text) is malformed: expected pct:x,y,w,h with decimal numbers")
             }
-            self = .percent(x: values[0], y: values[1], width: values[2], height: values[3])
-        default:
-            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-            let values = parts.compactMap { IIIFNumber.integer($0) }
-            guard parts.count == 4, values.count == 4 else {
+            self = .percent(x: values.0, y: values.1, width: values.2, height: values.3)
+        } else {
+            guard let values = IIIFNumber.four(text, IIIFNumber.integer) else {
                 throw .badRequest("region \(text) is malformed: expected full, square, x,y,w,h or pct:x,y,w,h")
             }
-            self = .pixels(x: values[0], y: values[1], width: values[2], height: values[3])
+            self = .pixels(x: values.0, y: values.1, width: values.2, height: values.3)
         }
     }
 

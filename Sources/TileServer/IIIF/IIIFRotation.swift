@@ -10,7 +10,7 @@ struct IIIFRotation: Equatable, Sendable {
     ///
     /// - Throws: ``RequestError`` 400 when it is not a decimal number from 0 to 360, optionally after `!`.
     init(parsing text: Substring) throws(RequestError) {
-        mirrored = text.hasPrefix("!")
+        mirrored = text.utf8.first == UInt8(ascii: "!")
         guard let value = IIIFNumber.decimal(mirrored ? text.dropFirst() : text) else {
             throw .badRequest("rotation \(text) is malformed: expected degrees from 0 to 360, optionally after !")
         }

@@ -25,11 +25,11 @@ struct IIIFSize: Equatable, Sendable {
     ///
     /// - Throws: ``RequestError`` 400 naming what is malformed (including `full`, which version 3 replaced by `max`).
     init(parsing text: Substring) throws(RequestError) {
-        upscale = text.hasPrefix("^")
+        upscale = text.utf8.first == UInt8(ascii: "^")
         let body = upscale ? text.dropFirst() : text
-        if body == "max" {
+        if body.isBytes("max") {
             form = .max
-        } else if body.hasPrefix("pct:") {
+        } else if body.hasBytePrefix("pct:") {
             guard let percent = IIIFNumber.decimal(body.dropFirst(4)) else {
                 throw .badRequest("size \(text) is malformed: expected pct:n with a decimal number")
             }
@@ -37,19 +37,20 @@ struct IIIFSize: Equatable, Sendable {
         } else if let parsed = Self.pair(body) {
             form = parsed
         } else {
-            let hint = body == "full" ? " (version 3 names the full size max)" : ""
+            let hint = body.isBytes("full") ? " (version 3 names the full size max)" : ""
             throw .badRequest("size \(text) is malformed: expected max, w,, ,h, w,h, !w,h or pct:n, optionally after ^\(hint)")
         }
     }
 
     /// `w,` · `,h` · `w,h` · `!w,h`, or `nil`.
     private static func pair(_ text: Substring) -> Form? {
-        let confined = text.hasPrefix("!")
-        let parts = (confined ? text.dropFirst() : text).split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return nil }
-        let width = IIIFNumber.integer(parts[0])
-        let height = IIIFNumber.integer(parts[1])
-        switch (width, height, parts[0].isEmpty, parts[1].isEmpty) {
+        let confined = text.utf8.first == UInt8(ascii: "!")
+        let body = confined ? text.dropFirst() : text
+        guard let comma = body.utf8.firstIndex(of: UInt8(ascii: ",")) else { return nil }
+        let parts = (body[..<comma], body[body.utf8.index(after: comma)...])
+        let width = IIIFNumber.integer(parts.0)
+        let height = IIIFNumber.integer(parts.1)
+        switch (width, height, parts.0.isEmpty, parts.1.isEmpty) {
         case (let w?, let h?, _, _): return confined ? .confined(width: w, height: h) : .exact(width: w, height: h)
         case (let w?, nil, _, true) where !confined: return .width(w)
         case (nil, let h?, true, _) where !confined: return .height(h)

@@ -7,41 +7,81 @@ enum PixelRows {
     ///
     /// - Complexity: O(count × taps × channels).
     static func horizontal(_ source: UnsafePointer<UInt8>, axis: ResampleAxis, channels: Int, into output: UnsafeMutablePointer<UInt16>) {
-        let taps = axis.taps
         axis.weights.withUnsafeBufferPointer { weights in
             axis.starts.withUnsafeBufferPointer { starts in
-                for i in 0..<axis.count {
-                    let pixel = source + (starts[i] - axis.sourceStart) * channels
-                    let w = weights.baseAddress! + i * taps
-                    for c in 0..<channels {
-                        var sum: Int32 = 0
-                        for t in 0..<taps {
-                            sum += Int32(pixel[t * channels + c]) * w[t]
-                        }
-                        output[i * channels + c] = UInt16(truncatingIfNeeded: (sum + 32) >> 6)
-                    }
+                let base = source - axis.sourceStart * channels
+                switch channels {
+                case 3: horizontal3(base, starts: starts, weights: weights, taps: axis.taps, into: output)
+                default: horizontal(base, starts: starts, weights: weights, taps: axis.taps, channels: channels, into: output)
                 }
             }
         }
     }
 
-    /// Combines `rows` intermediate rows of `count` values with `weights` (14-bit, summing to 1) into 8-bit values.
-    ///
-    /// - Parameter accumulator: Scratch space for `count` values.
-    static func vertical(
-        _ rows: [UnsafePointer<UInt16>], weights: UnsafePointer<Int32>, count: Int, accumulator: UnsafeMutablePointer<Int32>,
-        into output: UnsafeMutablePointer<UInt8>
+    /// ``horizontal(_:axis:channels:into:)`` for RGB, the common case, with the channels unrolled. The sums cannot
+    /// overflow (at most 255 × 2^14), so the arithmetic wraps instead of checking.
+    private static func horizontal3(
+        _ base: UnsafePointer<UInt8>, starts: UnsafeBufferPointer<Int>, weights: UnsafeBufferPointer<Int32>, taps: Int,
+        into output: UnsafeMutablePointer<UInt16>
     ) {
-        accumulator.update(repeating: 1 << 21, count: count)
-        for (t, row) in rows.enumerated() {
+        var w = weights.baseAddress!
+        var out = output
+        for start in starts {
+            var pixel = base + start &* 3
+            var (r, g, b): (Int32, Int32, Int32) = (32, 32, 32)
+            for t in 0..<taps {
+                let weight = w[t]
+                r &+= Int32(pixel[0]) &* weight
+                g &+= Int32(pixel[1]) &* weight
+                b &+= Int32(pixel[2]) &* weight
+                pixel += 3
+            }
+            out[0] = UInt16(truncatingIfNeeded: r &>> 6)
+            out[1] = UInt16(truncatingIfNeeded: g &>> 6)
+            out[2] = UInt16(truncatingIfNeeded: b &>> 6)
+            out += 3
+            w += taps
+        }
+    }
+
+    /// ``horizontal(_:axis:channels:into:)`` for any channel count.
+    private static func horizontal(
+        _ base: UnsafePointer<UInt8>, starts: UnsafeBufferPointer<Int>, weights: UnsafeBufferPointer<Int32>, taps: Int, channels: Int,
+        into output: UnsafeMutablePointer<UInt16>
+    ) {
+        for (i, start) in starts.enumerated() {
+            let pixel = base + start &* channels
+            let w = weights.baseAddress! + i &* taps
+            for c in 0..<channels {
+                var sum: Int32 = 32
+                for t in 0..<taps {
+                    sum &+= Int32(pixel[t &* channels &+ c]) &* w[t]
+                }
+                output[i &* channels &+ c] = UInt16(truncatingIfNeeded: sum &>> 6)
+            }
+        }
+    }
+
+    /// Combines `count` rows of the ring `ring` (`capacity` rows of `stride` values, level row `r` in slot
+    /// `r % capacity`) starting at level row `first`, with `weights` (14-bit, summing to 1), into 8-bit values.
+    /// The sums cannot overflow (at most 65280 × 2^14 + 2^21 < 2^31), so the arithmetic wraps instead of checking.
+    ///
+    /// - Parameter accumulator: Scratch space for `stride` values.
+    static func vertical(
+        ring: UnsafePointer<UInt16>, capacity: Int, stride: Int, first: Int, count: Int, weights: UnsafePointer<Int32>,
+        accumulator: UnsafeMutablePointer<Int32>, into output: UnsafeMutablePointer<UInt8>
+    ) {
+        accumulator.update(repeating: 1 << 21, count: stride)
+        for t in 0..<count {
             let weight = weights[t]
             guard weight != 0 else { continue }
-            for i in 0..<count {
+            let row = ring + ((first + t) % capacity) * stride
+            for i in 0..<stride {
                 accumulator[i] &+= Int32(row[i]) &* weight
             }
         }
-        for i in 0..<count {
-            output[i] = UInt8(truncatingIfNeeded: min(accumulator[i] >> 22, 255))
+        for i in 0..<stride {
+            output[i] = UInt8(truncatingIfNeeded: min(accumulator[i] &>> 22, 255))
         }
     }
 

@@ -50,13 +50,11 @@ final class ResampledRows {
     /// for `y`, into `output` (`width × channels` bytes).
     func combine(rows: Range<Int>, weightsOf y: Int, into output: inout [UInt8]) {
         precondition(rows.upperBound <= next && rows.lowerBound >= next - capacity, "rows outside the ring")
-        let stride = width * channels
-        let pointers = rows.map { UnsafePointer(storage! + ($0 % capacity) * stride) }
         axis.weights.withUnsafeBufferPointer { weights in
             output.withUnsafeMutableBufferPointer { out in
                 PixelRows.vertical(
-                    pointers, weights: weights.baseAddress! + y * axis.taps, count: stride, accumulator: accumulator!,
-                    into: out.baseAddress!)
+                    ring: storage!, capacity: capacity, stride: width * channels, first: rows.lowerBound, count: rows.count,
+                    weights: weights.baseAddress! + y * axis.taps, accumulator: accumulator!, into: out.baseAddress!)
             }
         }
     }
