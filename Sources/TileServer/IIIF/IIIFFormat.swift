@@ -8,6 +8,17 @@ enum IIIFFormat: String, Sendable, CaseIterable {
     /// Formats the specification defines that this server does not produce: requests for them get 501.
     static let unimplemented: Set<Substring> = ["tif", "gif", "jp2", "pdf", "webp"]
 
+    /// The format named by `text` (exactly, as bytes), or `nil`.
+    init?(bytes text: Substring) {
+        if text.isBytes("jpg") {
+            self = .jpg
+        } else if text.isBytes("png") {
+            self = .png
+        } else {
+            return nil
+        }
+    }
+
     /// The `Content-Type` of responses in this format.
     var mimeType: String {
         switch self {

@@ -43,11 +43,11 @@ struct IIIFImageRequest: Sendable, Hashable {
             throw .badRequest("\(qualityAndFormat) is malformed: expected {quality}.{format}")
         }
         let qualityText = qualityAndFormat[..<dot]
-        guard let quality = IIIFQuality.allCases.first(where: { qualityText.utf8.elementsEqual($0.rawValue.utf8) }) else {
+        guard let quality = IIIFQuality(bytes: qualityText) else {
             throw .badRequest("quality \(qualityText) is not one of default, color, gray, bitonal")
         }
         let formatText = qualityAndFormat[qualityAndFormat.utf8.index(after: dot)...]
-        let format = IIIFFormat.allCases.first { formatText.utf8.elementsEqual($0.rawValue.utf8) }
+        let format = IIIFFormat(bytes: formatText)
         if format == nil && !IIIFFormat.unimplemented.contains(formatText) {
             throw .badRequest("format \(formatText) is not one of jpg, png")
         }
@@ -62,7 +62,11 @@ struct IIIFImageRequest: Sendable, Hashable {
         self.format = format
         isFullRegion = region == PixelRect(x: 0, y: 0, width: imageWidth, height: imageHeight)
         let enlarges = width > region.width || height > region.height
-        if limits.fit(width: region.width, height: region.height, growing: enlarges) == (width, height) {
+        let regionFits = limits.allows(width: region.width, height: region.height)
+        if !enlarges && regionFits
+            ? (width, height) == (region.width, region.height)
+            : limits.fit(width: region.width, height: region.height, growing: enlarges) == (width, height)
+        {
             canonicalSize = enlarges ? .upscaledMax : .max
         } else {
             canonicalSize = enlarges ? .upscaledExact : .exact
@@ -116,11 +120,29 @@ struct IIIFImageRequest: Sendable, Hashable {
         buffer.writeString(format.rawValue)
     }
 
-    /// Writes `first,second` in decimal (short strings stay inline: no allocation).
+    /// Writes `first,second` in decimal.
     private static func write(_ first: Int, _ second: Int, into buffer: inout ByteBuffer) {
-        buffer.writeString(String(first))
-        buffer.writeStaticString(",")
-        buffer.writeString(String(second))
+        writeDecimal(first, into: &buffer)
+        buffer.writeInteger(UInt8(ascii: ","))
+        writeDecimal(second, into: &buffer)
+    }
+
+    /// Writes the non-negative `value` in decimal digits, straight into the buffer.
+    private static func writeDecimal(_ value: Int, into buffer: inout ByteBuffer) {
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: digits) { bytes in
+            var rest = value
+            for index in stride(from: digits - 1, through: 0, by: -1) {
+                bytes[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            return digits
+        }
     }
 
     /// How the canonical URI writes a resolved size (§4.8).

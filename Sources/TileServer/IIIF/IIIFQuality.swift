@@ -8,4 +8,19 @@ enum IIIFQuality: String, Sendable, CaseIterable {
     case gray
     /// Black and white (luminance thresholded at half).
     case bitonal
+
+    /// The quality named by `text` (exactly, as bytes), or `nil`.
+    init?(bytes text: Substring) {
+        if text.isBytes("default") {
+            self = .default
+        } else if text.isBytes("color") {
+            self = .color
+        } else if text.isBytes("gray") {
+            self = .gray
+        } else if text.isBytes("bitonal") {
+            self = .bitonal
+        } else {
+            return nil
+        }
+    }
 }
