@@ -33,7 +33,10 @@ extension HTTPHandler {
             }
             let accept = requestHead.headers.contains(name: "accept") ? requestHead.headers[canonicalForm: "accept"].joined(separator: ",") : nil
             let type = IIIFMediaType.negotiate(accept: accept)
-            let body = ByteBuffer(string: IIIFInfo.json(id: id, pyramid: image.pyramid, limits: server.configuration.iiif.limits))
+            let json = IIIFInfo.json(
+                id: id, pyramid: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format),
+                limits: server.configuration.iiif.limits)
+            let body = ByteBuffer(string: json)
             writeResponse(
                 status: .ok, headerLines: (type == .jsonLD ? IIIFResponses.infoJSONLD : IIIFResponses.infoJSON).headerLines,
                 extraHeaders: "Vary: Accept\r\nLink: <\(IIIFInfo.profileDocument)>;rel=\"profile\"\r\n", body: body, exchange: exchange,

@@ -39,6 +39,7 @@ import TileServer
             #expect(sizes.map { $0["width"]! } == [1, 2, 3, 6, 11, 22, 44, 88])
             #expect(sizes.map { $0["height"]! } == [1, 1, 2, 4, 8, 16, 32, 63])
             #expect(info["extraQualities"] as? [String] == ["color", "gray", "bitonal"])
+            #expect(info["preferredFormats"] as? [String] == ["png"])
             let features = try #require(info["extraFeatures"] as? [String])
             for feature in ["mirroring", "sizeUpscaling", "canonicalLinkHeader", "profileLinkHeader", "regionSquare", "cors"] {
                 #expect(features.contains(feature))

@@ -16,8 +16,9 @@ enum IIIFInfo {
     ]
 
     /// The document for `pyramid` served at `id` (its base URI): size, limits, the tile size with one scale factor
-    /// per level, and as `sizes` the levels that fit in one tile (each one a stored tile).
-    static func json(id: String, pyramid: Pyramid, limits: IIIFLimits) -> String {
+    /// per level, as `sizes` the levels that fit in one tile (each one a stored tile), and as `preferredFormats` the
+    /// tiles' own format (OpenSeadragon then asks for tiles in it, which are served as stored).
+    static func json(id: String, pyramid: Pyramid, tileFormat: IIIFFormat?, limits: IIIFLimits) -> String {
         var sizes: [String] = []
         for level in 0...pyramid.maxLevel {
             let size = pyramid.levelSize(level)
@@ -33,6 +34,7 @@ enum IIIFInfo {
             + "\"maxWidth\":\(limits.maxWidth),\"maxHeight\":\(limits.maxHeight),\"maxArea\":\(limits.maxArea),"
             + "\"sizes\":[\(sizes.joined(separator: ","))],"
             + "\"tiles\":[{\"width\":\(pyramid.tileSize),\"scaleFactors\":[\(scaleFactors)]}],"
+            + (tileFormat.map { "\"preferredFormats\":[\"\($0.rawValue)\"]," } ?? "")
             + "\"extraQualities\":\(list(extraQualities)),\"extraFeatures\":\(list(features))}"
     }
 }
