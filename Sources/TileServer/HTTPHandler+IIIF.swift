@@ -14,33 +14,13 @@ extension HTTPHandler {
         }
         switch route {
         case .unknown:
-            return writeError(.notFound("nothing at \(requestHead.uri); IIIF requests are /iiif/3/{id}/…"), exchange: exchange, context: context)
+            writeError(.notFound("nothing at \(requestHead.uri); IIIF requests are /iiif/3/{id}/…"), exchange: exchange, context: context)
         case .base(let identifier), .info(let identifier):
             exchange.route = .iiifInfo
             guard let image = server.catalog.image(named: identifier) else {
                 return writeError(.notFound("no image named \(identifier)"), exchange: exchange, context: context)
             }
-            var idBuffer = context.channel.allocator.buffer(capacity: 128)
-            writeID(of: image, requestHead, into: &idBuffer, context: context)
-            let id = String(buffer: idBuffer)
-            if requestHead.method == .OPTIONS {
-                return writePreflight(requestHead, exchange: exchange, context: context)
-            } else if case .base = route {
-                let location = "Location: \(id)/info.json\r\n"
-                return writeResponse(
-                    status: .seeOther, headerLines: IIIFResponses.empty.headerLines, extraHeaders: location, body: ByteBuffer(),
-                    exchange: exchange, forceClose: false, context: context)
-            }
-            let accept = requestHead.headers.contains(name: "accept") ? requestHead.headers[canonicalForm: "accept"].joined(separator: ",") : nil
-            let type = IIIFMediaType.negotiate(accept: accept)
-            let json = IIIFInfo.json(
-                id: id, pyramid: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format),
-                limits: server.configuration.iiif.limits)
-            let body = ByteBuffer(string: json)
-            writeResponse(
-                status: .ok, headerLines: (type == .jsonLD ? IIIFResponses.infoJSONLD : IIIFResponses.infoJSON).headerLines,
-                extraHeaders: "Vary: Accept\r\nLink: <\(IIIFInfo.profileDocument)>;rel=\"profile\"\r\n", body: body, exchange: exchange,
-                forceClose: false, context: context)
+            serveIIIFInfo(of: image, redirect: route == .base(identifier: identifier), requestHead, exchange: exchange, context: context)
         case .image(let identifier, let region, let size, let rotation, let qualityAndFormat):
             exchange.route = .iiifImage
             guard let image = server.catalog.image(named: identifier) else {
@@ -59,6 +39,32 @@ extension HTTPHandler {
             }
             serveIIIFImage(request, of: image, requestHead: requestHead, exchange: exchange, context: context)
         }
+    }
+
+    /// Answers the base URI (`redirect`: 303 to info.json) or info.json itself, as JSON-LD or JSON as negotiated.
+    private func serveIIIFInfo(
+        of image: CatalogImage, redirect: Bool, _ requestHead: HTTPRequestHead, exchange: Exchange, context: ChannelHandlerContext
+    ) {
+        if requestHead.method == .OPTIONS {
+            return writePreflight(requestHead, exchange: exchange, context: context)
+        }
+        var idBuffer = context.channel.allocator.buffer(capacity: 128)
+        writeID(of: image, requestHead, into: &idBuffer, context: context)
+        let id = String(buffer: idBuffer)
+        if redirect {
+            return writeResponse(
+                status: .seeOther, headerLines: IIIFResponses.empty.headerLines, extraHeaders: "Location: \(id)/info.json\r\n",
+                body: ByteBuffer(), exchange: exchange, forceClose: false, context: context)
+        }
+        let headers = requestHead.headers
+        let type = IIIFMediaType.negotiate(accept: headers.contains(name: "accept") ? headers[canonicalForm: "accept"].joined(separator: ",") : nil)
+        let json = IIIFInfo.json(
+            id: id, pyramid: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format),
+            limits: server.configuration.iiif.limits)
+        writeResponse(
+            status: .ok, headerLines: (type == .jsonLD ? IIIFResponses.infoJSONLD : IIIFResponses.infoJSON).headerLines,
+            extraHeaders: "Vary: Accept\r\nLink: <\(IIIFInfo.profileDocument)>;rel=\"profile\"\r\n", body: ByteBuffer(string: json),
+            exchange: exchange, forceClose: false, context: context)
     }
 
     /// Writes `image`'s IIIF id, its base URI: the service's base URL — the configured public URL, else `http://`

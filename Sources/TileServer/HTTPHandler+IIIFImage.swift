@@ -3,8 +3,7 @@ import NIOHTTP1
 
 extension HTTPHandler {
     /// Answers a resolved IIIF image request: a stored tile's bytes when the request is exactly a tile (as cheap as
-    /// a tile fetch), 304 when the client holds the rendered image already, else a render on the render pool (503
-    /// with `Retry-After` when it is full). Every answer carries the canonical and profile `Link` header.
+    /// a tile fetch), else a rendered image. Every answer carries the canonical and profile `Link` header.
     func serveIIIFImage(
         _ request: IIIFImageRequest, of image: CatalogImage, requestHead: HTTPRequestHead, exchange: Exchange, context: ChannelHandlerContext
     ) {
@@ -34,6 +33,14 @@ extension HTTPHandler {
             }
             return
         }
+        render(request, of: image, headers: headers, exchange: exchange, context: context)
+    }
+
+    /// Answers a request that is not a stored tile: 304 if the client has it, else a render on the render pool (503
+    /// with `Retry-After` when the pool is full). `headers` are the header lines to add (the `Link` line).
+    private func render(
+        _ request: IIIFImageRequest, of image: CatalogImage, headers: ByteBuffer, exchange: Exchange, context: ChannelHandlerContext
+    ) {
         let etag = IIIFResponses.etag(of: request, image: image)
         let profile = IIIFResponses.image(request.format)
         if let ifNoneMatch = exchange.ifNoneMatch, ETagMatch.matches(ifNoneMatch, etag: etag.utf8) {
@@ -43,11 +50,10 @@ extension HTTPHandler {
         let loop = context.eventLoop
         let handler = NIOLoopBound(self, eventLoop: loop)
         let tiles = server.tiles
-        let lines = headers
         let admitted = server.renders.submit { workspace in
             PreparedFile(bytes: try RegionRenderer(request: request, image: image, tiles: tiles, workspace: workspace).render(), etag: etag)
         } completion: { result in
-            loop.execute { handler.value.completeRender(result, profile: profile, headers: lines) }
+            loop.execute { handler.value.completeRender(result, profile: profile, headers: headers) }
         }
         guard admitted else {
             let error = RequestError(status: .serviceUnavailable, message: "the server is busy rendering images; retry shortly")

@@ -39,18 +39,7 @@ struct IIIFImageRequest: Sendable, Hashable {
         let regionParameter = try IIIFRegion(parsing: regionText)
         let sizeParameter = try IIIFSize(parsing: sizeText)
         let rotation = try IIIFRotation(parsing: rotationText)
-        guard let dot = qualityAndFormat.utf8.firstIndex(of: UInt8(ascii: ".")) else {
-            throw .badRequest("\(qualityAndFormat) is malformed: expected {quality}.{format}")
-        }
-        let qualityText = qualityAndFormat[..<dot]
-        guard let quality = IIIFQuality(bytes: qualityText) else {
-            throw .badRequest("quality \(qualityText) is not one of default, color, gray, bitonal")
-        }
-        let formatText = qualityAndFormat[qualityAndFormat.utf8.index(after: dot)...]
-        let format = IIIFFormat(bytes: formatText)
-        if format == nil && !IIIFFormat.unimplemented.contains(formatText) {
-            throw .badRequest("format \(formatText) is not one of jpg, png")
-        }
+        let (quality, format, formatText) = try Self.qualityAndFormat(qualityAndFormat)
         region = try regionParameter.rect(width: imageWidth, height: imageHeight)
         (width, height) = try sizeParameter.resolve(region: region, limits: limits)
         quarterTurns = try rotation.quarterTurns()
@@ -61,15 +50,39 @@ struct IIIFImageRequest: Sendable, Hashable {
         self.quality = quality
         self.format = format
         isFullRegion = region == PixelRect(x: 0, y: 0, width: imageWidth, height: imageHeight)
+        canonicalSize = Self.canonicalSize(width: width, height: height, region: region, limits: limits)
+    }
+
+    /// Parses `{quality}.{format}`: the quality, the format (`nil` for formats defined but not produced), and the
+    /// format's text.
+    private static func qualityAndFormat(_ text: Substring) throws(RequestError) -> (IIIFQuality, IIIFFormat?, Substring) {
+        guard let dot = text.utf8.firstIndex(of: UInt8(ascii: ".")) else {
+            throw .badRequest("\(text) is malformed: expected {quality}.{format}")
+        }
+        guard let quality = IIIFQuality(bytes: text[..<dot]) else {
+            throw .badRequest("quality \(text[..<dot]) is not one of default, color, gray, bitonal")
+        }
+        let formatText = text[text.utf8.index(after: dot)...]
+        let format = IIIFFormat(bytes: formatText)
+        if format == nil && !IIIFFormat.unimplemented.contains(formatText) {
+            throw .badRequest("format \(formatText) is not one of jpg, png")
+        }
+        return (quality, format, formatText)
+    }
+
+    /// How §4.8 writes a `width` × `height` scaling of `region`: `max` / `^max` when it is what those give.
+    private static func canonicalSize(width: Int, height: Int, region: PixelRect, limits: IIIFLimits) -> CanonicalSize {
         let enlarges = width > region.width || height > region.height
-        let regionFits = limits.allows(width: region.width, height: region.height)
-        if !enlarges && regionFits
+        // The common case without the fitting arithmetic: a region within the limits, not enlarged.
+        let isMax =
+            !enlarges && limits.allows(width: region.width, height: region.height)
             ? (width, height) == (region.width, region.height)
             : limits.fit(width: region.width, height: region.height, growing: enlarges) == (width, height)
-        {
-            canonicalSize = enlarges ? .upscaledMax : .max
-        } else {
-            canonicalSize = enlarges ? .upscaledExact : .exact
+        switch (isMax, enlarges) {
+        case (true, false): return .max
+        case (true, true): return .upscaledMax
+        case (false, false): return .exact
+        case (false, true): return .upscaledExact
         }
     }
 

@@ -45,28 +45,19 @@ struct RegionRenderer {
         let ring = ResampledRows(axis: rows, width: request.width)
         var output: OutputImage?
         var scaledRow: [UInt8] = []
-        var qualityRow: [UInt8] = []
         for y in 0..<request.height {
             let needed = rows.starts[y]..<min(rows.starts[y] + rows.taps, rows.sourceEnd)
             while ring.next < needed.upperBound {
                 let levelRow = try source.row(ring.next)
                 ring.append(channels: source.channels) { PixelRows.horizontal(levelRow, axis: columns, channels: source.channels, into: $0) }
             }
-            let channels = source.channels
             if output == nil {
-                output = OutputImage(
-                    width: request.width, height: request.height, channels: PixelRows.channels(channels, after: request.quality),
-                    mirrored: request.mirrored, quarterTurns: request.quarterTurns)
-                scaledRow = [UInt8](repeating: 0, count: request.width * channels)
-                qualityRow = [UInt8](repeating: 0, count: request.width * output!.channels)
+                // The first tile decoded tells the channel count.
+                output = OutputImage(for: request, sourceChannels: source.channels)
+                scaledRow = [UInt8](repeating: 0, count: request.width * source.channels)
             }
             ring.combine(rows: needed, weightsOf: y, into: &scaledRow)
-            scaledRow.withUnsafeBufferPointer { scaled in
-                qualityRow.withUnsafeMutableBufferPointer { adjusted in
-                    PixelRows.apply(request.quality, scaled.baseAddress!, channels: channels, count: request.width, into: adjusted.baseAddress!)
-                }
-            }
-            qualityRow.withUnsafeBufferPointer { output!.place(row: $0.baseAddress!, y: y) }
+            output!.place(scaledRow, y: y)
         }
         let image = output!
         return try workspace.encode(
