@@ -126,6 +126,20 @@ import TileServer
         }
     }
 
+    @Test func pyramidsWithOverlapRenderTheSamePixels() async throws {
+        let fixture = try PyramidFixture()
+        try fixture.addImagePyramid("plain", image: Self.source, tileSize: 128, format: "png")
+        try fixture.addImagePyramid("overlapping", image: Self.source, tileSize: 128, overlap: 3, format: "png")
+        try await withServer(fixture) { server in
+            for path in ["full/max/0/default.png", "100,90,400,300/150,/0/default.png", "0,0,128,128/128,128/0/default.png"] {
+                let plain = try fetch(server, "/iiif/3/plain/\(path)")
+                let overlapping = try fetch(server, "/iiif/3/overlapping/\(path)")
+                #expect(overlapping.status == 200 && overlapping.header("X-Cache") == nil, "\(path)")
+                #expect(try TestPicture.decode(overlapping.body) == (try TestPicture.decode(plain.body)), "\(path)")
+            }
+        }
+    }
+
     @Test func grayPyramidsComeBackInColorWhenAskedAndAlphaIsKept() async throws {
         let fixture = try PyramidFixture()
         try fixture.addImagePyramid("mono", image: TestPicture.make(width: 90, height: 70, channels: 1), tileSize: 64)

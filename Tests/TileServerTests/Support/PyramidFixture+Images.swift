@@ -6,10 +6,12 @@ import TileGeometry
 /// slicer does: rounded means, short blocks at odd edges), and tiles encoded with the ImageCodecs encoders.
 extension PyramidFixture {
     /// Writes pyramid `name` of `image` with `tileSize`-pixel tiles encoded as `format` (`png`: lossless, or `jpg`
-    /// at quality 90) and no overlap; returns the levels' pixels, indexed by level.
+    /// at quality 90), each repeating `overlap` pixels of its neighbours; returns the levels' pixels, by level.
     @discardableResult
-    func addImagePyramid(_ name: String, image: PixelBuffer, tileSize: Int = 128, format: String = "png") throws -> [PixelBuffer] {
-        let descriptor = DZIDescriptor(width: image.width, height: image.height, tileSize: tileSize, overlap: 0, format: format)
+    func addImagePyramid(_ name: String, image: PixelBuffer, tileSize: Int = 128, overlap: Int = 0, format: String = "png") throws
+        -> [PixelBuffer]
+    {
+        let descriptor = DZIDescriptor(width: image.width, height: image.height, tileSize: tileSize, overlap: overlap, format: format)
         let pyramid = descriptor.pyramid
         var levels = [image]
         while levels.count < pyramid.levelCount {
@@ -24,7 +26,7 @@ extension PyramidFixture {
             let grid = pyramid.grid(level)
             for column in 0..<grid.columns {
                 for row in 0..<grid.rows {
-                    let tile = TestPicture.crop(levels[level], pyramid.tileRect(level: level, column: column, row: row))
+                    let tile = TestPicture.crop(levels[level], pyramid.tileImageRect(level: level, column: column, row: row))
                     let bytes = format == "png" ? try png.encode(tile) : try jpeg.encode(tile)
                     try Data(bytes).write(to: URL(fileURLWithPath: "\(folder)/\(column)_\(row).\(format)"))
                 }
