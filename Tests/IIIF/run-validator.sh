@@ -39,6 +39,8 @@ if [ ! -x "$venv/bin/iiif-validate.py" ] || ! "$venv/bin/pip" show iiif-validato
     apt_install python3 python3-venv libmagic1
     rm -rf "$venv"
     /usr/bin/python3 -m venv "$venv"
+    # wheel first, so pip builds iiif-validator (an sdist) as a wheel instead of the deprecated setup.py install.
+    "$venv/bin/pip" install --quiet wheel
     "$venv/bin/pip" install --quiet "iiif-validator==$version"
 fi
 
