@@ -50,8 +50,11 @@ extension HTTPHandler {
         let loop = context.eventLoop
         let handler = NIOLoopBound(self, eventLoop: loop)
         let tiles = server.tiles
+        let channel = context.channel
         let admitted = server.renders.submit { workspace in
-            PreparedFile(bytes: try RegionRenderer(request: request, image: image, tiles: tiles, workspace: workspace).render(), etag: etag)
+            // A client that hung up while its render waited in the queue gets nothing: skip the work.
+            guard channel.isActive else { throw CancellationError() }
+            return PreparedFile(bytes: try RegionRenderer(request: request, image: image, tiles: tiles, workspace: workspace).render(), etag: etag)
         } completion: { result in
             loop.execute { handler.value.completeRender(result, profile: profile, headers: headers) }
         }
