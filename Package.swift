@@ -31,7 +31,7 @@ let package = Package(
         .target(
             name: "TileServer",
             dependencies: [
-                "TileGeometry", "TileCache",
+                "TileGeometry", "TileCache", "ImageCodecs",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "TileGeometry",
+                "TileServer", "TileGeometry", "ImageCodecs",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -47,7 +47,8 @@ extension HTTPHandler {
         writeError(error, exchange: Exchange(malformedAt: .now()), forceClose: true, context: context)
     }
 
-    private func writeResponse(
+    /// Answers `status` with the given header lines, extra header lines (each ending in CRLF) and `body`.
+    func writeResponse(
         status: HTTPStatus, headerLines: ByteBuffer, extraHeaders: String, body: ByteBuffer, exchange: Exchange, forceClose: Bool,
         context: ChannelHandlerContext
     ) {

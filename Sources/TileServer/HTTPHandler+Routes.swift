@@ -5,6 +5,9 @@ import TileGeometry
 extension HTTPHandler {
     /// Answers a complete `GET` or `HEAD` request: at once when it can, else later from ``completePending``.
     func respond(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
+        if requestHead.uri.utf8.starts(with: "/iiif/".utf8) {
+            return respondIIIF(to: requestHead, context: context)
+        }
         var exchange = Exchange(head: requestHead)
         let target: RequestTarget
         do {

@@ -110,7 +110,9 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch part {
         case .head(let requestHead):
             context.triggerUserOutboundEvent(ConnectionPhase.request, promise: nil)
-            if requestHead.method == .GET || requestHead.method == .HEAD {
+            if requestHead.method == .GET || requestHead.method == .HEAD
+                || (requestHead.method == .OPTIONS && requestHead.uri.hasPrefix(IIIFRoute.prefix + "/"))
+            {
                 head = requestHead
             } else {
                 // Answer at once and close rather than wait for (and time) a body nobody wants.

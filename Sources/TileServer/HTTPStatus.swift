@@ -11,6 +11,8 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
     case headersTooLarge = 431
     case internalServerError = 500
     case serviceUnavailable = 503
+    case seeOther = 303
+    case notImplemented = 501
 
     /// The reason phrase, e.g. `Not Found`.
     var reason: String {
@@ -24,6 +26,8 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
         case .headersTooLarge: "Request Header Fields Too Large"
         case .internalServerError: "Internal Server Error"
         case .serviceUnavailable: "Service Unavailable"
+        case .seeOther: "See Other"
+        case .notImplemented: "Not Implemented"
         }
     }
 
@@ -42,6 +46,8 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
         case .headersTooLarge: 6
         case .internalServerError: 7
         case .serviceUnavailable: 8
+        case .seeOther: 9
+        case .notImplemented: 10
         }
     }
 }

@@ -16,6 +16,10 @@ enum RouteLabel: Int, CaseIterable, Sendable {
     case staticFile
     /// Requests refused before routing: malformed, bad paths, wrong methods, timeouts.
     case invalid
+    /// `/iiif/3/{id}` and `/iiif/3/{id}/info.json`
+    case iiifInfo
+    /// `/iiif/3/{id}/{region}/{size}/{rotation}/{quality}.{format}`
+    case iiifImage
 
     /// The Prometheus label value.
     var name: String {
@@ -28,6 +32,8 @@ enum RouteLabel: Int, CaseIterable, Sendable {
         case .metrics: "metrics"
         case .staticFile: "static"
         case .invalid: "invalid"
+        case .iiifInfo: "iiif_info"
+        case .iiifImage: "iiif_image"
         }
     }
 }

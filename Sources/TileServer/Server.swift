@@ -91,6 +91,7 @@ public final class Server: Sendable {
         let connections = context.connections
         let group = parts.group
         let pool = parts.threadPool
+        let renders = context.renders
         let grace = TimeAmount(configuration.shutdownGracePeriod)
         let stopped = self.stopped
         channel.close().whenComplete { _ in
@@ -104,8 +105,11 @@ public final class Server: Sendable {
             }
             EventLoopFuture.andAllComplete(open.map(\.closeFuture), on: loop).whenComplete { _ in
                 deadline.cancel()
-                pool.shutdownGracefully { _ in
-                    group.shutdownGracefully(queue: .global()) { _ in stopped.leave() }
+                // Renders wait for tile reads on the file threads: stop them first.
+                renders.shutdownGracefully { _ in
+                    pool.shutdownGracefully { _ in
+                        group.shutdownGracefully(queue: .global()) { _ in stopped.leave() }
+                    }
                 }
             }
         }

@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable {
     public var maxPrefetchTiles: Int
     /// The largest static file served from the public folder, in bytes.
     public var maxStaticFileBytes: Int
+    /// The IIIF Image API service at `/iiif/3/`.
+    public var iiif: IIIFConfiguration
     /// Where the server logs (startup, catalog changes, errors — never one line per request).
     public var logger: Logger
 
@@ -62,6 +64,7 @@ public struct ServerConfiguration: Sendable {
         self.shutdownGracePeriod = .seconds(10)
         self.maxPrefetchTiles = 256
         self.maxStaticFileBytes = 64 << 20
+        self.iiif = IIIFConfiguration()
         self.logger = Logger(label: "tiler.server")
     }
 }

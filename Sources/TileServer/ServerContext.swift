@@ -9,6 +9,8 @@ final class ServerContext: Sendable {
     let catalog: ImageCatalog
     /// The tile cache and loader.
     let tiles: TileStore
+    /// The IIIF render threads.
+    let renders: RenderPool
     /// The viewer's files, if a `Public/` folder was found.
     let staticFiles: StaticFiles?
     /// Request counters.
@@ -20,12 +22,13 @@ final class ServerContext: Sendable {
 
     /// Assembles the shared state.
     init(
-        configuration: ServerConfiguration, catalog: ImageCatalog, tiles: TileStore, staticFiles: StaticFiles?, metrics: Metrics,
-        connections: ConnectionRegistry
+        configuration: ServerConfiguration, catalog: ImageCatalog, tiles: TileStore, renders: RenderPool, staticFiles: StaticFiles?,
+        metrics: Metrics, connections: ConnectionRegistry
     ) {
         self.configuration = configuration
         self.catalog = catalog
         self.tiles = tiles
+        self.renders = renders
         self.staticFiles = staticFiles
         self.metrics = metrics
         self.connections = connections

@@ -35,6 +35,9 @@ struct ServerParts: Sendable {
         let catalog = ImageCatalog(root: root, maxDepth: configuration.maxScanDepth, logger: configuration.logger)
         context = ServerContext(
             configuration: configuration, catalog: catalog, tiles: TileStore(budget: configuration.cacheBytes, threadPool: threadPool),
+            renders: RenderPool(
+                threads: configuration.iiif.renderThreads, queueLimit: configuration.iiif.renderQueueLimit,
+                jpegQuality: configuration.iiif.jpegQuality),
             staticFiles: publicDirectory.map { StaticFiles(root: $0, threadPool: threadPool, maxBytes: configuration.maxStaticFileBytes) },
             metrics: Metrics(shardCount: loops.count), connections: ConnectionRegistry())
     }
@@ -48,6 +51,7 @@ struct ServerParts: Sendable {
         guard configuration.maxHeadBytes >= 256, configuration.maxPathBytes >= 16 else {
             throw ServerError("maxHeadBytes must be ≥ 256 and maxPathBytes ≥ 16")
         }
+        try configuration.iiif.validate()
     }
 
     /// The bootstrap that gives each connection: timeouts → HTTP/1.1 decoder (size limits) → ``HTTPHandler``.
@@ -90,6 +94,7 @@ struct ServerParts: Sendable {
 
     /// Stops the threads (after a failed start).
     func shutdown() async {
+        await context.renders.shutdown()
         try? await threadPool.shutdownGracefully()
         try? await group.shutdownGracefully()
     }
@@ -97,6 +102,7 @@ struct ServerParts: Sendable {
     /// Stops the threads, blocking (after a failed start).
     @available(*, noasync)
     func syncShutdown() {
+        context.renders.syncShutdown()
         try? threadPool.syncShutdownGracefully()
         try? group.syncShutdownGracefully()
     }

@@ -10,7 +10,8 @@ struct Serve: ParsableCommand {
             Pyramids are named by their path relative to ROOT without .dzi (ROOT/maps/city.dzi is "maps/city") and \
             appear and disappear while serving. Routes: /api/images, /api/images/NAME/visible?x=&y=&width=&height=\
             &zoomScale=[&contentScale=][&prefetch=], /images/NAME.dzi, /images/NAME_files/L/C_R.EXT, /healthz, \
-            /metrics, and the viewer at /. Stops gracefully on SIGINT or SIGTERM.
+            /metrics, the IIIF Image API 3.0 (level 2) at /iiif/3/ID/info.json and /iiif/3/ID/REGION/SIZE/ROTATION/QUALITY.FORMAT \
+            (ID is the name with / written %2F), and the viewer at /. Stops gracefully on SIGINT or SIGTERM.
             """
     )
 
@@ -32,9 +33,33 @@ struct Serve: ParsableCommand {
     /// An image to name in the startup line as the one to open (the demo sets it).
     var openHint: String?
 
+    @Option(
+        help: "The base URL clients reach this server at (e.g. https://images.example.org), for IIIF ids (default: http://HOST from each request).")
+    var publicURL: String?
+
+    @Option(name: .customLong("iiif-max-width"), help: "The widest IIIF output image, in pixels (1–65500).")
+    var iiifMaxWidth = IIIFLimits().maxWidth
+
+    @Option(name: .customLong("iiif-max-height"), help: "The tallest IIIF output image, in pixels (1–65500).")
+    var iiifMaxHeight = IIIFLimits().maxHeight
+
+    @Option(name: .customLong("iiif-max-area"), help: "The most pixels in one IIIF output image.")
+    var iiifMaxArea = IIIFLimits().maxArea
+
+    @Option(name: .customLong("iiif-threads"), help: "Threads rendering IIIF images that are not stored tiles (half the cores by default).")
+    var iiifThreads = IIIFConfiguration().renderThreads
+
+    @Option(name: .customLong("iiif-queue"), help: "IIIF renders that may wait for a thread; beyond that, 503 with Retry-After.")
+    var iiifQueue = IIIFConfiguration().renderQueueLimit
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535 (got \(port))") }
         guard (0...(1 << 20)).contains(cacheMB) else { throw ValidationError("--cache-mb must be 0…1048576 (got \(cacheMB))") }
+        do {
+            try iiifConfiguration().validate()
+        } catch {
+            throw ValidationError("\(error)")
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("ROOT \(root) is not a folder")
@@ -52,6 +77,7 @@ struct Serve: ParsableCommand {
         configuration.port = port
         configuration.cacheBytes = cacheMB << 20
         configuration.publicDirectory = publicDirectory
+        configuration.iiif = iiifConfiguration()
         let server = try Server.startBlocking(configuration)
         SignalHub.shared.setHandler { _ in server.beginShutdown() }
         defer { SignalHub.shared.clear() }
@@ -59,5 +85,14 @@ struct Serve: ParsableCommand {
         FileHandle.standardOutput.write(Data("Tiler is serving \(root) at \(server.url)\n".utf8))
         if let openHint { FileHandle.standardOutput.write(Data("Open \(server.url)#image=\(openHint) in a browser.\n".utf8)) }
         server.blockUntilStopped()
+    }
+
+    private func iiifConfiguration() -> IIIFConfiguration {
+        var iiif = IIIFConfiguration()
+        iiif.publicURL = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        iiif.limits = IIIFLimits(maxWidth: iiifMaxWidth, maxHeight: iiifMaxHeight, maxArea: iiifMaxArea)
+        iiif.renderThreads = iiifThreads
+        iiif.renderQueueLimit = iiifQueue
+        return iiif
     }
 }

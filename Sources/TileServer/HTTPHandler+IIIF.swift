@@ -1,0 +1,114 @@
+import NIOCore
+import NIOHTTP1
+
+extension HTTPHandler {
+    /// Answers a request under `/iiif/`: the IIIF Image API 3.0 service (base URI, image information, images, and
+    /// CORS preflight).
+    func respondIIIF(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
+        var exchange = Exchange(head: requestHead)
+        let route: IIIFRoute
+        do {
+            route = try IIIFRoute(uri: requestHead.uri, maxPathBytes: server.configuration.maxPathBytes)
+        } catch {
+            return writeError(error, exchange: exchange, context: context)
+        }
+        switch route {
+        case .unknown:
+            writeError(.notFound("nothing at \(requestHead.uri); IIIF requests are /iiif/3/{id}/…"), exchange: exchange, context: context)
+        case .base(let identifier), .info(let identifier):
+            exchange.route = .iiifInfo
+            guard let image = server.catalog.image(named: identifier) else {
+                return writeError(.notFound("no image named \(identifier)"), exchange: exchange, context: context)
+            }
+            serveIIIFInfo(of: image, redirect: route == .base(identifier: identifier), requestHead, exchange: exchange, context: context)
+        case .image(let identifier, let region, let size, let rotation, let qualityAndFormat):
+            exchange.route = .iiifImage
+            guard let image = server.catalog.image(named: identifier) else {
+                return writeError(.notFound("no image named \(identifier)"), exchange: exchange, context: context)
+            }
+            if requestHead.method == .OPTIONS {
+                return writePreflight(requestHead, exchange: exchange, context: context)
+            }
+            let request: IIIFImageRequest
+            do {
+                request = try IIIFImageRequest(
+                    region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat, imageWidth: image.pyramid.width,
+                    imageHeight: image.pyramid.height, limits: server.configuration.iiif.limits)
+            } catch {
+                return writeError(error, exchange: exchange, context: context)
+            }
+            serveIIIFImage(request, of: image, requestHead: requestHead, exchange: exchange, context: context)
+        }
+    }
+
+    /// Answers the base URI (`redirect`: 303 to info.json) or info.json itself, as JSON-LD or JSON as negotiated.
+    private func serveIIIFInfo(
+        of image: CatalogImage, redirect: Bool, _ requestHead: HTTPRequestHead, exchange: Exchange, context: ChannelHandlerContext
+    ) {
+        if requestHead.method == .OPTIONS {
+            return writePreflight(requestHead, exchange: exchange, context: context)
+        }
+        var idBuffer = context.channel.allocator.buffer(capacity: 128)
+        writeID(of: image, requestHead, into: &idBuffer, context: context)
+        let id = String(buffer: idBuffer)
+        if redirect {
+            return writeResponse(
+                status: .seeOther, headerLines: IIIFResponses.empty.headerLines, extraHeaders: "Location: \(id)/info.json\r\n",
+                body: ByteBuffer(), exchange: exchange, forceClose: false, context: context)
+        }
+        let headers = requestHead.headers
+        let type = IIIFMediaType.negotiate(accept: headers.contains(name: "accept") ? headers[canonicalForm: "accept"].joined(separator: ",") : nil)
+        let json = IIIFInfo.json(
+            id: id, pyramid: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format),
+            limits: server.configuration.iiif.limits)
+        writeResponse(
+            status: .ok, headerLines: (type == .jsonLD ? IIIFResponses.infoJSONLD : IIIFResponses.infoJSON).headerLines,
+            extraHeaders: "Vary: Accept\r\nLink: <\(IIIFInfo.profileDocument)>;rel=\"profile\"\r\n", body: ByteBuffer(string: json),
+            exchange: exchange, forceClose: false, context: context)
+    }
+
+    /// Writes `image`'s IIIF id, its base URI: the service's base URL — the configured public URL, else `http://`
+    /// and the request's `Host` (when it is a plausible host), else the address the connection arrived at — then
+    /// `/iiif/3/` and the percent-encoded name.
+    func writeID(of image: CatalogImage, _ requestHead: HTTPRequestHead, into buffer: inout ByteBuffer, context: ChannelHandlerContext) {
+        if let configured = server.configuration.iiif.publicURL {
+            buffer.writeString(configured)
+        } else if let host = requestHead.headers.first(name: "host"), !host.isEmpty, host.utf8.count <= 255, host.utf8.allSatisfy(Self.isHostByte) {
+            buffer.writeStaticString("http://")
+            buffer.writeString(host)
+        } else {
+            let address = context.channel.localAddress
+            let host = address?.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "127.0.0.1"
+            buffer.writeString("http://\(host):\(address?.port ?? 80)")
+        }
+        buffer.writeStaticString("/iiif/3/")
+        buffer.writeString(IIIFIdentifier.encode(image.name))
+    }
+
+    /// Whether `byte` may be in a `Host` header used to build ids: letters, digits, `.`, `-`, `_`, `:`, `[`, `]`.
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// Answers a CORS preflight (`OPTIONS`) for a IIIF resource: 200, empty, allowing `GET` and `HEAD` from anywhere.
+    private func writePreflight(_ requestHead: HTTPRequestHead, exchange: Exchange, context: ChannelHandlerContext) {
+        var headers = "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\nAllow: GET, HEAD, OPTIONS\r\nAccess-Control-Max-Age: 86400\r\n"
+        if let asked = requestHead.headers.first(name: "access-control-request-headers"), asked.utf8.count <= 512,
+            asked.utf8.allSatisfy({ Self.headerListBytes.contains($0) })
+        {
+            headers += "Access-Control-Allow-Headers: \(asked)\r\n"
+        }
+        writeResponse(
+            status: .ok, headerLines: IIIFResponses.empty.headerLines, extraHeaders: headers, body: ByteBuffer(), exchange: exchange,
+            forceClose: false, context: context)
+    }
+
+    /// The bytes of a list of header names: token characters, commas and spaces.
+    private static let headerListBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_, ".utf8)
+}

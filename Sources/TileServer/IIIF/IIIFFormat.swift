@@ -1,0 +1,43 @@
+/// The format of a IIIF image response (Image API 3.0 §4.5): the extension ending the request.
+enum IIIFFormat: String, Sendable, CaseIterable {
+    /// JPEG, `image/jpeg`.
+    case jpg
+    /// PNG, `image/png`.
+    case png
+
+    /// Formats the specification defines that this server does not produce: requests for them get 501.
+    static let unimplemented: Set<Substring> = ["tif", "gif", "jp2", "pdf", "webp"]
+
+    /// The format named by `text` (exactly, as bytes), or `nil`.
+    init?(bytes text: Substring) {
+        if text.isBytes("jpg") {
+            self = .jpg
+        } else if text.isBytes("png") {
+            self = .png
+        } else {
+            return nil
+        }
+    }
+
+    /// The `Content-Type` of responses in this format.
+    var mimeType: String {
+        switch self {
+        case .jpg: "image/jpeg"
+        case .png: "image/png"
+        }
+    }
+
+    /// The format whose tiles are stored with the pyramid extension `tileExtension` (`jpg`, `jpeg` or `png`, any
+    /// case), or `nil`.
+    init?(tileExtension: String) {
+        // Case-insensitive on ASCII bytes, without allocating (this is on every tile-shaped request's path).
+        let lower = tileExtension.utf8.lazy.map { $0 | 0x20 }
+        if lower.elementsEqual("jpg".utf8) || lower.elementsEqual("jpeg".utf8) {
+            self = .jpg
+        } else if lower.elementsEqual("png".utf8) {
+            self = .png
+        } else {
+            return nil
+        }
+    }
+}

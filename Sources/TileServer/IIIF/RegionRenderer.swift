@@ -1,0 +1,66 @@
+import ImageCodecs
+import TileGeometry
+
+/// Renders one IIIF image request from a pyramid, never from the original: it picks the coarsest level whose
+/// resolution suffices, reads only the tiles the region needs (through the tile cache), one tile row at a time,
+/// resamples them (``ResampleAxis``), mirrors and rotates, applies the quality, and encodes.
+///
+/// Memory is one band of level pixels (the region's width × one tile row), a few resampled rows, and the output.
+/// Blocking (it waits for tile reads): run it on the render pool, never on an event loop.
+struct RegionRenderer {
+    /// The request, resolved against the image.
+    let request: IIIFImageRequest
+    /// The image.
+    let image: CatalogImage
+    /// The tile cache and loader.
+    let tiles: TileStore
+    /// The thread's encoders and decoder.
+    let workspace: RenderWorkspace
+
+    /// The level a request is rendered from: the coarsest whose pixels are no fewer than the output's in either
+    /// direction (`2^k · width ≤ region width` and likewise for heights), or full resolution when enlarging.
+    static func level(for request: IIIFImageRequest, in pyramid: Pyramid) -> (level: Int, scale: Int) {
+        var shift = 0
+        while shift < pyramid.maxLevel && (request.width << (shift + 1)) <= request.region.width
+            && (request.height << (shift + 1)) <= request.region.height
+        {
+            shift += 1
+        }
+        return (pyramid.maxLevel - shift, 1 << shift)
+    }
+
+    /// Renders and encodes the image.
+    ///
+    /// - Throws: the tile store's errors (``FileLoadError``, `CancellationError`) and `CodecError`.
+    func render() throws -> [UInt8] {
+        let pyramid = image.pyramid
+        let (level, scale) = Self.level(for: request, in: pyramid)
+        let levelSize = pyramid.levelSize(level)
+        let region = request.region
+        let columns = ResampleAxis(origin: region.x, length: region.width, count: request.width, scale: scale, limit: levelSize.width)
+        let rows = ResampleAxis(origin: region.y, length: region.height, count: request.height, scale: scale, limit: levelSize.height)
+        let source = BandReader(
+            image: image, tiles: tiles, decoder: workspace.decoder, level: level,
+            columns: columns.sourceStart..<columns.sourceEnd, padding: columns.taps)
+        let ring = ResampledRows(axis: rows, width: request.width)
+        var output: OutputImage?
+        var scaledRow: [UInt8] = []
+        for y in 0..<request.height {
+            let needed = rows.starts[y]..<min(rows.starts[y] + rows.taps, rows.sourceEnd)
+            while ring.next < needed.upperBound {
+                let levelRow = try source.row(ring.next)
+                ring.append(channels: source.channels) { PixelRows.horizontal(levelRow, axis: columns, channels: source.channels, into: $0) }
+            }
+            if output == nil {
+                // The first tile decoded tells the channel count.
+                output = OutputImage(for: request, sourceChannels: source.channels)
+                scaledRow = [UInt8](repeating: 0, count: request.width * source.channels)
+            }
+            ring.combine(rows: needed, weightsOf: y, into: &scaledRow)
+            output!.place(scaledRow, y: y)
+        }
+        let image = output!
+        return try workspace.encode(
+            image.pixels, width: image.outputWidth, height: image.outputHeight, pixelFormat: image.pixelFormat, format: request.format)
+    }
+}

@@ -1,0 +1,75 @@
+import NIOPosix
+import Synchronization
+
+/// The threads that render IIIF images, apart from the event loops and the file threads, with a bounded queue:
+/// at most `threads` renders run and `queueLimit` more wait; beyond that ``submit(_:completion:)`` refuses (the
+/// handler answers 503), so a burst of huge requests cannot pile up work or starve tile requests of threads.
+final class RenderPool: Sendable {
+    /// Render threads.
+    let threads: Int
+    /// Renders that may wait for a thread.
+    let queueLimit: Int
+    private let threadPool: NIOThreadPool
+    private let admitted = Atomic<Int>(0)
+    private let workspaces = Mutex<[RenderWorkspace]>([])
+    private let jpegQuality: Int
+
+    /// Creates and starts a pool of `threads` threads; JPEG output has quality `jpegQuality`.
+    init(threads: Int, queueLimit: Int, jpegQuality: Int) {
+        precondition(threads >= 1 && queueLimit >= 0)
+        self.threads = threads
+        self.queueLimit = queueLimit
+        self.jpegQuality = jpegQuality
+        threadPool = NIOThreadPool(numberOfThreads: threads)
+        threadPool.start()
+    }
+
+    /// Renders admitted and not yet finished (running or waiting).
+    var load: Int { admitted.load(ordering: .relaxed) }
+
+    /// Runs `work` on a render thread with that thread's workspace, then calls `completion` with its result
+    /// (on the render thread), unless the pool is full.
+    ///
+    /// - Returns: `false`, without calling anything, when `threads + queueLimit` renders are already admitted.
+    func submit<T: Sendable>(
+        _ work: @escaping @Sendable (RenderWorkspace) throws -> T, completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) -> Bool {
+        guard admitted.wrappingAdd(1, ordering: .relaxed).newValue <= threads + queueLimit else {
+            admitted.wrappingSubtract(1, ordering: .relaxed)
+            return false
+        }
+        threadPool.submit { [self] state in
+            let result: Result<T, any Error>
+            if case .active = state {
+                result = Result {
+                    let workspace = try workspaces.withLock { $0.popLast() } ?? RenderWorkspace(jpegQuality: jpegQuality)
+                    defer { workspaces.withLock { $0.append(workspace) } }
+                    return try work(workspace)
+                }
+            } else {
+                result = .failure(CancellationError())
+            }
+            // The render is over once its result exists: free its place before anyone hears of it.
+            admitted.wrappingSubtract(1, ordering: .relaxed)
+            completion(result)
+        }
+        return true
+    }
+
+    /// Stops the threads once the renders admitted have finished; renders still waiting complete with
+    /// `CancellationError`.
+    func shutdownGracefully(_ callback: @escaping @Sendable ((any Error)?) -> Void) {
+        threadPool.shutdownGracefully(callback)
+    }
+
+    /// Stops the threads (after a failed start), blocking.
+    @available(*, noasync)
+    func syncShutdown() {
+        try? threadPool.syncShutdownGracefully()
+    }
+
+    /// Stops the threads (after a failed start).
+    func shutdown() async {
+        try? await threadPool.shutdownGracefully()
+    }
+}
