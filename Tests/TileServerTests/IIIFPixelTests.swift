@@ -23,25 +23,28 @@ import TileServer
         return try TestPicture.decode(response.body)
     }
 
-    @Test(arguments: [
-        ("full/max", PixelRect(x: 0, y: 0, width: 700, height: 500), 700, 500, 0.0),
-        ("125,15,120,140/max", PixelRect(x: 125, y: 15, width: 120, height: 140), 120, 140, 0.0),
-        ("full/!300,300", PixelRect(x: 0, y: 0, width: 700, height: 500), 300, 214, 1.2),
-        ("pct:10,10,60,70/111,", PixelRect(x: 70, y: 50, width: 420, height: 350), 111, 93, 1.2),
-        ("33,47,517,389/97,201", PixelRect(x: 33, y: 47, width: 517, height: 389), 97, 201, 1.2),
-        ("square/pct:37", PixelRect(x: 100, y: 0, width: 500, height: 500), 185, 185, 1.2),
-        // 100 × 100 pixels per output pixel, read from the level shrunk 64 times: each output pixel covers 1.56 level
-        // pixels, and the partly covered ones stand for their whole 64 × 64 block of hard-edged detail.
-        ("full/7,5", PixelRect(x: 0, y: 0, width: 700, height: 500), 7, 5, 4.0),
-        ("250,130,300,300/299,", PixelRect(x: 250, y: 130, width: 300, height: 300), 299, 299, 1.2),
-    ])
-    func scaledRegionsMatchTheSourceAreaAveraged(path: String, region: PixelRect, width: Int, height: Int, tolerance: Double) async throws {
+    @Test func scaledRegionsMatchTheSourceAreaAveraged() async throws {
+        // (request, region in source pixels, output size, largest mean absolute difference allowed)
+        let cases: [(String, PixelRect, Int, Int, Double)] = [
+            ("full/max", PixelRect(x: 0, y: 0, width: 700, height: 500), 700, 500, 0.0),
+            ("125,15,120,140/max", PixelRect(x: 125, y: 15, width: 120, height: 140), 120, 140, 0.0),
+            ("full/!300,300", PixelRect(x: 0, y: 0, width: 700, height: 500), 300, 214, 1.2),
+            ("pct:10,10,60,70/111,", PixelRect(x: 70, y: 50, width: 420, height: 350), 111, 93, 1.2),
+            ("33,47,517,389/97,201", PixelRect(x: 33, y: 47, width: 517, height: 389), 97, 201, 1.2),
+            ("square/pct:37", PixelRect(x: 100, y: 0, width: 500, height: 500), 185, 185, 1.2),
+            // 100 × 100 pixels per output pixel, read from the level shrunk 64 times: each output pixel covers 1.56
+            // level pixels, and the partly covered ones stand for their whole 64 × 64 block of hard-edged detail.
+            ("full/7,5", PixelRect(x: 0, y: 0, width: 700, height: 500), 7, 5, 4.0),
+            ("250,130,300,300/299,", PixelRect(x: 250, y: 130, width: 300, height: 300), 299, 299, 1.2),
+        ]
         try await withServer(try Self.fixture()) { server in
-            let pixels = try Self.image(server, path + "/0/default.png")
-            #expect(pixels.width == width && pixels.height == height && pixels.pixelFormat == .rgb)
-            let reference = TestPicture.areaAverage(Self.source, region: region, width: width, height: height)
-            let difference = TestPicture.meanAbsoluteDifference(pixels, reference)
-            #expect(difference <= tolerance, "\(path): mean absolute difference \(difference)")
+            for (path, region, width, height, tolerance) in cases {
+                let pixels = try Self.image(server, path + "/0/default.png")
+                #expect(pixels.width == width && pixels.height == height && pixels.pixelFormat == .rgb, "\(path)")
+                let reference = TestPicture.areaAverage(Self.source, region: region, width: width, height: height)
+                let difference = TestPicture.meanAbsoluteDifference(pixels, reference)
+                #expect(difference <= tolerance, "\(path): mean absolute difference \(difference)")
+            }
         }
     }
 

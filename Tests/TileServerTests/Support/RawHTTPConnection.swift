@@ -49,7 +49,8 @@ final class RawHTTPConnection: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard result == 0 else {
-            close(descriptor)
+            // No close here: the object is fully initialised, so throwing runs deinit, which closes the socket. Closing
+            // it twice closed whatever another test had just opened under the same number (recv() failing with EBADF).
             throw RawClientError(description: "connect() failed: errno \(errno)")
         }
     }
