@@ -22,14 +22,16 @@ import Testing
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
-        let url = text.split(separator: " ").first { $0.hasPrefix("http://") }.map { String($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        // Both startup lines may arrive in one read: split on any white space, newlines included.
+        let url = text.split(whereSeparator: { $0.isWhitespace }).first { $0.hasPrefix("http://") }.map(String.init)
         return (process, out, url ?? "")
     }
 
     func get(_ url: String) throws -> (Int, Data) {
         let result = Locked<(Int, Data)>((0, Data()))
         let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: URL(string: url)!) { data, response, _ in
+        guard let address = URL(string: url) else { return (0, Data()) }
+        URLSession.shared.dataTask(with: address) { data, response, _ in
             result.value = ((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data())
             done.signal()
         }.resume()
