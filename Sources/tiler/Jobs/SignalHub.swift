@@ -44,14 +44,20 @@ final class SignalHub: @unchecked Sendable {
         lock.withLock { handler = nil }
     }
 
-    /// Runs `job`, handing it a cancellation check that turns true on SIGINT/SIGTERM. A job that stops with
-    /// `CancellationError` ends the command with exit status 130 and a one-line message.
-    func whileCancellable(_ job: (_ isCancelled: @escaping () -> Bool) throws -> Void) throws {
+    /// Runs `job`, handing it a cancellation check that turns true on SIGINT/SIGTERM; `onSignal`, if given, also
+    /// runs on each delivery (to stop work that does not poll). A job that stops with `CancellationError` ends the
+    /// command with exit status 130 and a one-line message.
+    func whileCancellable<Result>(
+        onSignal: (@Sendable () -> Void)? = nil, _ job: (_ isCancelled: @escaping () -> Bool) throws -> Result
+    ) throws -> Result {
         let caught = Locked<Int32?>(nil)
-        setHandler { number in caught.withLock { $0 = $0 ?? number } }
+        setHandler { number in
+            caught.withLock { $0 = $0 ?? number }
+            onSignal?()
+        }
         defer { clear() }
         do {
-            try job { caught.withLock { $0 != nil } }
+            return try job { caught.withLock { $0 != nil } }
         } catch is CancellationError {
             let name = caught.withLock { $0 }.map(Self.name) ?? "a signal"
             FileHandle.standardError.write(Data("\ntiler: interrupted by \(name); nothing was written\n".utf8))

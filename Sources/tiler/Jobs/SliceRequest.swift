@@ -59,28 +59,17 @@ struct SliceRequest {
             throw CommandFailure("cannot create the output folder \(output): \((error as NSError).localizedDescription)")
         }
         let builder = PyramidBuilder(options: options)
-        let caught = Locked<Int32?>(nil)
-        SignalHub.shared.setHandler { number in
-            caught.withLock { $0 = $0 ?? number }
-            builder.cancel()
-        }
-        defer { SignalHub.shared.clear() }
         let meter = showProgress ? ProgressLine(label: "slice \(name)", total: source.height, unit: "rows") : nil
         defer { meter?.finish() }
-        let result: Result<SliceSummary, SliceError>
-        do {
-            result = .success(
-                try builder.slice(source, into: output, name: name) { progress in
+        let slice = { (_: () -> Bool) throws -> SliceSummary in
+            do {
+                return try builder.slice(source, into: output, name: name) { progress in
                     meter?.update(progress.rowsRead, pixels: progress.rowsRead * source.width, extra: "\(progress.tilesWritten) tiles")
-                })
-        } catch {
-            result = .failure(error)
+                }
+            } catch let error as SliceError where error.reason == .cancelled {
+                throw CancellationError()
+            }
         }
-        if case .failure(let error) = result, error.reason == .cancelled {
-            meter?.finish()
-            StandardError.print("tiler: interrupted by \(caught.withLock { $0 }.map(SignalHub.name) ?? "a signal"); nothing was written")
-            throw ExitCode(130)
-        }
-        return try result.get()
+        return try SignalHub.shared.whileCancellable(onSignal: { builder.cancel() }, slice)
     }
 }
