@@ -19,6 +19,8 @@ let package = Package(
         // C shims: the only code that includes png.h / jpeglib.h; each entry point owns its setjmp.
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        // C shim for the Linux file calls Swift's Glibc module hides (page-cache-only reads, fd real paths).
+        .target(name: "CFileIO"),
         // Safe Swift over the shims: format sniffing, streaming row readers, tile encoders.
         .target(name: "ImageCodecs", dependencies: ["CPNG", "CJPEG"]),
         // A deterministic photo-like procedural picture of any size (demo and benchmark input).
@@ -31,7 +33,7 @@ let package = Package(
         .target(
             name: "TileServer",
             dependencies: [
-                "TileGeometry", "TileCache", "ImageCodecs",
+                "TileGeometry", "TileCache", "ImageCodecs", "CFileIO",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -35,6 +35,20 @@ public final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Send
         _join(key, waiter: onResult, registerLoader: true)
     }
 
+    /// Starts the flight for `key` without a callback for this caller, or joins the one under way with `onResult`.
+    ///
+    /// For a loader that may finish at once and use its result first-hand (an event loop reading a file that is
+    /// in the page cache): when it leads, `onResult` is not registered — the caller must call
+    /// ``complete(_:with:)`` itself, or, to wait after all (the load must go elsewhere), ``join(_:onResult:)``
+    /// while the flight is still its own, before handing the load on.
+    ///
+    /// - Returns: `true` if this caller started the flight (and `onResult` will not be called unless it joins);
+    ///   `false` if a load was already under way, in which case `onResult` waits for it like a ``join(_:onResult:)``.
+    /// - Complexity: O(1) (hashing amortised).
+    public func lead(_ key: Key, otherwise onResult: @escaping Callback) -> Bool {
+        _join(key, waiter: onResult, registerLoader: false)
+    }
+
     /// Ends the flight for `key`: calls every callback that joined it with `result`, in joining order, on this
     /// thread and outside the lock.
     ///

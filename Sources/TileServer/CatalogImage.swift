@@ -15,6 +15,10 @@ final class CatalogImage: Sendable {
     let pyramid: Pyramid
     /// The real path of the `{name}_files` folder (inside ROOT).
     let filesDirectory: String
+    /// The real path of ROOT: no tile is read from outside it (a symlink may lead elsewhere inside it).
+    let root: String
+    /// The level folders, opened as tiles are asked for.
+    let levels: LevelDirectories
     /// The `.dzi` file's bytes, ready to send.
     let descriptorFile: PreparedFile
     /// How tiles of this image are answered (their content type).
@@ -26,12 +30,17 @@ final class CatalogImage: Sendable {
     private let served = Atomic<Bool>(true)
 
     /// Creates an entry; the catalog is the only producer.
-    init(id: Int, name: String, descriptor: DZIDescriptor, filesDirectory: String, descriptorFile: PreparedFile, signature: FileSignature) {
+    init(
+        id: Int, name: String, descriptor: DZIDescriptor, root: String, filesDirectory: String, descriptorFile: PreparedFile,
+        signature: FileSignature
+    ) {
         self.id = id
         self.name = name
         self.descriptor = descriptor
         self.pyramid = descriptor.pyramid
         self.filesDirectory = filesDirectory
+        self.root = root
+        self.levels = LevelDirectories(filesDirectory: filesDirectory, root: root, maxLevel: descriptor.pyramid.maxLevel)
         self.descriptorFile = descriptorFile
         self.tileProfile = ResponseProfile(
             contentType: MIMEType.forExtension(descriptor.format), cacheControl: ResponseProfile.immutable, cors: true)

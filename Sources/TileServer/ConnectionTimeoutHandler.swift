@@ -1,14 +1,5 @@
 import NIOCore
 
-/// What ``HTTPHandler`` tells ``ConnectionTimeoutHandler`` (as an outbound user event): a request head arrived, or
-/// every request received has been answered.
-enum ConnectionPhase: Sendable {
-    /// A complete head arrived: no deadline while it is being answered.
-    case request
-    /// Everything received is answered: the connection is idle until the next byte.
-    case idle
-}
-
 /// Drops clients that hold a connection without sending a request: the first bytes in front of the HTTP decoder.
 ///
 /// - A new connection must deliver a complete request head within the head timeout (a client that connects and
@@ -18,10 +9,12 @@ enum ConnectionPhase: Sendable {
 ///
 /// One timer per connection ticks at most every half head timeout and never past the deadline, so deadlines hold
 /// exactly, and moving them (per request) costs no scheduling.
-final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
+///
+/// ``HTTPHandler``, on the same event loop, calls ``requestStarted()`` and ``becameIdle()`` directly: the handler
+/// sits on the inbound path only, so responses pass no extra handler on their way out.
+final class ConnectionTimeoutHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
-    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private static let timeoutResponse = ByteBuffer(
@@ -79,19 +72,16 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
         context.fireChannelRead(data)
     }
 
-    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
-        guard let phase = event as? ConnectionPhase else {
-            return context.triggerUserOutboundEvent(event, promise: promise)
-        }
-        switch phase {
-        case .request:
-            deadline = nil
-        case .idle:
-            deadline = .now() + idleTimeout
-            isIdle = true
-            sawBytes = false
-        }
-        promise?.succeed(())
+    /// A complete request head arrived: no deadline while it is being answered.
+    func requestStarted() {
+        deadline = nil
+    }
+
+    /// Everything received is answered: the connection may idle for the idle timeout until its next byte.
+    func becameIdle() {
+        deadline = .now() + idleTimeout
+        isIdle = true
+        sawBytes = false
     }
 
     private func start(context: ChannelHandlerContext) {

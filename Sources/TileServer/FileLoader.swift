@@ -1,8 +1,12 @@
+import CFileIO
 import Glibc
 import NIOCore
 
 /// Reads whole files into ``PreparedFile``s with plain POSIX calls, refusing any whose real path leaves a given
-/// folder. Blocking: call it from a thread pool, never an event loop.
+/// folder.
+///
+/// Two ways: ``load(_:inside:maxBytes:)`` blocks (thread pools only), ``loadIfCached(_:inside:maxBytes:)`` never
+/// waits for the disk (event loops may call it: it gives up when the bytes are not in the page cache).
 enum FileLoader {
     /// `realpath(3)` of `path`, or `nil` if it does not resolve.
     static func realPath(_ path: String) -> String? {
@@ -17,6 +21,7 @@ enum FileLoader {
     }
 
     /// Reads the regular file at `path` whole, with its size-and-mtime ``PreparedFile/etag(size:seconds:nanoseconds:)``.
+    /// Blocking: call it from a thread pool, never an event loop.
     ///
     /// - Parameters:
     ///   - root: A real path (see ``realPath(_:)``); the file's real path must be inside it, so a symlink that
@@ -24,17 +29,95 @@ enum FileLoader {
     ///   - maxBytes: Files larger than this are refused.
     /// - Throws: ``FileLoadError``.
     static func load(_ path: String, inside root: String, maxBytes: Int) throws(FileLoadError) -> PreparedFile {
+        if let file = try loadDirect(path, inside: root, maxBytes: maxBytes, pageCacheOnly: false) {
+            return file
+        }
+        return try loadResolved(path, inside: root, maxBytes: maxBytes)
+    }
+
+    /// Reads the regular file at `path` whole if that needs no disk access: its bytes are in the page cache.
+    /// For event loops: a handful of system calls (open, fstat, one readlink of `/proc/self/fd`, a `preadv2` with
+    /// `RWF_NOWAIT`, close), none of which waits for the device's data.
+    ///
+    /// - Returns: The file, or `nil` when it would have to wait for the disk or cannot be checked cheaply (its last
+    ///   component is a symlink; no `/proc`): then ``load(_:inside:maxBytes:)`` on a thread pool decides.
+    /// - Throws: ``FileLoadError`` when the answer is certain: no such file, not a regular file, outside `root`,
+    ///   too large.
+    static func loadIfCached(_ path: String, inside root: String, maxBytes: Int) throws(FileLoadError) -> PreparedFile? {
+        try loadDirect(path, inside: root, maxBytes: maxBytes, pageCacheOnly: true)
+    }
+
+    /// Reads tile file `{column}_{row}.{format}` of the level folder open as `directory` (see ``LevelDirectories``):
+    /// one `openat` of the bare name with `O_NOFOLLOW`, so it cannot leave the checked folder; no string is built.
+    /// With `pageCacheOnly` it never waits for the disk.
+    ///
+    /// - Returns: The file; ``TileRead/notInMemory`` (only with `pageCacheOnly`); or ``TileRead/askByPath`` when
+    ///   the careful path must decide (the name is a symlink, or the folder was removed since it was opened).
+    /// - Throws: ``FileLoadError`` when the answer is certain: not a regular file, too large, unreadable.
+    static func loadTile(
+        column: Int32, row: Int32, format: String.UTF8View, in directory: Int32, maxBytes: Int, pageCacheOnly: Bool
+    ) throws(FileLoadError) -> TileRead {
+        let descriptor = TileFileName.withCString(column: column, row: row, format: format) { name in
+            openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        }
+        guard descriptor >= 0 else { return .askByPath }
+        defer { close(descriptor) }
+        guard let file = try readOpened(descriptor, maxBytes: maxBytes, pageCacheOnly: pageCacheOnly) else { return .notInMemory }
+        return .loaded(file)
+    }
+
+    /// What ``loadTile(column:row:format:in:maxBytes:pageCacheOnly:)`` found.
+    enum TileRead {
+        /// The tile, read.
+        case loaded(PreparedFile)
+        /// Reading would wait for the disk.
+        case notInMemory
+        /// Not decided here: load it by path.
+        case askByPath
+    }
+
+    /// Opens `path` without following a final symlink and checks the opened file's real path, which costs one
+    /// `readlink` instead of `realpath`'s walk of every component. `nil`: use ``loadResolved(_:inside:maxBytes:)``
+    /// (or, with `pageCacheOnly`, the bytes are not all in memory).
+    private static func loadDirect(_ path: String, inside root: String, maxBytes: Int, pageCacheOnly: Bool) throws(FileLoadError)
+        -> PreparedFile?
+    {
+        // O_NONBLOCK: a FIFO must not hang the open; it changes nothing for regular files.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            switch errno {
+            case ENOENT, ENOTDIR: throw FileLoadError(kind: .notFound, message: "no such file")
+            default: return nil  // ELOOP: a symlink, which realpath must judge; others: let the slow path say.
+            }
+        }
+        defer { close(descriptor) }
+        switch root.withCString({ tiler_fd_is_inside(descriptor, $0, strlen($0)) }) {
+        case 1: break
+        case 0: throw FileLoadError(kind: .outsideRoot, message: "the file resolves outside the served folder")
+        default: return nil
+        }
+        return try readOpened(descriptor, maxBytes: maxBytes, pageCacheOnly: pageCacheOnly)
+    }
+
+    /// The careful path: `realpath` first, then open the resolved file.
+    private static func loadResolved(_ path: String, inside root: String, maxBytes: Int) throws(FileLoadError) -> PreparedFile {
         guard let resolved = realPath(path) else {
             throw FileLoadError(kind: .notFound, message: "no such file")
         }
         guard isInside(resolved, root: root) else {
             throw FileLoadError(kind: .outsideRoot, message: "the file resolves outside the served folder")
         }
-        let descriptor = open(resolved, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let descriptor = open(resolved, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw FileLoadError(kind: .notFound, message: "the file cannot be opened")
         }
         defer { close(descriptor) }
+        return try readOpened(descriptor, maxBytes: maxBytes, pageCacheOnly: false)!
+    }
+
+    /// Reads the open `descriptor` whole if it is a regular file of at most `maxBytes` bytes, into a buffer laid
+    /// out as ``PreparedFile`` expects; with `pageCacheOnly`, `nil` as soon as a read would wait for the disk.
+    private static func readOpened(_ descriptor: Int32, maxBytes: Int, pageCacheOnly: Bool) throws(FileLoadError) -> PreparedFile? {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw FileLoadError(kind: .notFound, message: "not a regular file")
@@ -43,36 +126,45 @@ enum FileLoader {
         guard size <= maxBytes else {
             throw FileLoadError(kind: .unreadable, message: "the file is larger than \(maxBytes) bytes")
         }
-        let etag = PreparedFile.etag(size: size, seconds: Int(status.st_mtim.tv_sec), nanoseconds: Int(status.st_mtim.tv_nsec))
-        return try read(descriptor, size: size, etag: etag)
-    }
-
-    /// Reads `size` bytes from `descriptor` into a buffer laid out as ``PreparedFile`` expects.
-    private static func read(_ descriptor: Int32, size: Int, etag: String) throws(FileLoadError) -> PreparedFile {
-        let etagLine = "ETag: \(etag)\r\n"
-        let lengthLine = "Content-Length: \(size)\r\n\r\n"
         var buffer = ByteBuffer()
-        buffer.reserveCapacity(etagLine.utf8.count + lengthLine.utf8.count + size)
-        buffer.writeString(etagLine)
-        buffer.writeString(lengthLine)
+        buffer.reserveCapacity(PreparedFile.maxHeadLength + size)
+        let etagLineLength = PreparedFile.writeHead(
+            into: &buffer, size: size, seconds: Int(status.st_mtim.tv_sec), nanoseconds: Int(status.st_mtim.tv_nsec))
         let bodyOffset = buffer.writerIndex
-        var complete = true
+        var outcome = ReadOutcome.complete
         if size > 0 {
             buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
-                var done = 0
-                while done < size {
-                    let count = Glibc.read(descriptor, destination.baseAddress! + done, size - done)
-                    if count < 0 && errno == EINTR { continue }
-                    guard count > 0 else { break }
-                    done += count
-                }
-                complete = done == size
+                let (done, result) = readFully(descriptor, into: destination.baseAddress!, size: size, pageCacheOnly: pageCacheOnly)
+                outcome = result
                 return done
             }
         }
-        guard complete else {
+        switch outcome {
+        case .complete:
+            return PreparedFile(preparedBuffer: buffer, etagLineLength: etagLineLength, bodyOffset: bodyOffset)
+        case .wouldBlock:
+            return nil
+        case .shortOrFailed:
             throw FileLoadError(kind: .unreadable, message: "the file changed while it was read")
         }
-        return PreparedFile(preparedBuffer: buffer, etagLineLength: etagLine.utf8.count, bodyOffset: bodyOffset)
+    }
+
+    private enum ReadOutcome { case complete, wouldBlock, shortOrFailed }
+
+    private static func readFully(_ descriptor: Int32, into destination: UnsafeMutableRawPointer, size: Int, pageCacheOnly: Bool)
+        -> (Int, ReadOutcome)
+    {
+        var done = 0
+        while done < size {
+            let count =
+                pageCacheOnly
+                ? tiler_pread_cached(descriptor, destination + done, size - done, off_t(done))
+                : Glibc.read(descriptor, destination + done, size - done)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && pageCacheOnly { return (done, .wouldBlock) }  // EAGAIN, or no RWF_NOWAIT here
+            guard count > 0 else { return (done, .shortOrFailed) }
+            done += count
+        }
+        return (done, .complete)
     }
 }

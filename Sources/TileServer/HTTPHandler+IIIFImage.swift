@@ -28,8 +28,12 @@ extension HTTPHandler {
             let loop = context.eventLoop
             let handler = NIOLoopBound(self, eventLoop: loop)
             let lines = headers
-            server.tiles.load(key, of: image) { result in
+            let now = server.tiles.loadNow(key, of: image) { result in
                 loop.execute { handler.value.completePending(result, profile: image.tileProfile, cacheHeader: lines) }
+            }
+            if let now {
+                pending = nil
+                writeLoaded(now, profile: image.tileProfile, cacheHeader: headers, exchange: exchange, context: context)
             }
             return
         }

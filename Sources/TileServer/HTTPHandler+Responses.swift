@@ -1,27 +1,33 @@
 import NIOCore
 
 extension HTTPHandler {
-    /// Answers with a prepared file: the profile's pre-encoded head, the cached `Date` line, an optional `X-Cache`
-    /// line, then a slice of the file's buffer (headers and body, headers only for `HEAD`, or the `ETag` line
-    /// alone for a 304). A handful of buffer writes, gathered into one `writev`; nothing formatted or copied.
+    /// Answers with a prepared file: the profile's pre-encoded head, the cached `Date` line and an optional
+    /// `X-Cache` line, copied (a few hundred bytes) into the connection's reused head buffer, then the file's buffer
+    /// as it is (headers and body); for `HEAD` or a 304 its header lines or `ETag` line go into the head buffer.
+    /// At most two buffer writes, gathered into one `writev`; the body is never copied.
     func writeFile(_ file: PreparedFile, profile: ResponseProfile, cacheHeader: ByteBuffer?, exchange: Exchange, context: ChannelHandlerContext) {
         let close = mustClose(exchange)
         let notModified = exchange.ifNoneMatch.map { ETagMatch.matches($0, etag: file.etag) } ?? false
-        context.write(wrapOutboundOut(notModified ? profile.notModified : profile.ok), promise: nil)
-        context.write(wrapOutboundOut(date.current()), promise: nil)
+        headScratch.clear()
+        headScratch.writeImmutableBuffer(notModified ? profile.notModified : profile.ok)
+        headScratch.writeImmutableBuffer(date.current())
         if let cacheHeader {
-            context.write(wrapOutboundOut(cacheHeader), promise: nil)
+            headScratch.writeImmutableBuffer(cacheHeader)
         }
         if close {
-            context.write(wrapOutboundOut(server.blocks.connectionClose), promise: nil)
+            headScratch.writeImmutableBuffer(server.blocks.connectionClose)
         } else if exchange.isHTTP10 {
-            context.write(wrapOutboundOut(server.blocks.connectionKeepAlive), promise: nil)
+            headScratch.writeImmutableBuffer(server.blocks.connectionKeepAlive)
         }
         if notModified {
-            context.write(wrapOutboundOut(file.etagLine), promise: nil)
-            context.write(wrapOutboundOut(server.blocks.crlf), promise: nil)
-        } else {
-            context.write(wrapOutboundOut(exchange.isHead ? file.head : file.buffer), promise: nil)
+            headScratch.writeImmutableBuffer(file.etagLine)
+            headScratch.writeImmutableBuffer(server.blocks.crlf)
+        } else if exchange.isHead {
+            headScratch.writeImmutableBuffer(file.head)
+        }
+        context.write(wrapOutboundOut(headScratch), promise: nil)
+        if !notModified && !exchange.isHead {
+            context.write(wrapOutboundOut(file.buffer), promise: nil)
         }
         finish(exchange, status: notModified ? .notModified : .ok, close: close, context: context)
     }

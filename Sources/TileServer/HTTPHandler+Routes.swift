@@ -68,10 +68,14 @@ extension HTTPHandler {
         pending = exchange
         let loop = context.eventLoop
         let handler = NIOLoopBound(self, eventLoop: loop)
-        server.tiles.load(key, of: image) { result in
+        let now = server.tiles.loadNow(key, of: image) { result in
             loop.execute {
                 handler.value.completePending(result, profile: image.tileProfile, cacheHeader: handler.value.server.blocks.cacheMiss)
             }
+        }
+        if let now {
+            pending = nil
+            writeLoaded(now, profile: image.tileProfile, cacheHeader: server.blocks.cacheMiss, exchange: exchange, context: context)
         }
     }
 
@@ -96,9 +100,9 @@ extension HTTPHandler {
     private func warm(_ answer: VisibleTiles, of image: CatalogImage) {
         guard !answer.tiles.isEmpty else { return }
         let keys = answer.tiles.map { TileKey(image: image.id, address: TileAddress(level: $0.level, column: $0.column, row: $0.row)) }
-        // When every tile is cached already (the steady state), skip the per-tile lookups of the prefetch.
+        // When every tile is cached already (the steady state), there is nothing to warm.
         if server.tiles.cache.touch(keys) < keys.count {
-            server.tiles.prefetch(keys.prefix(server.configuration.maxPrefetchTiles), of: image)
+            server.warmer.enqueue(keys, of: image)
         }
     }
 
@@ -124,6 +128,15 @@ extension HTTPHandler {
     func completePending(_ result: Result<PreparedFile, any Error>, profile: ResponseProfile, cacheHeader: ByteBuffer?) {
         guard let context, let exchange = pending else { return }
         pending = nil
+        writeLoaded(result, profile: profile, cacheHeader: cacheHeader, exchange: exchange, context: context)
+        resume(context: context)
+    }
+
+    /// Writes the response to a file read (or not).
+    func writeLoaded(
+        _ result: Result<PreparedFile, any Error>, profile: ResponseProfile, cacheHeader: ByteBuffer?, exchange: Exchange,
+        context: ChannelHandlerContext
+    ) {
         switch result {
         case .success(let file):
             writeFile(file, profile: profile, cacheHeader: cacheHeader, exchange: exchange, context: context)
@@ -135,6 +148,5 @@ extension HTTPHandler {
             let status: HTTPStatus = error is CancellationError ? .serviceUnavailable : .internalServerError
             writeError(RequestError(status: status, message: "the file could not be read"), exchange: exchange, context: context)
         }
-        resume(context: context)
     }
 }

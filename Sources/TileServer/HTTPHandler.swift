@@ -16,6 +16,10 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     let server: ServerContext
     let date: DateHeader
     let metricsShard: Int
+    /// The connection's timeout handler, told when requests start and when all is answered.
+    let timeouts: ConnectionTimeoutHandler?
+    /// Reused for response heads: written, sent, and (once the socket has taken it) written over again.
+    var headScratch = ByteBuffer()
 
     var context: ChannelHandlerContext?
     /// Request parts received while a response was pending, in order.
@@ -37,15 +41,18 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Responses were written since the last flush.
     var needsFlush = false
 
-    /// Creates the handler of one connection; `date` and `metricsShard` belong to the connection's event loop.
-    init(server: ServerContext, date: DateHeader, metricsShard: Int) {
+    /// Creates the handler of one connection; `date` and `metricsShard` belong to the connection's event loop, as
+    /// does `timeouts`, the handler in front of the decoder on the same connection.
+    init(server: ServerContext, date: DateHeader, metricsShard: Int, timeouts: ConnectionTimeoutHandler?) {
         self.server = server
         self.date = date
         self.metricsShard = metricsShard
+        self.timeouts = timeouts
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        headScratch = context.channel.allocator.buffer(capacity: 512)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -109,7 +116,7 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func process(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
         switch part {
         case .head(let requestHead):
-            context.triggerUserOutboundEvent(ConnectionPhase.request, promise: nil)
+            timeouts?.requestStarted()
             if requestHead.method == .GET || requestHead.method == .HEAD
                 || (requestHead.method == .OPTIONS && requestHead.uri.hasPrefix(IIIFRoute.prefix + "/"))
             {
@@ -154,7 +161,7 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         } else {
             needsFlush = true
             if pending == nil && queue.isEmpty && head == nil {
-                context.triggerUserOutboundEvent(ConnectionPhase.idle, promise: nil)
+                timeouts?.becameIdle()
             }
         }
     }

@@ -117,7 +117,7 @@ final class ImageCatalog: Sendable {
             throw CatalogError(message: "no tiles folder", permanent: false)
         }
         return CatalogImage(
-            id: id, name: found.name, descriptor: descriptor, filesDirectory: files, descriptorFile: file, signature: signature)
+            id: id, name: found.name, descriptor: descriptor, root: root, filesDirectory: files, descriptorFile: file, signature: signature)
     }
 }
 

@@ -4,8 +4,8 @@ import TileCache
 struct ServerGauges: Sendable {
     /// The tile cache's counters and sizes.
     var cache: CacheStatistics
-    /// Tile files read from disk (one per cache fill; concurrent misses share a read).
-    var diskReads: Int
+    /// Tile files read (one per cache fill; concurrent misses share a read), and where.
+    var diskReads: TileReads
     /// Pyramids being served.
     var images: Int
     /// Open client connections.
@@ -47,7 +47,11 @@ extension Metrics {
         sample(&out, "tiler_cache_bytes", "gauge", "Bytes held by the tile cache.", cache.bytes)
         sample(&out, "tiler_cache_entries", "gauge", "Tiles held by the tile cache.", cache.entries)
         sample(&out, "tiler_cache_budget_bytes", "gauge", "The tile cache's budget in bytes.", cache.budget)
-        sample(&out, "tiler_tile_disk_reads_total", "counter", "Tile files read from disk.", gauges.diskReads)
+        sample(&out, "tiler_tile_disk_reads_total", "counter", "Tile files read into the cache.", gauges.diskReads.total)
+        sample(
+            &out, "tiler_tile_event_loop_reads_total", "counter", "Tile reads done on an event loop (page cache, no thread hop).",
+            gauges.diskReads.onEventLoops)
+        sample(&out, "tiler_tile_warming_reads_total", "counter", "Tile reads done by background warming.", gauges.diskReads.warming)
         sample(&out, "tiler_images", "gauge", "Pyramids being served.", gauges.images)
         sample(&out, "tiler_open_connections", "gauge", "Open client connections.", gauges.connections)
         return out

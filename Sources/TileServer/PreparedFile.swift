@@ -53,6 +53,48 @@ struct PreparedFile: Sendable {
     /// The `ETag` line alone (for 304).
     var etagLine: ByteBuffer { buffer.getSlice(at: buffer.readerIndex, length: etagLineLength)! }
 
+    /// The most bytes ``writeHead(into:size:seconds:nanoseconds:)`` writes.
+    static let maxHeadLength = 128
+
+    /// Writes the `ETag` line of ``etag(size:seconds:nanoseconds:)``, the `Content-Length` line and the blank line
+    /// into `buffer`, formatting the numbers in place (no `String`); returns the `ETag` line's length.
+    static func writeHead(into buffer: inout ByteBuffer, size: Int, seconds: Int, nanoseconds: Int) -> Int {
+        let start = buffer.writerIndex
+        buffer.writeStaticString("ETag: \"")
+        writeNumber(size, radix: 16, into: &buffer)
+        buffer.writeInteger(UInt8(ascii: "-"))
+        writeNumber(seconds, radix: 16, into: &buffer)
+        buffer.writeInteger(UInt8(ascii: "."))
+        writeNumber(nanoseconds, radix: 16, into: &buffer)
+        buffer.writeStaticString("\"\r\n")
+        let etagLineLength = buffer.writerIndex - start
+        buffer.writeStaticString("Content-Length: ")
+        writeNumber(size, radix: 10, into: &buffer)
+        buffer.writeStaticString("\r\n\r\n")
+        return etagLineLength
+    }
+
+    /// Writes `value`'s digits in `radix` (lowercase), with a `-` if negative.
+    private static func writeNumber(_ value: Int, radix: Int, into buffer: inout ByteBuffer) {
+        if value < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let base = UInt(radix)
+        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        let count = withUnsafeMutableBytes(of: &digits) { raw in
+            var count = 0
+            repeat {
+                let digit = UInt8(magnitude % base)
+                raw[63 - count] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                magnitude /= base
+                count += 1
+            } while magnitude > 0
+            return count
+        }
+        withUnsafeBytes(of: &digits) { raw in
+            _ = buffer.writeBytes(UnsafeRawBufferPointer(rebasing: raw[(64 - count)...]))
+        }
+    }
+
     /// The strong entity tag of a file of `size` bytes last modified at `modified` (seconds and nanoseconds since
     /// 1970): stable across restarts, different after any rewrite that changes the size or the timestamp.
     static func etag(size: Int, seconds: Int, nanoseconds: Int) -> String {

@@ -92,6 +92,7 @@ public final class Server: Sendable {
         let group = parts.group
         let pool = parts.threadPool
         let renders = context.renders
+        let warmer = context.warmer
         let grace = TimeAmount(configuration.shutdownGracePeriod)
         let stopped = self.stopped
         channel.close().whenComplete { _ in
@@ -107,8 +108,10 @@ public final class Server: Sendable {
                 deadline.cancel()
                 // Renders wait for tile reads on the file threads: stop them first.
                 renders.shutdownGracefully { _ in
-                    pool.shutdownGracefully { _ in
-                        group.shutdownGracefully(queue: .global()) { _ in stopped.leave() }
+                    warmer.shutdownGracefully { _ in
+                        pool.shutdownGracefully { _ in
+                            group.shutdownGracefully(queue: .global()) { _ in stopped.leave() }
+                        }
                     }
                 }
             }

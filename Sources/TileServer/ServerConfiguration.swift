@@ -37,7 +37,8 @@ public struct ServerConfiguration: Sendable {
     public var maxScanDepth: Int
     /// On shutdown, how long in-flight requests may take before their connections are closed regardless.
     public var shutdownGracePeriod: Duration
-    /// The most tiles one visible-rect query loads into the cache in the background.
+    /// The most tiles waiting to be loaded into the cache in the background after visible-rect queries (the
+    /// newest viewport's first; 0 turns warming off).
     public var maxPrefetchTiles: Int
     /// The largest static file served from the public folder, in bytes.
     public var maxStaticFileBytes: Int

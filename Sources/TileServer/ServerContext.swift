@@ -9,6 +9,8 @@ final class ServerContext: Sendable {
     let catalog: ImageCatalog
     /// The tile cache and loader.
     let tiles: TileStore
+    /// Background loading of the tiles visible-rect queries return.
+    let warmer: TileWarmer
     /// The IIIF render threads.
     let renders: RenderPool
     /// The viewer's files, if a `Public/` folder was found.
@@ -22,12 +24,14 @@ final class ServerContext: Sendable {
 
     /// Assembles the shared state.
     init(
-        configuration: ServerConfiguration, catalog: ImageCatalog, tiles: TileStore, renders: RenderPool, staticFiles: StaticFiles?,
+        configuration: ServerConfiguration, catalog: ImageCatalog, tiles: TileStore, warmer: TileWarmer, renders: RenderPool,
+        staticFiles: StaticFiles?,
         metrics: Metrics, connections: ConnectionRegistry
     ) {
         self.configuration = configuration
         self.catalog = catalog
         self.tiles = tiles
+        self.warmer = warmer
         self.renders = renders
         self.staticFiles = staticFiles
         self.metrics = metrics

@@ -33,8 +33,10 @@ struct ServerParts: Sendable {
         }
         self.loops = loops
         let catalog = ImageCatalog(root: root, maxDepth: configuration.maxScanDepth, logger: configuration.logger)
+        let tiles = TileStore(budget: configuration.cacheBytes, threadPool: threadPool)
         context = ServerContext(
-            configuration: configuration, catalog: catalog, tiles: TileStore(budget: configuration.cacheBytes, threadPool: threadPool),
+            configuration: configuration, catalog: catalog, tiles: tiles,
+            warmer: TileWarmer(limit: configuration.maxPrefetchTiles) { key, image in tiles.warm(key, of: image) },
             renders: RenderPool(
                 threads: configuration.iiif.renderThreads, queueLimit: configuration.iiif.renderQueueLimit,
                 jpegQuality: configuration.iiif.jpegQuality),
@@ -46,6 +48,7 @@ struct ServerParts: Sendable {
         guard (0...65535).contains(configuration.port) else { throw ServerError("port must be 0…65535 (got \(configuration.port))") }
         guard configuration.cacheBytes >= 0 else { throw ServerError("the cache budget must be ≥ 0 bytes") }
         guard configuration.eventLoopThreads >= 1, configuration.fileThreads >= 1 else { throw ServerError("thread counts must be ≥ 1") }
+        guard configuration.maxPrefetchTiles >= 0 else { throw ServerError("maxPrefetchTiles must be ≥ 0") }
         let durations = [configuration.headTimeout, configuration.idleTimeout, configuration.rescanInterval, configuration.shutdownGracePeriod]
         guard durations.allSatisfy({ $0 > .zero }) else { throw ServerError("timeouts and intervals must be > 0") }
         guard configuration.maxHeadBytes >= 256, configuration.maxPathBytes >= 16 else {
@@ -83,7 +86,8 @@ struct ServerParts: Sendable {
                         }
                     }
                     let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)
-                    let handler = HTTPHandler(server: context, date: resources.date.value, metricsShard: resources.metricsShard)
+                    let handler = HTTPHandler(
+                        server: context, date: resources.date.value, metricsShard: resources.metricsShard, timeouts: timeouts)
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(timeouts)
                     try pipeline.addHandler(ByteToMessageHandler(decoder))
@@ -95,6 +99,7 @@ struct ServerParts: Sendable {
     /// Stops the threads (after a failed start).
     func shutdown() async {
         await context.renders.shutdown()
+        await context.warmer.shutdown()
         try? await threadPool.shutdownGracefully()
         try? await group.shutdownGracefully()
     }
@@ -103,6 +108,7 @@ struct ServerParts: Sendable {
     @available(*, noasync)
     func syncShutdown() {
         context.renders.syncShutdown()
+        context.warmer.syncShutdown()
         try? threadPool.syncShutdownGracefully()
         try? group.syncShutdownGracefully()
     }

@@ -14,6 +14,10 @@ public struct ServerStatistics: Sendable, Hashable {
     public var cacheBudget: Int
     /// Tile files read from disk: once per tile brought into the cache, however many requests wanted it.
     public var diskReads: Int
+    /// Of ``diskReads``, those done on an event loop, because the file was in the page cache.
+    public var diskReadsOnEventLoops: Int
+    /// Of ``diskReads``, those done by background warming after visible-rect queries.
+    public var diskReadsWarming: Int
     /// Pyramids being served.
     public var images: Int
     /// Open client connections.
@@ -26,7 +30,9 @@ public struct ServerStatistics: Sendable, Hashable {
         cacheBytes = gauges.cache.bytes
         cacheEntries = gauges.cache.entries
         cacheBudget = gauges.cache.budget
-        diskReads = gauges.diskReads
+        diskReads = gauges.diskReads.total
+        diskReadsOnEventLoops = gauges.diskReads.onEventLoops
+        diskReadsWarming = gauges.diskReads.warming
         images = gauges.images
         connections = gauges.connections
     }

@@ -11,25 +11,69 @@ final class TileStore: Sendable {
     private let flights = SingleFlight<TileKey, PreparedFile>()
     private let threadPool: NIOThreadPool
     private let reads = Atomic<Int>(0)
-    private let prefetchesInFlight = Atomic<Int>(0)
+    private let inlineReads = Atomic<Int>(0)
+    private let warmingReads = Atomic<Int>(0)
     private let maxTileBytes: Int
-    /// Background loads allowed at once; beyond it a viewport's missing tiles wait for the client's own requests.
-    let maxPrefetchesInFlight: Int
 
-    /// Creates an empty store holding at most `budget` bytes, reading on `threadPool`.
-    init(budget: Int, threadPool: NIOThreadPool, maxTileBytes: Int = 64 << 20, maxPrefetchesInFlight: Int = 64) {
+    /// Creates an empty store holding at most `budget` bytes, reading on `threadPool` what is not in the page cache.
+    init(budget: Int, threadPool: NIOThreadPool, maxTileBytes: Int = 64 << 20) {
         self.cache = ConcurrentLRUCache(budget: budget)
         self.threadPool = threadPool
         self.maxTileBytes = maxTileBytes
-        self.maxPrefetchesInFlight = maxPrefetchesInFlight
     }
 
-    /// Tile files read from disk so far.
-    var diskReads: Int { reads.load(ordering: .relaxed) }
+    /// Tile files read so far: by requests (on an event loop or a file thread) and by warming.
+    var diskReads: TileReads {
+        TileReads(
+            total: reads.load(ordering: .relaxed), onEventLoops: inlineReads.load(ordering: .relaxed),
+            warming: warmingReads.load(ordering: .relaxed))
+    }
 
     /// The cached tile for `key`, marked most recently used; counts a cache hit or miss.
     func cached(_ key: TileKey) -> PreparedFile? {
         cache.value(for: key)
+    }
+
+    /// Loads tile `key` of `image` for an event loop: at once when its bytes are in the page cache (as nginx reads
+    /// small files, but never waiting for the device), else on the file threads like ``load(_:of:onResult:)``.
+    /// Joins a load already under way for `key`, so concurrent misses still read once.
+    ///
+    /// - Returns: The result when it was had at once (`onResult` is then never called), or `nil`: `onResult` will be
+    ///   called once, on another thread.
+    func loadNow(_ key: TileKey, of image: CatalogImage, onResult: @escaping @Sendable (Result<PreparedFile, any Error>) -> Void)
+        -> Result<PreparedFile, any Error>?
+    {
+        guard flights.lead(key, otherwise: onResult) else { return nil }
+        if let file = cache.peek(key) {
+            flights.complete(key, with: .success(file))
+            return .success(file)
+        }
+        let result: Result<PreparedFile, any Error>
+        do {
+            guard let file = try readTile(key, of: image, pageCacheOnly: true) else {
+                // On disk only: wait for a file thread like any other caller.
+                _ = flights.join(key, onResult: onResult)
+                threadPool.submit { [self] state in read(key, of: image, state: state) }
+                return nil
+            }
+            inlineReads.add(1, ordering: .relaxed)
+            result = .success(store(file, for: key, of: image))
+        } catch {
+            result = .failure(error)
+        }
+        flights.complete(key, with: result)
+        return result
+    }
+
+    /// Reads tile `key` of `image` into the cache unless it is there or being read: for the warming thread, which
+    /// never joins a request's read nor makes one wait for it (it runs at the lowest priority). Blocking.
+    func warm(_ key: TileKey, of image: CatalogImage) {
+        guard image.isServed, !cache.contains(key), flights.waiterCount(for: key) == nil else { return }
+        guard let file = try? readTile(key, of: image, pageCacheOnly: false) else { return }
+        if !cache.contains(key) {
+            warmingReads.add(1, ordering: .relaxed)
+            _ = store(file, for: key, of: image)
+        }
     }
 
     /// Loads tile `key` of `image` and calls `onResult` once, on a thread-pool thread: with the tile, or with a
@@ -40,29 +84,6 @@ final class TileStore: Sendable {
         }
     }
 
-    /// Starts loading, in the background, those of `keys` (tiles of `image`) that are neither cached nor loading,
-    /// in order, while fewer than ``maxPrefetchesInFlight`` background loads are under way — so a stream of
-    /// viewports that each miss (a scripted scan, a fast fling) cannot flood the disk threads or starve requests.
-    ///
-    /// - Returns: How many loads were started.
-    @discardableResult
-    func prefetch(_ keys: some Sequence<TileKey>, of image: CatalogImage) -> Int {
-        var started = 0
-        for key in keys where !cache.contains(key) {
-            guard prefetchesInFlight.add(1, ordering: .relaxed).newValue <= maxPrefetchesInFlight else {
-                prefetchesInFlight.subtract(1, ordering: .relaxed)
-                break
-            }
-            guard flights.join(key, onResult: { [self] _ in prefetchesInFlight.subtract(1, ordering: .relaxed) }) else {
-                // Already loading for someone else: nothing started, and the waiter above still runs when it ends.
-                continue
-            }
-            startLoad(key, of: image)
-            started += 1
-        }
-        return started
-    }
-
     /// Drops every cached tile of the images with the given ids.
     func evict(images: Set<Int>) {
         guard !images.isEmpty else { return }
@@ -70,27 +91,53 @@ final class TileStore: Sendable {
     }
 
     private func startLoad(_ key: TileKey, of image: CatalogImage) {
-        threadPool.submit { [self] state in
-            let result: Result<PreparedFile, any Error>
-            if let file = cache.peek(key) {
-                // Filled by a flight that completed between this caller's miss and its join.
-                result = .success(file)
-            } else if case .cancelled = state {
-                result = .failure(CancellationError())
-            } else {
-                reads.add(1, ordering: .relaxed)
-                do {
-                    result = .success(try FileLoader.load(image.tilePath(key), inside: image.filesDirectory, maxBytes: maxTileBytes))
-                } catch {
-                    result = .failure(error)
-                }
-                if case .success(let file) = result {
-                    cache.insert(file, for: key, cost: file.cost)
-                    // An image removed while its tile was being read must not leave the tile behind.
-                    if !image.isServed { cache.removeValue(for: key) }
-                }
+        threadPool.submit { [self] state in read(key, of: image, state: state) }
+    }
+
+    /// The file-thread side of a flight: reads (unless cached meanwhile or shutting down) and completes it.
+    private func read(_ key: TileKey, of image: CatalogImage, state: NIOThreadPool.WorkItemState) {
+        let result: Result<PreparedFile, any Error>
+        if let file = cache.peek(key) {
+            // Filled by a flight that completed between this caller's miss and its join.
+            result = .success(file)
+        } else if case .cancelled = state {
+            result = .failure(CancellationError())
+        } else {
+            do {
+                result = .success(store(try readTile(key, of: image, pageCacheOnly: false)!, for: key, of: image))
+            } catch {
+                result = .failure(error)
             }
-            flights.complete(key, with: result)
         }
+        flights.complete(key, with: result)
+    }
+
+    /// Reads tile `key` of `image`: through its open level folder when there is one, else by path (checked with
+    /// `realpath`). `nil` only with `pageCacheOnly`, when the bytes are not all in memory.
+    private func readTile(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool) throws(FileLoadError) -> PreparedFile? {
+        if let directory = image.levels.descriptor(level: Int(key.level)) {
+            switch try FileLoader.loadTile(
+                column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory, maxBytes: maxTileBytes,
+                pageCacheOnly: pageCacheOnly)
+            {
+            case .loaded(let file): return file
+            case .notInMemory: return nil
+            case .askByPath: break
+            }
+        }
+        let path = image.tilePath(key)
+        if pageCacheOnly {
+            return try FileLoader.loadIfCached(path, inside: image.root, maxBytes: maxTileBytes)
+        }
+        return try FileLoader.load(path, inside: image.root, maxBytes: maxTileBytes)
+    }
+
+    /// Counts a read of `file` and caches it; returns it.
+    private func store(_ file: PreparedFile, for key: TileKey, of image: CatalogImage) -> PreparedFile {
+        reads.add(1, ordering: .relaxed)
+        cache.insert(file, for: key, cost: file.cost)
+        // An image removed while its tile was being read must not leave the tile behind.
+        if !image.isServed { cache.removeValue(for: key) }
+        return file
     }
 }

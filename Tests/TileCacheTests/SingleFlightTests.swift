@@ -34,6 +34,24 @@ import TileCache
         #expect(flight.join("3/1_2") { _ in })
     }
 
+    @Test func aLeaderIsNotCalledBackUnlessItJoins() {
+        let flight = SingleFlight<String, Int>()
+        let received = Received([])
+        let leaderCalls = Locked(0)
+        #expect(flight.lead("0/0_0") { _ in leaderCalls.withLock { $0 += 1 } })
+        #expect(flight.waiterCount(for: "0/0_0") == 0)
+        // A second caller waits like any join.
+        #expect(!flight.lead("0/0_0") { value in received.withLock { $0.append(value) } })
+        #expect(flight.waiterCount(for: "0/0_0") == 1)
+        #expect(flight.complete("0/0_0", with: .success(7)) == 1)
+        #expect(values(received) == [7] && leaderCalls.value == 0)
+        // A leader that hands the load on joins its own flight and then hears the result.
+        #expect(flight.lead("0/0_0") { _ in leaderCalls.withLock { $0 += 1 } })
+        #expect(!flight.join("0/0_0") { _ in leaderCalls.withLock { $0 += 1 } })
+        #expect(flight.complete("0/0_0", with: .success(8)) == 1)
+        #expect(leaderCalls.value == 1 && flight.inFlightCount == 0)
+    }
+
     @Test func anErrorReachesEveryCaller() {
         let flight = SingleFlight<String, Int>()
         let received = Received([])

@@ -90,6 +90,43 @@ import TileServer
         }
     }
 
+    @Test func missesInThePageCacheAreReadOnTheEventLoop() async throws {
+        let fixture = try fixture()
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.cacheBytes = 0
+        // The warming thread is off, so every read below is a request's own.
+        configuration.maxPrefetchTiles = 0
+        try await withServer(fixture, configuration) { server in
+            // The fixture's tiles were just written, so their bytes are in the page cache: no file-thread hop.
+            for column in 0..<8 {
+                let response = try fetch(server, tile(column, 2))
+                #expect(response.header("X-Cache") == "miss")
+                #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: 2, count: 1000))
+            }
+            let statistics = server.statistics
+            #expect(statistics.diskReads == 8)
+            #expect(statistics.diskReadsOnEventLoops == 8)
+            #expect(statistics.diskReadsWarming == 0)
+            let metrics = try fetch(server, "/metrics").text
+            #expect(metrics.contains("tiler_tile_event_loop_reads_total 8"))
+        }
+    }
+
+    @Test func warmingLoadsTheViewportInTheBackground() async throws {
+        let fixture = try fixture()
+        try await withServer(fixture) { server in
+            #expect(try fetch(server, "/api/images/big/visible?x=0&y=0&width=1024&height=768&zoomScale=1").status == 200)
+            // 4 × 3 tiles, read by the warming thread, not by requests.
+            #expect(await eventually { server.statistics.diskReadsWarming == 12 })
+            #expect(server.statistics.diskReads == 12 && server.statistics.cacheEntries == 12)
+            #expect(try fetch(server, tile(3, 2)).header("X-Cache") == "hit")
+            // A second query over the same tiles warms nothing more.
+            #expect(try fetch(server, "/api/images/big/visible?x=0&y=0&width=1024&height=768&zoomScale=1").status == 200)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(server.statistics.diskReads == 12)
+        }
+    }
+
     @Test func zeroBudgetServesFromDiskEveryTime() async throws {
         let fixture = try fixture()
         var configuration = testConfiguration(root: fixture.root)

@@ -73,6 +73,36 @@ import TileServer
         }
     }
 
+    @Test func symlinksAreFollowedOnlyWhileTheyStayInsideRoot() async throws {
+        let fixture = try PyramidFixture()
+        try fixture.addPyramid("alpha", width: 500, height: 500)
+        try fixture.addPyramid("twin", width: 500, height: 500)
+        try fixture.addPyramid("outside", width: 500, height: 500, in: fixture.base)
+        // A tile and a whole level linked to another pyramid inside ROOT: served.
+        try FileManager.default.removeItem(atPath: fixture.root + "/alpha_files/9/0_0.jpg")
+        try fixture.symlink("root/alpha_files/9/0_0.jpg", to: fixture.root + "/twin_files/9/1_1.jpg")
+        try FileManager.default.removeItem(atPath: fixture.root + "/alpha_files/8")
+        try fixture.symlink("root/alpha_files/8", to: fixture.root + "/twin_files/8")
+        // The same for twin, but pointing out of ROOT: refused, whether the link is the tile or a folder above it.
+        try FileManager.default.removeItem(atPath: fixture.root + "/twin_files/7")
+        try fixture.symlink("root/twin_files/7", to: fixture.base + "/outside_files/7")
+        try FileManager.default.removeItem(atPath: fixture.root + "/twin_files/9/0_1.jpg")
+        try fixture.symlink("root/twin_files/9/0_1.jpg", to: fixture.base + "/outside_files/9/0_1.jpg")
+        for budget in [0, 1 << 20] {
+            var configuration = testConfiguration(root: fixture.root)
+            configuration.cacheBytes = budget
+            try await withServer(fixture, configuration) { server in
+                let linkedTile = try fetch(server, "/images/alpha_files/9/0_0.jpg")
+                #expect(linkedTile.status == 200 && linkedTile.body == PyramidFixture.tileBytes(level: 9, column: 1, row: 1, count: 100))
+                let linkedLevel = try fetch(server, "/images/alpha_files/8/0_0.jpg")
+                #expect(linkedLevel.status == 200 && linkedLevel.body == PyramidFixture.tileBytes(level: 8, column: 0, row: 0, count: 100))
+                #expect(try fetch(server, "/images/twin_files/7/0_0.jpg").status == 404)
+                #expect(try fetch(server, "/images/twin_files/9/0_1.jpg").status == 404)
+                #expect(try fetch(server, "/images/twin_files/9/0_0.jpg").status == 200)
+            }
+        }
+    }
+
     @Test func decodedPathsStillReachLegitimateFiles() async throws {
         let fixture = try PyramidFixture()
         try fixture.addPyramid("with space", width: 300, height: 300)

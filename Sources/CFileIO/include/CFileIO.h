@@ -1,0 +1,26 @@
+/*
+ * CFileIO: the Linux file calls Swift's Glibc module does not expose (they are _GNU_SOURCE
+ * extensions). Every exported symbol is prefixed tiler_; nothing here allocates, prints or aborts.
+ */
+#ifndef CFILEIO_H
+#define CFILEIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * Reads up to `count` bytes at `offset` of `fd` only if they are in the page cache, without
+ * waiting for the disk: preadv2 with RWF_NOWAIT. Returns the bytes read (possibly fewer than
+ * asked when only part is cached), or -1 with errno: EAGAIN when reading would wait for the disk,
+ * EOPNOTSUPP, EINVAL or ENOSYS when this kernel or file system cannot tell.
+ */
+ssize_t tiler_pread_cached(int fd, void *buffer, size_t count, off_t offset);
+
+/*
+ * Whether the file open as `fd` is, by its real path as the kernel sees it
+ * (/proc/self/fd), `root` or inside it. `root` is a real path of `root_length` bytes.
+ * Returns 1 inside, 0 outside, -1 when it cannot tell (no /proc, or an over-long path).
+ */
+int tiler_fd_is_inside(int fd, const char *root, size_t root_length);
+
+#endif

@@ -1,0 +1,115 @@
+import Glibc
+import NIOPosix
+import Synchronization
+
+/// Loads the tiles visible-rect queries asked for into the cache in the background, so that the client's tile
+/// requests that follow hit memory — without ever slowing live requests down.
+///
+/// One thread, at the lowest scheduling priority (nice 19), so it runs on CPU time nobody else wants: under a
+/// browser's load it fills the cache at full speed; under a flood of queries it yields to the event loops.
+/// Pending tiles are kept newest viewport first and centre first, at most ``limit`` of them: the oldest
+/// viewports' tiles are dropped, since their clients have moved on.
+final class TileWarmer: Sendable {
+    /// Tiles that may wait to be warmed; beyond it the oldest are dropped.
+    let limit: Int
+    private let pending: Mutex<WarmingQueue>
+    private let thread: NIOThreadPool
+    private let warm: @Sendable (TileKey, CatalogImage) -> Void
+
+    /// Starts the warming thread; `warm` loads one tile (blocking) on it.
+    init(limit: Int, warm: @escaping @Sendable (TileKey, CatalogImage) -> Void) {
+        self.limit = limit
+        self.warm = warm
+        pending = Mutex(WarmingQueue())
+        thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+    }
+
+    /// Queues `keys` (tiles of `image`, the most wanted first) ahead of everything pending.
+    /// Cheap for an event loop: one lock, no file access; the thread skips tiles already cached.
+    func enqueue(_ keys: [TileKey], of image: CatalogImage) {
+        guard limit > 0, !keys.isEmpty else { return }
+        let mustStart = pending.withLock { $0.push(keys.prefix(limit), of: image, limit: limit) }
+        if mustStart {
+            thread.submit { [self] state in drain(state) }
+        }
+    }
+
+    /// Tiles waiting to be warmed.
+    var pendingCount: Int { pending.withLock { $0.count } }
+
+    private func drain(_ state: NIOThreadPool.WorkItemState) {
+        // On Linux this sets the calling thread's nice value, not the process's.
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        guard case .active = state else {
+            pending.withLock { $0.removeAll() }
+            return
+        }
+        while let (key, image) = pending.withLock({ $0.pop() }) {
+            warm(key, image)
+        }
+    }
+
+    /// Stops the thread once the tile being warmed is done; what is pending is dropped.
+    func shutdownGracefully(_ callback: @escaping @Sendable ((any Error)?) -> Void) {
+        pending.withLock { $0.removeAll() }
+        thread.shutdownGracefully(callback)
+    }
+
+    /// Stops the thread (after a failed start), blocking.
+    @available(*, noasync)
+    func syncShutdown() {
+        pending.withLock { $0.removeAll() }
+        try? thread.syncShutdownGracefully()
+    }
+
+    /// Stops the thread (after a failed start).
+    func shutdown() async {
+        pending.withLock { $0.removeAll() }
+        try? await thread.shutdownGracefully()
+    }
+}
+
+/// The warmer's pending tiles: batches (one per viewport), newest last; each batch's keys reversed, so the most
+/// wanted tile of the newest viewport is popped first.
+private struct WarmingQueue {
+    private var batches: [(image: CatalogImage, keys: [TileKey])] = []
+    private var draining = false
+    private(set) var count = 0
+
+    /// Adds a batch, dropping the oldest keys beyond `limit`. Returns whether the thread must be started.
+    mutating func push(_ keys: ArraySlice<TileKey>, of image: CatalogImage, limit: Int) -> Bool {
+        batches.append((image, keys.reversed()))
+        count += keys.count
+        while count > limit {
+            let excess = count - limit
+            if batches[0].keys.count <= excess {
+                count -= batches.removeFirst().keys.count
+            } else {
+                // The oldest batch's least wanted tiles sit at its front.
+                batches[0].keys.removeFirst(excess)
+                count -= excess
+            }
+        }
+        defer { draining = true }
+        return !draining
+    }
+
+    /// The next tile to warm, or `nil` (and the thread stops) when none is left.
+    mutating func pop() -> (TileKey, CatalogImage)? {
+        while let last = batches.indices.last {
+            if let key = batches[last].keys.popLast() {
+                count -= 1
+                return (key, batches[last].image)
+            }
+            batches.removeLast()
+        }
+        draining = false
+        return nil
+    }
+
+    mutating func removeAll() {
+        batches.removeAll()
+        count = 0
+    }
+}
