@@ -10,7 +10,9 @@ public enum GeometryInput {
     /// - Complexity: O(`text.count`).
     /// - Throws: ``GeometryError`` naming `parameter` when `text` is not a decimal or its value is not finite.
     public static func decimal(_ text: some StringProtocol, parameter: String) throws(GeometryError) -> Double {
-        guard isDecimal(text.utf8), let value = Double(String(text)) else {
+        // One non-generic pass over contiguous bytes (a short string is stored inline: no allocation).
+        var string = String(text)
+        guard string.withUTF8({ isDecimal($0) }), let value = Double(string) else {
             throw GeometryError(parameter: parameter, message: "\(parameter) must be a number (got \(quoted(text)))")
         }
         guard value.isFinite else {
@@ -43,28 +45,28 @@ public enum GeometryInput {
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     /// Whether `bytes` match the decimal grammar above.
-    private static func isDecimal(_ bytes: some Collection<UInt8>) -> Bool {
-        var rest = bytes[...]
+    private static func isDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
         func skipSign() {
-            if let first = rest.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
         }
         func digitCount() -> Int {
-            let count = rest.prefix(while: isDigit).count
-            rest = rest.dropFirst(count)
-            return count
+            let start = index
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            return index - start
         }
         skipSign()
         var mantissaDigits = digitCount()
-        if rest.first == UInt8(ascii: ".") {
-            rest = rest.dropFirst()
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
             mantissaDigits += digitCount()
         }
         guard mantissaDigits > 0 else { return false }
-        if let first = rest.first, first == UInt8(ascii: "e") || first == UInt8(ascii: "E") {
-            rest = rest.dropFirst()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
             skipSign()
             guard digitCount() > 0 else { return false }
         }
-        return rest.isEmpty
+        return index == bytes.count
     }
 }
