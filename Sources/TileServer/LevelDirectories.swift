@@ -1,53 +1,38 @@
 import CFileIO
 import Glibc
-import Synchronization
 
-/// Open descriptors of one pyramid's level folders (`{name}_files/{level}`), opened on first use and checked to
-/// lie inside ROOT then, so a tile is opened with one `openat` of its bare file name — no path walk, no `realpath`
-/// — and with `O_NOFOLLOW`, so nothing below a checked folder can lead out of ROOT.
+/// Open descriptors of one pyramid's level folders (`{name}_files/{level}`), opened when the catalog finds the
+/// pyramid and checked then to lie inside ROOT, so a tile is opened with one `openat` of its bare file name — no
+/// path walk, no `realpath` — and with `O_NOFOLLOW`, so nothing below a checked folder can lead out of ROOT.
+/// Immutable after that: event loops read it without a lock.
 ///
-/// A level whose folder cannot be opened or checked (missing, not a folder, outside ROOT, out of descriptors) is
-/// remembered as unusable: its tiles take ``FileLoader/load(_:inside:maxBytes:)``'s careful path. The descriptors
-/// are closed when the catalog entry goes away.
+/// A level whose folder cannot be opened or checked (missing, not a folder, outside ROOT, out of descriptors) has
+/// none: its tiles take ``FileLoader/load(_:inside:maxBytes:)``'s careful path. The descriptors are closed when the
+/// catalog entry goes away.
 final class LevelDirectories: Sendable {
-    private static let unopened: Int32 = -2
-    private static let unusable: Int32 = -1
-    private let filesDirectory: String
-    private let root: String
-    private let descriptors: Mutex<[Int32]>
+    private let descriptors: [Int32]
 
-    /// The levels `0...maxLevel` of the tiles folder `filesDirectory` (a real path), whose files must stay inside
-    /// `root` (a real path).
+    /// Opens the levels `0...maxLevel` of the tiles folder `filesDirectory` (a real path) whose files must stay
+    /// inside `root` (a real path). Blocking (metadata lookups): the catalog calls it on a file thread.
     init(filesDirectory: String, root: String, maxLevel: Int) {
-        self.filesDirectory = filesDirectory
-        self.root = root
-        descriptors = Mutex(Array(repeating: Self.unopened, count: maxLevel + 1))
+        descriptors = (0...max(maxLevel, 0)).map { level in
+            let descriptor = open("\(filesDirectory)/\(level)", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+            guard descriptor >= 0 else { return -1 }
+            guard root.withCString({ tiler_fd_is_inside(descriptor, $0, strlen($0)) }) == 1 else {
+                close(descriptor)
+                return -1
+            }
+            return descriptor
+        }
     }
 
     deinit {
-        descriptors.withLock { descriptors in
-            for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
-        }
+        for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
     }
 
-    /// The open folder of `level`, or `nil` to use the careful path. Opens it the first time (a metadata lookup).
+    /// The open folder of `level`, or `nil` to use the careful path. O(1), no lock.
     func descriptor(level: Int) -> Int32? {
-        descriptors.withLock { descriptors in
-            guard descriptors.indices.contains(level) else { return nil }
-            if descriptors[level] == Self.unopened {
-                descriptors[level] = open(level)
-            }
-            return descriptors[level] >= 0 ? descriptors[level] : nil
-        }
-    }
-
-    private func open(_ level: Int) -> Int32 {
-        let descriptor = Glibc.open("\(filesDirectory)/\(level)", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { return Self.unusable }
-        guard root.withCString({ tiler_fd_is_inside(descriptor, $0, strlen($0)) }) == 1 else {
-            close(descriptor)
-            return Self.unusable
-        }
-        return descriptor
+        guard descriptors.indices.contains(level), descriptors[level] >= 0 else { return nil }
+        return descriptors[level]
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -22,6 +23,7 @@ struct ServerParts: Sendable {
         if let explicit = configuration.publicDirectory, publicDirectory == nil {
             throw ServerError("the public folder \(explicit) is not a folder")
         }
+        Self.raiseDescriptorLimit()
         self.configuration = configuration
         group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)
         let threadPool = NIOThreadPool(numberOfThreads: configuration.fileThreads)
@@ -42,6 +44,16 @@ struct ServerParts: Sendable {
                 jpegQuality: configuration.iiif.jpegQuality),
             staticFiles: publicDirectory.map { StaticFiles(root: $0, threadPool: threadPool, maxBytes: configuration.maxStaticFileBytes) },
             metrics: Metrics(shardCount: loops.count), connections: ConnectionRegistry())
+    }
+
+    /// Lifts the soft limit on open descriptors to the hard one (as servers do): each connection takes one, and each
+    /// served pyramid keeps its level folders open (see ``LevelDirectories``). Beyond the limit nothing breaks —
+    /// accepts wait, and tiles take the path-based read — but nothing should hit Debian's default soft 1024.
+    private static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = min(limit.rlim_max, 1 << 20)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     private static func validate(_ configuration: ServerConfiguration) throws(ServerError) {
