@@ -30,6 +30,12 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("public"), help: "The viewer folder (default: Public/ beside the executable, else in the working directory).")
     var publicDirectory: String?
 
+    @Option(help: "Event loop threads answering requests (default: one per core).")
+    var threads = ServerConfiguration(root: ".").eventLoopThreads
+
+    @Option(name: .customLong("file-threads"), help: "Threads reading tiles that are not in memory from the disk.")
+    var fileThreads = ServerConfiguration(root: ".").fileThreads
+
     /// An image to name in the startup line as the one to open (the demo sets it).
     var openHint: String?
 
@@ -55,6 +61,8 @@ struct Serve: ParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535 (got \(port))") }
         guard (0...(1 << 20)).contains(cacheMB) else { throw ValidationError("--cache-mb must be 0…1048576 (got \(cacheMB))") }
+        guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1…256 (got \(threads))") }
+        guard (1...256).contains(fileThreads) else { throw ValidationError("--file-threads must be 1…256 (got \(fileThreads))") }
         do {
             try iiifConfiguration().validate()
         } catch {
@@ -77,6 +85,8 @@ struct Serve: ParsableCommand {
         configuration.port = port
         configuration.cacheBytes = cacheMB << 20
         configuration.publicDirectory = publicDirectory
+        configuration.eventLoopThreads = threads
+        configuration.fileThreads = fileThreads
         configuration.iiif = iiifConfiguration()
         let server = try Server.startBlocking(configuration)
         SignalHub.shared.setHandler { _ in server.beginShutdown() }
