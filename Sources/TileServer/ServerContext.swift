@@ -44,8 +44,9 @@ final class ServerContext: Sendable {
     }
 }
 
-/// Response pieces encoded once at startup.
-struct ResponseBlocks: Sendable {
+/// Response pieces encoded once at startup. A class: handing it around retains one object, where a struct of a
+/// dozen buffers would retain each of them on every copy (on every request, from both cores).
+final class ResponseBlocks: Sendable {
     /// A blank line, ending a head.
     let crlf = ByteBuffer(string: "\r\n")
     /// `X-Cache: hit`
