@@ -20,7 +20,18 @@ enum FileLoader {
         path == root || path.hasPrefix(root == "/" ? "/" : root + "/")
     }
 
-    /// Reads the regular file at `path` whole, with its size-and-mtime ``PreparedFile/etag(size:seconds:nanoseconds:)``.
+    /// Whether the file open as `descriptor` is, by the real path the kernel gives it, `root` (a real path) or inside
+    /// it; `nil` when that cannot be told (no `/proc`). One `readlink`.
+    static func isInside(descriptor: Int32, root: String) -> Bool? {
+        switch root.withCString({ tiler_fd_is_inside(descriptor, $0, strlen($0)) }) {
+        case 1: true
+        case 0: false
+        default: nil
+        }
+    }
+
+    /// Reads the regular file at `path` whole, with its size-and-mtime entity tag (see
+    /// ``PreparedFile/writeHead(into:size:seconds:nanoseconds:)``).
     /// Blocking: call it from a thread pool, never an event loop.
     ///
     /// - Parameters:
@@ -91,10 +102,10 @@ enum FileLoader {
             }
         }
         defer { close(descriptor) }
-        switch root.withCString({ tiler_fd_is_inside(descriptor, $0, strlen($0)) }) {
-        case 1: break
-        case 0: throw FileLoadError(kind: .outsideRoot, message: "the file resolves outside the served folder")
-        default: return nil
+        switch isInside(descriptor: descriptor, root: root) {
+        case true: break
+        case false: throw FileLoadError(kind: .outsideRoot, message: "the file resolves outside the served folder")
+        case nil: return nil
         }
         return try readOpened(descriptor, maxBytes: maxBytes, pageCacheOnly: pageCacheOnly)
     }

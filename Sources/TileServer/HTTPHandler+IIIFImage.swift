@@ -24,18 +24,7 @@ extension HTTPHandler {
             return writeFile(file, profile: image.tileProfile, cacheHeader: headers, exchange: exchange, context: context)
         }
         if let key {
-            pending = exchange
-            let loop = context.eventLoop
-            let handler = NIOLoopBound(self, eventLoop: loop)
-            let lines = headers
-            let now = server.tiles.loadNow(key, of: image) { result in
-                loop.execute { handler.value.completePending(result, profile: image.tileProfile, cacheHeader: lines) }
-            }
-            if let now {
-                pending = nil
-                writeLoaded(now, profile: image.tileProfile, cacheHeader: headers, exchange: exchange, context: context)
-            }
-            return
+            return answerMiss(key, of: image, cacheHeader: headers, exchange: exchange, context: context)
         }
         render(request, of: image, headers: headers, exchange: exchange, context: context)
     }

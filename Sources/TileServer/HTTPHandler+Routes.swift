@@ -65,17 +65,21 @@ extension HTTPHandler {
         if let file = server.tiles.cached(key) {
             return writeFile(file, profile: image.tileProfile, cacheHeader: server.blocks.cacheHit, exchange: exchange, context: context)
         }
+        answerMiss(key, of: image, cacheHeader: server.blocks.cacheMiss, exchange: exchange, context: context)
+    }
+
+    /// Answers with tile `key` of `image`, which was not cached: at once when the store can read it without
+    /// waiting (page cache), else once a file thread has, holding later requests back meanwhile.
+    func answerMiss(_ key: TileKey, of image: CatalogImage, cacheHeader: ByteBuffer, exchange: Exchange, context: ChannelHandlerContext) {
         pending = exchange
         let loop = context.eventLoop
         let handler = NIOLoopBound(self, eventLoop: loop)
         let now = server.tiles.loadNow(key, of: image) { result in
-            loop.execute {
-                handler.value.completePending(result, profile: image.tileProfile, cacheHeader: handler.value.server.blocks.cacheMiss)
-            }
+            loop.execute { handler.value.completePending(result, profile: image.tileProfile, cacheHeader: cacheHeader) }
         }
         if let now {
             pending = nil
-            writeLoaded(now, profile: image.tileProfile, cacheHeader: server.blocks.cacheMiss, exchange: exchange, context: context)
+            writeLoaded(now, profile: image.tileProfile, cacheHeader: cacheHeader, exchange: exchange, context: context)
         }
     }
 

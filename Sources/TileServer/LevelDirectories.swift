@@ -1,4 +1,3 @@
-import CFileIO
 import Glibc
 
 /// Open descriptors of one pyramid's level folders (`{name}_files/{level}`), opened when the catalog finds the
@@ -18,7 +17,7 @@ final class LevelDirectories: Sendable {
         descriptors = (0...max(maxLevel, 0)).map { level in
             let descriptor = open("\(filesDirectory)/\(level)", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
             guard descriptor >= 0 else { return -1 }
-            guard root.withCString({ tiler_fd_is_inside(descriptor, $0, strlen($0)) }) == 1 else {
+            guard FileLoader.isInside(descriptor: descriptor, root: root) == true else {
                 close(descriptor)
                 return -1
             }

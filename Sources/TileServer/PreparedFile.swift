@@ -12,21 +12,6 @@ struct PreparedFile: Sendable {
     /// Where the body starts in ``buffer``.
     let bodyOffset: Int
 
-    /// Prepares `body` (its readable bytes) with the strong entity tag `etag` (quotes included).
-    init(body: ByteBuffer, etag: String) {
-        let etagLine = "ETag: \(etag)\r\n"
-        let lengthLine = "Content-Length: \(body.readableBytes)\r\n\r\n"
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(etagLine.utf8.count + lengthLine.utf8.count + body.readableBytes)
-        buffer.writeString(etagLine)
-        buffer.writeString(lengthLine)
-        bodyOffset = buffer.writerIndex
-        var body = body
-        buffer.writeBuffer(&body)
-        self.buffer = buffer
-        self.etagLineLength = etagLine.utf8.count
-    }
-
     /// Wraps a buffer already laid out as `ETag` line, `Content-Length` line, blank line and body (the file loader
     /// reads the body straight into place).
     init(preparedBuffer: ByteBuffer, etagLineLength: Int, bodyOffset: Int) {
@@ -56,8 +41,12 @@ struct PreparedFile: Sendable {
     /// The most bytes ``writeHead(into:size:seconds:nanoseconds:)`` writes.
     static let maxHeadLength = 128
 
-    /// Writes the `ETag` line of ``etag(size:seconds:nanoseconds:)``, the `Content-Length` line and the blank line
-    /// into `buffer`, formatting the numbers in place (no `String`); returns the `ETag` line's length.
+    /// Writes the `ETag` line, the `Content-Length` line and the blank line of a file of `size` bytes last modified at
+    /// `seconds` and `nanoseconds` since 1970 into `buffer`, formatting the numbers in place (no `String`); returns the
+    /// `ETag` line's length.
+    ///
+    /// The strong entity tag is `"size-seconds.nanoseconds"` in hexadecimal: stable across restarts, different after
+    /// any rewrite that changes the size or the timestamp.
     static func writeHead(into buffer: inout ByteBuffer, size: Int, seconds: Int, nanoseconds: Int) -> Int {
         let start = buffer.writerIndex
         buffer.writeStaticString("ETag: \"")
@@ -93,11 +82,5 @@ struct PreparedFile: Sendable {
         withUnsafeBytes(of: &digits) { raw in
             _ = buffer.writeBytes(UnsafeRawBufferPointer(rebasing: raw[(64 - count)...]))
         }
-    }
-
-    /// The strong entity tag of a file of `size` bytes last modified at `modified` (seconds and nanoseconds since
-    /// 1970): stable across restarts, different after any rewrite that changes the size or the timestamp.
-    static func etag(size: Int, seconds: Int, nanoseconds: Int) -> String {
-        "\"\(String(size, radix: 16))-\(String(seconds, radix: 16)).\(String(nanoseconds, radix: 16))\""
     }
 }
