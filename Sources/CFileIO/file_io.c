@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -27,4 +28,38 @@ int tiler_fd_is_inside(int fd, const char *root, size_t root_length) {
     if (root_length == 1 && root[0] == '/') return path[0] == '/' ? 1 : 0;
     if ((size_t)length < root_length || memcmp(path, root, root_length) != 0) return 0;
     return (size_t)length == root_length || path[root_length] == '/' ? 1 : 0;
+}
+
+/* cachestat(2), Linux 6.5: the same number on every architecture (the unified syscall table). */
+#define TILER_SYS_CACHESTAT 451
+
+struct tiler_cachestat_range {
+    unsigned long long off;
+    unsigned long long len;
+};
+
+struct tiler_cachestat {
+    unsigned long long nr_cache;
+    unsigned long long nr_dirty;
+    unsigned long long nr_writeback;
+    unsigned long long nr_evicted;
+    unsigned long long nr_recently_evicted;
+};
+
+/* Set once a call said the kernel (or a seccomp filter) lacks cachestat: then no call is tried again. */
+static int cachestat_missing = 0;
+
+int tiler_is_in_page_cache(int fd, size_t size) {
+    if (size == 0) return 1;
+    if (__atomic_load_n(&cachestat_missing, __ATOMIC_RELAXED)) return -1;
+    struct tiler_cachestat_range range = {.off = 0, .len = size};
+    struct tiler_cachestat status;
+    memset(&status, 0, sizeof status);
+    if (syscall(TILER_SYS_CACHESTAT, fd, &range, &status, 0) != 0) {
+        if (errno == ENOSYS || errno == EPERM) __atomic_store_n(&cachestat_missing, 1, __ATOMIC_RELAXED);
+        return -1;
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned long long pages = (size + (size_t)page - 1) / (size_t)page;
+    return status.nr_cache >= pages ? 1 : 0;
 }

@@ -10,32 +10,90 @@ import Synchronization
 ///
 /// Operations and their semantics are those of ``LRUCache``; each is O(1) under the lock (hashing amortised)
 /// unless noted.
+///
+/// With ``AdmissionPolicy/frequency(expectedEntries:)`` the cache also keeps a ``FrequencySketch`` of the keys
+/// looked up, and ``admits(_:cost:)`` tells a caller whether a missed key is worth its place (TinyLFU): the cache
+/// itself still stores whatever it is given.
 public final class ConcurrentLRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    @usableFromInline let _state: Mutex<LRUCache<Key, Value>>
+    @usableFromInline let _state: Mutex<_Guarded>
+    /// Whether ``admits(_:cost:)`` weighs frequencies (else the sketch is empty and never touched).
+    @usableFromInline let _weighsFrequency: Bool
+
+    /// What the lock guards: the cache and, with frequency admission, the sketch (one lock for both, so a lookup
+    /// takes one lock).
+    @usableFromInline
+    struct _Guarded: Sendable {
+        @usableFromInline var cache: LRUCache<Key, Value>
+        @usableFromInline var sketch: FrequencySketch<Key>
+
+        @inlinable
+        init(cache: LRUCache<Key, Value>, sketch: FrequencySketch<Key>) {
+            self.cache = cache
+            self.sketch = sketch
+        }
+    }
+
+    /// Whether ``ConcurrentLRUCache/admits(_:cost:)`` says yes to every newcomer or weighs it by how often it is
+    /// asked for.
+    public enum AdmissionPolicy: Sendable {
+        /// Every newcomer is worth storing.
+        case always
+        /// Once the cache is full, a newcomer is worth storing only if it was looked up more often lately than
+        /// the entry it would evict; sized for about `expectedEntries` entries.
+        case frequency(expectedEntries: Int)
+    }
 
     /// Creates an empty cache holding at most `budget` bytes.
     ///
     /// - Precondition: `budget ≥ 0`, `minimumCapacity ≥ 0`.
-    public init(budget: Int, minimumCapacity: Int = 0) {
-        _state = Mutex(LRUCache(budget: budget, minimumCapacity: minimumCapacity))
+    public init(budget: Int, minimumCapacity: Int = 0, admission: AdmissionPolicy = .always) {
+        let cache = LRUCache<Key, Value>(budget: budget, minimumCapacity: minimumCapacity)
+        switch admission {
+        case .always:
+            _state = Mutex(_Guarded(cache: cache, sketch: FrequencySketch(expectedEntries: 0)))
+            _weighsFrequency = false
+        case .frequency(let expectedEntries):
+            _state = Mutex(_Guarded(cache: cache, sketch: FrequencySketch(expectedEntries: expectedEntries)))
+            _weighsFrequency = true
+        }
     }
 
-    /// Returns the value for `key` and makes it the most recently used entry; counts a hit or a miss.
+    /// Returns the value for `key` and makes it the most recently used entry; counts a hit or a miss (and, with
+    /// frequency admission, a sighting of `key`).
     @inlinable
     public func value(for key: Key) -> Value? {
-        _state.withLock { $0.value(for: key) }
+        _state.withLock { state in
+            if _weighsFrequency { state.sketch.increment(key) }
+            return state.cache.value(for: key)
+        }
+    }
+
+    /// Whether storing an entry for `key` costing `cost` bytes is worthwhile now: never if it costs more than the
+    /// whole budget (it would not be stored); always while it fits without evicting; when it would evict, only if
+    /// `key` was looked up more often lately than the least recently used entry (ties refuse, so a cache full of
+    /// equally popular entries is not churned). With ``AdmissionPolicy/always``, whenever it fits the budget.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public func admits(_ key: Key, cost: Int) -> Bool {
+        _state.withLock { state in
+            guard cost <= state.cache.budget else { return false }
+            guard _weighsFrequency else { return true }
+            guard state.cache.totalCost + cost > state.cache.budget, let victim = state.cache.leastRecentlyUsedKey else { return true }
+            return state.sketch.frequency(key) > state.sketch.frequency(victim)
+        }
     }
 
     /// Returns the value for `key` without changing its recency or the counters.
     @inlinable
     public func peek(_ key: Key) -> Value? {
-        _state.withLock { $0.peek(key) }
+        _state.withLock { $0.cache.peek(key) }
     }
 
     /// Whether `key` is in the cache; changes neither recency nor counters.
     @inlinable
     public func contains(_ key: Key) -> Bool {
-        _state.withLock { $0.contains(key) }
+        _state.withLock { $0.cache.contains(key) }
     }
 
     /// Stores `value` for `key` as the most recently used entry and evicts least recently used entries until the
@@ -48,8 +106,8 @@ public final class ConcurrentLRUCache<Key: Hashable & Sendable, Value: Sendable>
     @discardableResult
     public func insert(_ value: Value, for key: Key, cost: Int) -> Int {
         // The replaced value and the evicted entries leave the lock in `released` and are freed after it.
-        let released = _state.withLock { cache in
-            (replaced: cache.removeValue(for: key), evicted: cache.insert(value, for: key, cost: cost))
+        let released = _state.withLock { state in
+            (replaced: state.cache.removeValue(for: key), evicted: state.cache.insert(value, for: key, cost: cost))
         }
         return released.evicted.count
     }
@@ -63,14 +121,14 @@ public final class ConcurrentLRUCache<Key: Hashable & Sendable, Value: Sendable>
     @discardableResult
     public func touch(_ keys: some Sequence<Key>) -> Int {
         let keys = Array(keys)
-        return _state.withLock { $0.touch(keys) }
+        return _state.withLock { $0.cache.touch(keys) }
     }
 
     /// Removes the entry for `key` and returns its value, or `nil` if there was none.
     @inlinable
     @discardableResult
     public func removeValue(for key: Key) -> Value? {
-        _state.withLock { $0.removeValue(for: key) }
+        _state.withLock { $0.cache.removeValue(for: key) }
     }
 
     /// Removes every entry whose key satisfies `shouldBeRemoved` (for example every tile of an image that
@@ -84,20 +142,20 @@ public final class ConcurrentLRUCache<Key: Hashable & Sendable, Value: Sendable>
     /// - Complexity: O(n).
     @discardableResult
     public func removeAll<E: Error>(where shouldBeRemoved: (Key) throws(E) -> Bool) throws(E) -> Int {
-        let keys = _state.withLock { cache in cache.map(\.key) }
+        let keys = _state.withLock { state in state.cache.map(\.key) }
         var doomed: [Key] = []
         for key in keys where try shouldBeRemoved(key) {
             doomed.append(key)
         }
-        let removed = _state.withLock { cache in doomed.compactMap { cache.removeValue(for: $0) } }
+        let removed = _state.withLock { state in doomed.compactMap { state.cache.removeValue(for: $0) } }
         return removed.count
     }
 
     /// Removes every entry; keeps the budget and the counters. The values are released after the lock.
     public func removeAll() {
-        let old = _state.withLock { cache in
-            let old = cache
-            cache.removeAll()
+        let old = _state.withLock { state in
+            let old = state.cache
+            state.cache.removeAll()
             return old
         }
         _ = old
@@ -107,21 +165,21 @@ public final class ConcurrentLRUCache<Key: Hashable & Sendable, Value: Sendable>
     ///
     /// - Precondition: the new budget is ≥ 0.
     public var budget: Int {
-        get { _state.withLock { $0.budget } }
-        set { _ = _state.withLock { $0.setBudget(newValue) } }
+        get { _state.withLock { $0.cache.budget } }
+        set { _ = _state.withLock { $0.cache.setBudget(newValue) } }
     }
 
     /// The number of entries.
-    public var count: Int { _state.withLock { $0.count } }
+    public var count: Int { _state.withLock { $0.cache.count } }
 
     /// The sum of the entries' costs, in bytes.
-    public var totalCost: Int { _state.withLock { $0.totalCost } }
+    public var totalCost: Int { _state.withLock { $0.cache.totalCost } }
 
     /// The counters and sizes, read under one lock hold so that they agree with each other.
-    public var statistics: CacheStatistics { _state.withLock { $0.statistics } }
+    public var statistics: CacheStatistics { _state.withLock { $0.cache.statistics } }
 
     /// Checks the wrapped cache's structure under the lock (a testing hook; see ``LRUCache/_checkInvariants()``).
     public func _checkInvariants() {
-        _state.withLock { $0._checkInvariants() }
+        _state.withLock { $0.cache._checkInvariants() }
     }
 }

@@ -1,4 +1,12 @@
 extension LRUCache {
+    /// The key the next eviction would take: the least recently used entry's, or `nil` when the cache is empty.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public var leastRecentlyUsedKey: Key? {
+        _nodes[_nodes[0].previous].key
+    }
+
     /// Makes the given keys the most recently used entries, the first key the most recent of all.
     ///
     /// Afterwards the touched entries lead the recency order in the order of `keys` (for a viewport's tiles

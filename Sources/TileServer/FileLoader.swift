@@ -128,7 +128,8 @@ enum FileLoader {
 
     /// Reads the open `descriptor` whole if it is a regular file of at most `maxBytes` bytes, into a buffer laid
     /// out as ``PreparedFile`` expects; with `pageCacheOnly`, `nil` as soon as a read would wait for the disk.
-    private static func readOpened(_ descriptor: Int32, maxBytes: Int, pageCacheOnly: Bool) throws(FileLoadError) -> PreparedFile? {
+    /// Reads at explicit offsets: the descriptor's file position is neither used nor moved (it may be shared).
+    static func readOpened(_ descriptor: Int32, maxBytes: Int, pageCacheOnly: Bool) throws(FileLoadError) -> PreparedFile? {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw FileLoadError(kind: .notFound, message: "not a regular file")
@@ -170,7 +171,7 @@ enum FileLoader {
             let count =
                 pageCacheOnly
                 ? tiler_pread_cached(descriptor, destination + done, size - done, off_t(done))
-                : Glibc.read(descriptor, destination + done, size - done)
+                : pread(descriptor, destination + done, size - done, off_t(done))
             if count < 0 && errno == EINTR { continue }
             if count < 0 && pageCacheOnly { return (done, .wouldBlock) }  // EAGAIN, or no RWF_NOWAIT here
             guard count > 0 else { return (done, .shortOrFailed) }

@@ -32,6 +32,36 @@ extension HTTPHandler {
         finish(exchange, status: notModified ? .notModified : .ok, close: close, context: context)
     }
 
+    /// Answers with an open tile file like ``writeFile(_:profile:cacheHeader:exchange:context:)``, the body sent from
+    /// the file (`sendfile`); the file stays open until the write is done.
+    func writeOpenTile(_ file: OpenTile, profile: ResponseProfile, cacheHeader: ByteBuffer, exchange: Exchange, context: ChannelHandlerContext) {
+        let close = mustClose(exchange)
+        let notModified = exchange.ifNoneMatch.map { ETagMatch.matches($0, etag: file.etag) } ?? false
+        headScratch.clear()
+        headScratch.writeImmutableBuffer(notModified ? profile.notModified : profile.ok)
+        headScratch.writeImmutableBuffer(date.current())
+        headScratch.writeImmutableBuffer(cacheHeader)
+        if close {
+            headScratch.writeImmutableBuffer(server.blocks.connectionClose)
+        } else if exchange.isHTTP10 {
+            headScratch.writeImmutableBuffer(server.blocks.connectionKeepAlive)
+        }
+        if notModified {
+            headScratch.writeImmutableBuffer(file.etagLine)
+            headScratch.writeImmutableBuffer(server.blocks.crlf)
+        } else {
+            headScratch.writeImmutableBuffer(file.head)
+        }
+        context.write(wrapOutboundOut(headScratch), promise: nil)
+        if !notModified && !exchange.isHead && file.size > 0 {
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
+            let region = FileRegion(fileHandle: file.handle, readerIndex: 0, endIndex: file.size)
+            context.write(NIOAny(IOData.fileRegion(region)), promise: written)
+        }
+        finish(exchange, status: notModified ? .notModified : .ok, close: close, context: context)
+    }
+
     /// Answers 200 with `body` and the profile's headers.
     func writeBody(_ body: ByteBuffer, profile: ResponseProfile, exchange: Exchange, context: ChannelHandlerContext) {
         writeResponse(

@@ -68,13 +68,21 @@ extension HTTPHandler {
         answerMiss(key, of: image, cacheHeader: server.blocks.cacheMiss, exchange: exchange, context: context)
     }
 
-    /// Answers with tile `key` of `image`, which was not cached: at once when the store can read it without
-    /// waiting (page cache), else once a file thread has, holding later requests back meanwhile.
+    /// Answers with tile `key` of `image`, which was not cached. When the cache is full and does not admit the tile
+    /// (it was not asked for more often lately than the tile it would evict) and its file is all in the page cache,
+    /// the file is sent as it is (`sendfile`, nothing copied into the process). Otherwise the tile is read into the
+    /// cache: at once when the store can read it without waiting (page cache), else once a file thread has, holding
+    /// later requests back meanwhile.
     func answerMiss(_ key: TileKey, of image: CatalogImage, cacheHeader: ByteBuffer, exchange: Exchange, context: ChannelHandlerContext) {
+        let file = openTiles.file(for: key, of: image, maxBytes: server.tiles.maxTileBytes)
+        if let file, !server.tiles.cache.admits(key, cost: file.cost), file.isInPageCache == true {
+            server.tiles.countFileSend()
+            return writeOpenTile(file, profile: image.tileProfile, cacheHeader: cacheHeader, exchange: exchange, context: context)
+        }
         pending = exchange
         let loop = context.eventLoop
         let handler = NIOLoopBound(self, eventLoop: loop)
-        let now = server.tiles.loadNow(key, of: image) { result in
+        let now = server.tiles.loadNow(key, of: image, opened: file) { result in
             loop.execute { handler.value.completePending(result, profile: image.tileProfile, cacheHeader: cacheHeader) }
         }
         if let now {

@@ -1,15 +1,34 @@
 import NIOCore
 
-/// What the connections of one event loop share without locking: the `Date` line cache and a metrics shard.
+/// What the connections of one event loop share without locking: the `Date` line cache, the open tile files and a
+/// metrics shard.
 final class LoopResources: Sendable {
+    /// The loop.
+    let eventLoop: any EventLoop
     /// The loop's `Date` header cache; only touched on the loop.
     let date: NIOLoopBoundBox<DateHeader>
+    /// The loop's open tile files; only touched on the loop.
+    let openTiles: NIOLoopBoundBox<OpenTileFiles>
     /// The loop's metrics shard index.
     let metricsShard: Int
 
-    /// Creates the resources of `eventLoop` (callable from any thread).
-    init(eventLoop: any EventLoop, metricsShard: Int) {
+    /// Creates the resources of `eventLoop` (callable from any thread), keeping up to `openTileFiles` tile files open.
+    init(eventLoop: any EventLoop, metricsShard: Int, openTileFiles: Int) {
+        self.eventLoop = eventLoop
         self.date = NIOLoopBoundBox.makeBoxSendingValue(DateHeader(), eventLoop: eventLoop)
+        self.openTiles = NIOLoopBoundBox.makeBoxSendingValue(OpenTileFiles(capacity: openTileFiles), eventLoop: eventLoop)
         self.metricsShard = metricsShard
+    }
+
+    /// Closes, on the loop, the open tile files of the given images (all of them when `images` is `nil`).
+    func closeTileFiles(of images: Set<Int>?) {
+        let openTiles = self.openTiles
+        eventLoop.execute {
+            if let images {
+                openTiles.value.removeAll(images: images)
+            } else {
+                openTiles.value.removeAll()
+            }
+        }
     }
 }

@@ -68,8 +68,9 @@ public final class Server: Sendable {
         let interval = TimeAmount(parts.configuration.rescanInterval)
         rescanTask = loop.scheduleRepeatedAsyncTask(initialDelay: interval, delay: interval) { _ in
             pool.runIfActive(eventLoop: loop) {
-                let change = catalog.rescan()
-                tiles.evict(images: Set(change.removed.map(\.id)))
+                let removed = Set(catalog.rescan().removed.map(\.id))
+                tiles.evict(images: removed)
+                if !removed.isEmpty { parts.closeTileFiles(of: removed) }
             }
         }
         let count = catalog.count
@@ -95,6 +96,7 @@ public final class Server: Sendable {
         let warmer = context.warmer
         let grace = TimeAmount(configuration.shutdownGracePeriod)
         let stopped = self.stopped
+        let parts = self.parts
         channel.close().whenComplete { _ in
             let open = connections.all
             for connection in open {
@@ -106,6 +108,7 @@ public final class Server: Sendable {
             }
             EventLoopFuture.andAllComplete(open.map(\.closeFuture), on: loop).whenComplete { _ in
                 deadline.cancel()
+                parts.closeTileFiles(of: nil)
                 // Renders wait for tile reads on the file threads: stop them first.
                 renders.shutdownGracefully { _ in
                     warmer.shutdownGracefully { _ in

@@ -19,6 +19,11 @@ public struct ServerConfiguration: Sendable {
     public var eventLoopThreads: Int
     /// Threads that read files (tile misses, static files, catalog scans), ≥ 1.
     public var fileThreads: Int
+    /// Tile files each event loop keeps open (like nginx's `open_file_cache`): a tile miss that the cache does not
+    /// admit is sent straight from its file with `sendfile` when it is in the page cache, and an open file spares
+    /// the `openat`, `fstat` and `close`. 0 turns this off (every miss is read into the cache). Capped at startup so
+    /// that all loops together use at most half the process's descriptor limit.
+    public var openTileFilesPerLoop: Int
     /// How long a client has to send a complete request head: from connecting, or from the first byte of a
     /// request on a kept-alive connection. A client that connects and sends nothing, or trickles header lines,
     /// is disconnected when it runs out (with a 408 if it had sent anything).
@@ -56,6 +61,7 @@ public struct ServerConfiguration: Sendable {
         self.publicDirectory = nil
         self.eventLoopThreads = max(1, System.coreCount)
         self.fileThreads = 2
+        self.openTileFilesPerLoop = 4096
         self.headTimeout = .seconds(5)
         self.idleTimeout = .seconds(30)
         self.maxHeadBytes = 16 << 10

@@ -23,15 +23,16 @@ struct ServerParts: Sendable {
         if let explicit = configuration.publicDirectory, publicDirectory == nil {
             throw ServerError("the public folder \(explicit) is not a folder")
         }
-        Self.raiseDescriptorLimit()
+        let descriptorLimit = Self.raiseDescriptorLimit()
         self.configuration = configuration
         group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)
         let threadPool = NIOThreadPool(numberOfThreads: configuration.fileThreads)
         threadPool.start()
         self.threadPool = threadPool
         var loops: [ObjectIdentifier: LoopResources] = [:]
+        let openTileFiles = min(configuration.openTileFilesPerLoop, descriptorLimit / 2 / configuration.eventLoopThreads)
         for (index, loop) in group.makeIterator().enumerated() {
-            loops[ObjectIdentifier(loop)] = LoopResources(eventLoop: loop, metricsShard: index)
+            loops[ObjectIdentifier(loop)] = LoopResources(eventLoop: loop, metricsShard: index, openTileFiles: openTileFiles)
         }
         self.loops = loops
         let catalog = ImageCatalog(root: root, maxDepth: configuration.maxScanDepth, logger: configuration.logger)
@@ -49,11 +50,25 @@ struct ServerParts: Sendable {
     /// Lifts the soft limit on open descriptors to the hard one (as servers do): each connection takes one, and each
     /// served pyramid keeps its level folders open (see ``LevelDirectories``). Beyond the limit nothing breaks —
     /// accepts wait, and tiles take the path-based read — but nothing should hit Debian's default soft 1024.
-    private static func raiseDescriptorLimit() {
+    ///
+    /// - Returns: The soft limit in force afterwards.
+    private static func raiseDescriptorLimit() -> Int {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = min(limit.rlim_max, 1 << 20)
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = min(limit.rlim_max, 1 << 20)
+            var wanted = limit
+            wanted.rlim_cur = raised
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &wanted) == 0 { limit.rlim_cur = raised }
+        }
+        return Int(min(limit.rlim_cur, 1 << 20))
+    }
+
+    /// Closes, on each event loop, the open tile files of the given images (every one when `images` is `nil`).
+    func closeTileFiles(of images: Set<Int>?) {
+        for resources in loops.values {
+            resources.closeTileFiles(of: images)
+        }
     }
 
     private static func validate(_ configuration: ServerConfiguration) throws(ServerError) {
@@ -61,6 +76,7 @@ struct ServerParts: Sendable {
         guard configuration.cacheBytes >= 0 else { throw ServerError("the cache budget must be ≥ 0 bytes") }
         guard configuration.eventLoopThreads >= 1, configuration.fileThreads >= 1 else { throw ServerError("thread counts must be ≥ 1") }
         guard configuration.maxPrefetchTiles >= 0 else { throw ServerError("maxPrefetchTiles must be ≥ 0") }
+        guard configuration.openTileFilesPerLoop >= 0 else { throw ServerError("openTileFilesPerLoop must be ≥ 0") }
         let durations = [configuration.headTimeout, configuration.idleTimeout, configuration.rescanInterval, configuration.shutdownGracePeriod]
         guard durations.allSatisfy({ $0 > .zero }) else { throw ServerError("timeouts and intervals must be > 0") }
         guard configuration.maxHeadBytes >= 256, configuration.maxPathBytes >= 16 else {
@@ -99,7 +115,8 @@ struct ServerParts: Sendable {
                     }
                     let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)
                     let handler = HTTPHandler(
-                        server: context, date: resources.date.value, metricsShard: resources.metricsShard, timeouts: timeouts)
+                        server: context, date: resources.date.value, openTiles: resources.openTiles.value,
+                        metricsShard: resources.metricsShard, timeouts: timeouts)
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(timeouts)
                     try pipeline.addHandler(ByteToMessageHandler(decoder))

@@ -18,6 +18,9 @@ public struct ServerStatistics: Sendable, Hashable {
     public var diskReadsOnEventLoops: Int
     /// Of ``diskReads``, those done by background warming after visible-rect queries.
     public var diskReadsWarming: Int
+    /// Tile misses the cache did not admit (not asked for more often than the tile they would evict), sent straight
+    /// from their files in the page cache instead of being read into memory.
+    public var fileSends: Int
     /// Pyramids being served.
     public var images: Int
     /// Open client connections.
@@ -33,6 +36,7 @@ public struct ServerStatistics: Sendable, Hashable {
         diskReads = gauges.diskReads.total
         diskReadsOnEventLoops = gauges.diskReads.onEventLoops
         diskReadsWarming = gauges.diskReads.warming
+        fileSends = gauges.diskReads.fileSends
         images = gauges.images
         connections = gauges.connections
     }

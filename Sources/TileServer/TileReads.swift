@@ -6,4 +6,6 @@ struct TileReads: Sendable {
     var onEventLoops: Int
     /// Reads done by background warming after visible-rect queries.
     var warming: Int
+    /// Misses the cache did not admit, sent straight from their files (not reads: the bytes never entered memory).
+    var fileSends: Int
 }

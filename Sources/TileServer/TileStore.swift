@@ -13,11 +13,14 @@ final class TileStore: Sendable {
     private let reads = Atomic<Int>(0)
     private let inlineReads = Atomic<Int>(0)
     private let warmingReads = Atomic<Int>(0)
-    private let maxTileBytes: Int
+    private let fileSends = Atomic<Int>(0)
+    /// Tile files larger than this are refused.
+    let maxTileBytes: Int
 
     /// Creates an empty store holding at most `budget` bytes, reading on `threadPool` what is not in the page cache.
     init(budget: Int, threadPool: NIOThreadPool, maxTileBytes: Int = 64 << 20) {
-        self.cache = ConcurrentLRUCache(budget: budget)
+        // Sized for tiles of about 16 KiB.
+        self.cache = ConcurrentLRUCache(budget: budget, admission: .frequency(expectedEntries: budget >> 14))
         self.threadPool = threadPool
         self.maxTileBytes = maxTileBytes
     }
@@ -26,7 +29,12 @@ final class TileStore: Sendable {
     var diskReads: TileReads {
         TileReads(
             total: reads.load(ordering: .relaxed), onEventLoops: inlineReads.load(ordering: .relaxed),
-            warming: warmingReads.load(ordering: .relaxed))
+            warming: warmingReads.load(ordering: .relaxed), fileSends: fileSends.load(ordering: .relaxed))
+    }
+
+    /// Counts a miss the cache did not admit, sent from its file instead.
+    func countFileSend() {
+        fileSends.add(1, ordering: .relaxed)
     }
 
     /// The cached tile for `key`, marked most recently used; counts a cache hit or miss.
@@ -36,13 +44,15 @@ final class TileStore: Sendable {
 
     /// Loads tile `key` of `image` for an event loop: at once when its bytes are in the page cache (as nginx reads
     /// small files, but never waiting for the device), else on the file threads like ``load(_:of:onResult:)``.
-    /// Joins a load already under way for `key`, so concurrent misses still read once.
+    /// Joins a load already under way for `key`, so concurrent misses still read once. `opened`, the tile's file
+    /// already open on this loop, spares the event loop's read an `openat`.
     ///
     /// - Returns: The result when it was had at once (`onResult` is then never called), or `nil`: `onResult` will be
     ///   called once, on another thread.
-    func loadNow(_ key: TileKey, of image: CatalogImage, onResult: @escaping @Sendable (Result<PreparedFile, any Error>) -> Void)
-        -> Result<PreparedFile, any Error>?
-    {
+    func loadNow(
+        _ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil,
+        onResult: @escaping @Sendable (Result<PreparedFile, any Error>) -> Void
+    ) -> Result<PreparedFile, any Error>? {
         guard flights.lead(key, otherwise: onResult) else { return nil }
         if let file = cache.peek(key) {
             flights.complete(key, with: .success(file))
@@ -50,7 +60,13 @@ final class TileStore: Sendable {
         }
         let result: Result<PreparedFile, any Error>
         do {
-            guard let file = try readTile(key, of: image, pageCacheOnly: true) else {
+            let loaded: PreparedFile?
+            if let opened {
+                loaded = try opened.readIfCached(maxBytes: maxTileBytes)
+            } else {
+                loaded = try readTile(key, of: image, pageCacheOnly: true)
+            }
+            guard let file = loaded else {
                 // On disk only: wait for a file thread like any other caller.
                 _ = flights.join(key, onResult: onResult)
                 threadPool.submit { [self] state in read(key, of: image, state: state) }

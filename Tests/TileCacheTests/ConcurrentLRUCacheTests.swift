@@ -142,3 +142,34 @@ import Testing
         return tally
     }
 }
+
+@Suite struct ConcurrentLRUCacheAdmissionTests {
+    @Test func admitsWhileThereIsRoomThenOnlyKeysMorePopularThanTheVictim() {
+        let cache = ConcurrentLRUCache<String, Int>(budget: 3, admission: .frequency(expectedEntries: 64))
+        #expect(cache.admits("a", cost: 1))
+        for key in ["a", "b", "c"] {
+            _ = cache.value(for: key)
+            cache.insert(0, for: key, cost: 1)
+        }
+        // Full: "d" would evict "a" (seen once), and was seen as often: refused.
+        _ = cache.value(for: "d")
+        #expect(!cache.admits("d", cost: 1))
+        _ = cache.value(for: "d")
+        #expect(cache.admits("d", cost: 1))
+        // A popular least recently used entry keeps its place against a newcomer seen twice.
+        for _ in 0..<5 { _ = cache.value(for: "a") }
+        cache.touch(["b", "c"])
+        #expect(!cache.admits("d", cost: 1))
+        cache._checkInvariants()
+    }
+
+    @Test func theDefaultPolicyAdmitsWhateverFitsTheBudget() {
+        let cache = ConcurrentLRUCache<String, Int>(budget: 1)
+        cache.insert(0, for: "a", cost: 1)
+        for _ in 0..<5 { _ = cache.value(for: "a") }
+        #expect(cache.admits("b", cost: 1))
+        #expect(!cache.admits("b", cost: 2))
+        let weighing = ConcurrentLRUCache<String, Int>(budget: 0, admission: .frequency(expectedEntries: 8))
+        #expect(!weighing.admits("b", cost: 1))
+    }
+}

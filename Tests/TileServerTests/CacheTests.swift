@@ -18,6 +18,8 @@ import TileServer
         let fixture = try fixture()
         var configuration = testConfiguration(root: fixture.root)
         configuration.cacheBytes = 20_000
+        // No open files: every miss is read into the cache (none is sent from its file instead).
+        configuration.openTileFilesPerLoop = 0
         try await withServer(fixture, configuration) { server in
             for column in 0..<8 {
                 for row in 0..<5 {
@@ -62,7 +64,9 @@ import TileServer
             for (column, row) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
                 #expect(try fetch(server, tile(column, row)).header("X-Cache") == "miss", "\(column)_\(row)")
             }
-            #expect(server.statistics.diskReads == 20)
+            // Each was read into the cache or, not admitted (asked for no more often than the tile it would evict),
+            // sent from its file.
+            #expect(server.statistics.diskReads + server.statistics.fileSends == 20)
         }
     }
 
@@ -95,8 +99,9 @@ import TileServer
         let fixture = try fixture()
         var configuration = testConfiguration(root: fixture.root)
         configuration.cacheBytes = 0
-        // The warming thread is off, so every read below is a request's own.
+        // The warming thread is off, so every read below is a request's own; without open files, every miss is read.
         configuration.maxPrefetchTiles = 0
+        configuration.openTileFilesPerLoop = 0
         try await withServer(fixture, configuration) { server in
             // The fixture's tiles were just written, so their bytes are in the page cache: no file-thread hop.
             for column in 0..<8 {
@@ -158,18 +163,23 @@ import TileServer
         }
     }
 
-    @Test func zeroBudgetServesFromDiskEveryTime() async throws {
+    @Test func zeroBudgetServesFromTheFileEveryTime() async throws {
         let fixture = try fixture()
-        var configuration = testConfiguration(root: fixture.root)
-        configuration.cacheBytes = 0
-        try await withServer(fixture, configuration) { server in
-            for _ in 0..<3 {
-                let response = try fetch(server, tile(1, 1))
-                #expect(response.header("X-Cache") == "miss")
-                #expect(response.body == PyramidFixture.tileBytes(level: 11, column: 1, row: 1, count: 1000))
+        for openFiles in [0, 16] {
+            var configuration = testConfiguration(root: fixture.root)
+            configuration.cacheBytes = 0
+            configuration.openTileFilesPerLoop = openFiles
+            try await withServer(fixture, configuration) { server in
+                for _ in 0..<3 {
+                    let response = try fetch(server, tile(1, 1))
+                    #expect(response.header("X-Cache") == "miss")
+                    #expect(response.body == PyramidFixture.tileBytes(level: 11, column: 1, row: 1, count: 1000))
+                }
+                // Sent straight from the file when it is kept open, else read each time.
+                #expect(server.statistics.fileSends == (openFiles > 0 ? 3 : 0))
+                #expect(server.statistics.diskReads == (openFiles > 0 ? 0 : 3))
+                #expect(server.statistics.cacheEntries == 0)
             }
-            #expect(server.statistics.diskReads == 3)
-            #expect(server.statistics.cacheEntries == 0)
         }
     }
 }

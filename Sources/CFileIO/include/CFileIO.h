@@ -23,4 +23,11 @@ ssize_t tiler_pread_cached(int fd, void *buffer, size_t count, off_t offset);
  */
 int tiler_fd_is_inside(int fd, const char *root, size_t root_length);
 
+/*
+ * Whether all `size` bytes of `fd` (from offset 0) are in the page cache, so that sending them
+ * (sendfile) cannot wait for the disk: cachestat(2), one system call, nothing copied.
+ * Returns 1 when they all are, 0 when some are not, -1 when this kernel cannot tell (before 6.5).
+ */
+int tiler_is_in_page_cache(int fd, size_t size);
+
 #endif

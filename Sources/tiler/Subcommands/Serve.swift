@@ -36,6 +36,11 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("file-threads"), help: "Threads reading tiles that are not in memory from the disk.")
     var fileThreads = ServerConfiguration(root: ".").fileThreads
 
+    @Option(
+        name: .customLong("open-files"),
+        help: "Tile files each event loop keeps open to send misses straight from the page cache (0: none; capped by the descriptor limit).")
+    var openFiles = ServerConfiguration(root: ".").openTileFilesPerLoop
+
     /// An image to name in the startup line as the one to open (the demo sets it).
     var openHint: String?
 
@@ -63,6 +68,7 @@ struct Serve: ParsableCommand {
         guard (0...(1 << 20)).contains(cacheMB) else { throw ValidationError("--cache-mb must be 0…1048576 (got \(cacheMB))") }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1…256 (got \(threads))") }
         guard (1...256).contains(fileThreads) else { throw ValidationError("--file-threads must be 1…256 (got \(fileThreads))") }
+        guard (0...(1 << 20)).contains(openFiles) else { throw ValidationError("--open-files must be 0…1048576 (got \(openFiles))") }
         do {
             try iiifConfiguration().validate()
         } catch {
@@ -87,6 +93,7 @@ struct Serve: ParsableCommand {
         configuration.publicDirectory = publicDirectory
         configuration.eventLoopThreads = threads
         configuration.fileThreads = fileThreads
+        configuration.openTileFilesPerLoop = openFiles
         configuration.iiif = iiifConfiguration()
         let server = try Server.startBlocking(configuration)
         SignalHub.shared.setHandler { _ in server.beginShutdown() }

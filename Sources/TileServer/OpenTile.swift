@@ -1,0 +1,78 @@
+import CFileIO
+import Glibc
+import NIOCore
+
+/// A tile file kept open to be sent with `sendfile` (the kernel copies the page cache to the socket; the bytes
+/// never enter the process), with its response header lines prepared once.
+///
+/// Belongs to one event loop (see ``OpenTileFiles``). The descriptor is closed when the last reference goes: the
+/// loop's table, or a response still being written.
+final class OpenTile {
+    /// The open file; sent with `FileRegion`s.
+    let handle: NIOFileHandle
+    /// The file's size in bytes.
+    let size: Int
+    /// `ETag: "…"\r\nContent-Length: N\r\n\r\n`, as in ``PreparedFile``.
+    let head: ByteBuffer
+    /// The length of the `ETag` line at the start of ``head``.
+    let etagLineLength: Int
+    private let descriptor: Int32
+
+    /// Opens tile file `{column}_{row}.{format}` of the level folder open as `directory` (see ``LevelDirectories``)
+    /// with `O_NOFOLLOW`, so it cannot leave that checked folder.
+    ///
+    /// - Returns: `nil` when the name is missing, is a symlink (the path-based load judges those), is not a regular
+    ///   file or is larger than `maxBytes`, or no descriptor is left: the caller reads the tile the usual way, which
+    ///   gives the right answer or error.
+    init?(column: Int32, row: Int32, format: String.UTF8View, in directory: Int32, maxBytes: Int) {
+        let descriptor = TileFileName.withCString(column: column, row: row, format: format) { name in
+            openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        }
+        guard descriptor >= 0 else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) <= maxBytes else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+        self.size = Int(status.st_size)
+        var head = ByteBuffer()
+        head.reserveCapacity(PreparedFile.maxHeadLength)
+        self.etagLineLength = PreparedFile.writeHead(
+            into: &head, size: size, seconds: Int(status.st_mtim.tv_sec), nanoseconds: Int(status.st_mtim.tv_nsec))
+        self.head = head
+        self.handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
+    }
+
+    deinit {
+        try? handle.close()
+    }
+
+    /// What a cached copy would cost against the cache's budget: the header lines plus the body, in bytes.
+    var cost: Int { head.readableBytes + size }
+
+    /// The entity tag with its quotes, as sent.
+    var etag: ByteBufferView {
+        let view = head.readableBytesView
+        return view[(view.startIndex + 6)..<(view.startIndex + etagLineLength - 2)]
+    }
+
+    /// The `ETag` line alone (for 304).
+    var etagLine: ByteBuffer { head.getSlice(at: head.readerIndex, length: etagLineLength)! }
+
+    /// Whether every byte is in the page cache, so that sending it cannot wait for the disk; `nil` when this kernel
+    /// cannot tell (before Linux 6.5, or a seccomp filter): then treat it as not. One system call.
+    var isInPageCache: Bool? {
+        switch tiler_is_in_page_cache(descriptor, size) {
+        case 1: true
+        case 0: false
+        default: nil
+        }
+    }
+
+    /// Reads the whole file into a ``PreparedFile`` (for the cache) from the open descriptor, without waiting for the
+    /// disk; `nil` if that would wait.
+    func readIfCached(maxBytes: Int) throws(FileLoadError) -> PreparedFile? {
+        try FileLoader.readOpened(descriptor, maxBytes: maxBytes, pageCacheOnly: true)
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import TileServer
+
+/// Misses the full cache does not admit are sent from their open files (`sendfile`): same bytes and headers as a
+/// cached tile, in order on a pipelined connection, and the files are closed when their pyramid goes.
+@Suite struct FileSendTests {
+    /// A 2048² pyramid: level 11 is 8×8 tiles of 1000 bytes (about 1060 bytes cached each).
+    private func fixture() throws -> PyramidFixture {
+        let fixture = try PyramidFixture()
+        try fixture.addPyramid("big", width: 2048, height: 2048, tileBytes: 1000)
+        return fixture
+    }
+
+    private func tile(_ column: Int, _ row: Int) -> String { "/images/big_files/11/\(column)_\(row).jpg" }
+
+    /// Room for 3 tiles; no warming, so only requests fill the cache.
+    private func configuration(_ fixture: PyramidFixture) -> ServerConfiguration {
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.cacheBytes = 3_300
+        configuration.maxPrefetchTiles = 0
+        return configuration
+    }
+
+    @Test func missesTheFullCacheDoesNotAdmitAreSentFromTheirFiles() async throws {
+        let fixture = try fixture()
+        try await withServer(fixture, configuration(fixture)) { server in
+            for column in 0..<3 {
+                #expect(try fetch(server, tile(column, 0)).header("X-Cache") == "miss")
+            }
+            #expect(server.statistics.diskReads == 3 && server.statistics.cacheEntries == 3)
+            // Full: tiles asked for once are no more popular than the tile they would evict.
+            for column in 0..<5 {
+                let response = try fetch(server, tile(column, 1))
+                #expect(response.status == 200 && response.header("X-Cache") == "miss")
+                #expect(response.header("Content-Length") == "1000" && response.header("Content-Type") == "image/jpeg")
+                #expect(response.header("Cache-Control") == "public, max-age=31536000, immutable")
+                #expect(response.header("Access-Control-Allow-Origin") == "*")
+                #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: 1, count: 1000))
+            }
+            var statistics = server.statistics
+            #expect(statistics.fileSends == 5 && statistics.diskReads == 3 && statistics.cacheEvictions == 0)
+            #expect(try fetch(server, "/metrics").text.contains("tiler_tile_file_sends_total 5"))
+
+            // Asked for again, a tile is now more popular than the least recently used one: read into the cache.
+            let sent = try fetch(server, tile(4, 1))
+            statistics = server.statistics
+            #expect(statistics.diskReads == 4 && statistics.cacheEvictions == 1 && statistics.fileSends == 5)
+            let cached = try fetch(server, tile(4, 1))
+            #expect(cached.header("X-Cache") == "hit" && cached.body == sent.body)
+            // The same entity tag either way.
+            #expect(sent.header("ETag") != nil && sent.header("ETag") == cached.header("ETag"))
+        }
+    }
+
+    @Test func headAndConditionalRequestsOnASentFile() async throws {
+        let fixture = try fixture()
+        try await withServer(fixture, configuration(fixture)) { server in
+            // Cached and asked for often: a tile asked for three times does not win their place.
+            for _ in 0..<4 {
+                for column in 0..<3 {
+                    _ = try fetch(server, tile(column, 0))
+                }
+            }
+            let head = try fetch(server, tile(7, 7), method: "HEAD")
+            #expect(head.status == 200 && head.header("Content-Length") == "1000" && head.body.isEmpty)
+            let etag = try #require(head.header("ETag"))
+            let notModified = try fetch(server, tile(7, 7), headers: ["If-None-Match: \(etag)"])
+            #expect(notModified.status == 304 && notModified.header("ETag") == etag && notModified.body.isEmpty)
+            let changed = try fetch(server, tile(7, 7), headers: ["If-None-Match: \"other\""])
+            #expect(changed.status == 200 && changed.header("ETag") == etag)
+            #expect(changed.body == PyramidFixture.tileBytes(level: 11, column: 7, row: 7, count: 1000))
+            #expect(server.statistics.fileSends == 3 && server.statistics.diskReads == 3)
+        }
+    }
+
+    @Test func pipelinedRequestsMixingSentFilesAndHitsAnswerInOrder() async throws {
+        let fixture = try fixture()
+        try await withServer(fixture, configuration(fixture)) { server in
+            for column in 0..<3 {
+                _ = try fetch(server, tile(column, 0))
+            }
+            let targets = [tile(5, 5), tile(0, 0), tile(6, 5), tile(1, 0), tile(7, 5)]
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send(targets.map { "GET \($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
+            for (index, target) in targets.enumerated() {
+                let response = try connection.readResponse()
+                let parts = target.split(separator: "/").last!.split(separator: ".")[0].split(separator: "_")
+                let expected = PyramidFixture.tileBytes(level: 11, column: Int(parts[0])!, row: Int(parts[1])!, count: 1000)
+                #expect(response.body == expected, "response \(index)")
+                #expect(response.header("X-Cache") == (index % 2 == 0 ? "miss" : "hit"), "response \(index)")
+            }
+            #expect(server.statistics.fileSends == 3)
+        }
+    }
+
+    @Test func theFilesOfARemovedPyramidAreClosed() async throws {
+        let fixture = try fixture()
+        try await withServer(fixture, configuration(fixture)) { server in
+            for column in 0..<8 {
+                _ = try fetch(server, tile(column, 3))
+            }
+            #expect(server.statistics.fileSends == 5)
+            let files = fixture.root + "/big_files/"
+            #expect(try Self.openDescriptors(under: files) >= 5)
+            try fixture.removePyramid("big")
+            #expect(try await eventually { try fetch(server, tile(0, 3)).status == 404 })
+            // Closed on each event loop once the catalog dropped the pyramid: no deleted tile is held open.
+            #expect(try await eventually { try Self.openDescriptors(under: files) == 0 })
+        }
+    }
+
+    @Test func openFilesAreBoundedPerEventLoop() async throws {
+        let fixture = try fixture()
+        var configuration = configuration(fixture)
+        configuration.openTileFilesPerLoop = 2
+        configuration.eventLoopThreads = 1
+        try await withServer(fixture, configuration) { server in
+            for column in 0..<8 {
+                let response = try fetch(server, tile(column, 6))
+                #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: 6, count: 1000))
+            }
+            #expect(server.statistics.fileSends == 5)
+            #expect(try Self.openDescriptors(under: fixture.root + "/big_files/11/") <= 2)
+        }
+    }
+
+    /// How many of this process's descriptors are open on tile files (`.jpg`) whose path starts with `prefix`
+    /// (deleted ones included: the kernel shows them as `path (deleted)`).
+    private static func openDescriptors(under prefix: String) throws -> Int {
+        let real = URL(fileURLWithPath: prefix).resolvingSymlinksInPath().path + "/"
+        return try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count { name in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name) else { return false }
+            return (target.hasPrefix(real) || target.hasPrefix(prefix)) && target.contains(".jpg")
+        }
+    }
+}
