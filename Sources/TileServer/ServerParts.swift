@@ -98,7 +98,7 @@ struct ServerParts: Sendable {
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
