@@ -111,8 +111,9 @@ final class ConnectionTimeoutHandler: ChannelInboundHandler, RemovableChannelHan
         }
         lastBuffered = 0
         self.deadline = nil
-        onTimeout(sawBytes)
-        if sawBytes {
+        onTimeout(sawBytes && buffered == 0)
+        // A 408 could not overtake a response that stopped moving: close at once then.
+        if sawBytes && buffered == 0 {
             context.writeAndFlush(wrapOutboundOut(Self.timeoutResponse)).assumeIsolated().whenComplete { _ in
                 context.close(promise: nil)
             }

@@ -17,6 +17,7 @@ final class OpenTile {
     /// The length of the `ETag` line at the start of ``head``.
     let etagLineLength: Int
     private let descriptor: Int32
+    private let modified: timespec
 
     /// Opens tile file `{column}_{row}.{format}` of the level folder open as `directory` (see ``LevelDirectories``)
     /// with `O_NOFOLLOW`, so it cannot leave that checked folder.
@@ -36,6 +37,7 @@ final class OpenTile {
         }
         self.descriptor = descriptor
         self.size = Int(status.st_size)
+        self.modified = status.st_mtim
         var head = ByteBuffer()
         head.reserveCapacity(PreparedFile.maxHeadLength)
         self.etagLineLength = PreparedFile.writeHead(
@@ -46,6 +48,17 @@ final class OpenTile {
 
     deinit {
         try? handle.close()
+    }
+
+    /// Whether the file is still as it was opened: not unlinked, same size and modification time. One `fstat`.
+    ///
+    /// Tiles are not meant to change in place, but a file truncated under `sendfile` would leave the response
+    /// short of its `Content-Length`: checked before every send, such a file is reopened instead.
+    var isCurrent: Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return false }
+        return status.st_nlink > 0 && Int(status.st_size) == size && status.st_mtim.tv_sec == modified.tv_sec
+            && status.st_mtim.tv_nsec == modified.tv_nsec
     }
 
     /// What a cached copy would cost against the cache's budget: the header lines plus the body, in bytes.

@@ -25,14 +25,18 @@ final class OpenTileFiles {
     /// How many files are open.
     var count: Int { files.count }
 
-    /// Tile `key` of `image`, open: from the table, or opened now (one `openat` and one `fstat`) and kept.
+    /// Tile `key` of `image`, open: from the table if the file is unchanged (one `fstat`, see
+    /// ``OpenTile/isCurrent``), or opened now (one `openat` and one `fstat`) and kept.
     ///
     /// - Returns: `nil` when the table is off, the pyramid's level folder is not open, or the file cannot be opened
     ///   here (see ``OpenTile/init(column:row:format:in:maxBytes:)``).
     /// - Complexity: O(1).
     func file(for key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenTile? {
         guard capacity > 0 else { return nil }
-        if let file = files.value(for: key) { return file }
+        if let file = files.value(for: key) {
+            if file.isCurrent { return file }
+            files.removeValue(for: key)
+        }
         guard let directory = image.levels.descriptor(level: Int(key.level)),
             let file = OpenTile(column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory, maxBytes: maxBytes)
         else { return nil }

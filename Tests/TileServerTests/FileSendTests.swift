@@ -74,6 +74,30 @@ import TileServer
         }
     }
 
+    @Test func aTileRewrittenInPlaceIsReopenedNotSentShort() async throws {
+        let fixture = try fixture()
+        var configuration = configuration(fixture)
+        // One event loop: the second request meets the file the first one opened.
+        configuration.eventLoopThreads = 1
+        try await withServer(fixture, configuration) { server in
+            for _ in 0..<4 {
+                for column in 0..<3 {
+                    _ = try fetch(server, tile(column, 0))
+                }
+            }
+            #expect(try fetch(server, tile(5, 5)).body.count == 1000)
+            // Truncated and rewritten in place (same inode, as `cp` over it would): shorter, new bytes.
+            let replacement = Array(repeating: UInt8(ascii: "z"), count: 500)
+            let handle = try #require(FileHandle(forWritingAtPath: fixture.root + "/big_files/11/5_5.jpg"))
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: replacement)
+            try handle.close()
+            let response = try fetch(server, tile(5, 5))
+            #expect(response.status == 200 && response.header("Content-Length") == "500" && response.body == replacement)
+            #expect(server.statistics.fileSends == 2 && server.statistics.diskReads == 3)
+        }
+    }
+
     @Test func pipelinedRequestsMixingSentFilesAndHitsAnswerInOrder() async throws {
         let fixture = try fixture()
         try await withServer(fixture, configuration(fixture)) { server in
