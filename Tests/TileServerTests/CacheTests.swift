@@ -121,7 +121,7 @@ import TileServer
     @Test func aTileOnlyOnDiskIsReadOnAFileThread() async throws {
         let fixture = try fixture()
         let path = fixture.root + "/big_files/11/5_5.jpg"
-        let resident = try Self.dropFromPageCache(path)
+        let resident = try dropFromPageCache(path)
         var configuration = testConfiguration(root: fixture.root)
         configuration.maxPrefetchTiles = 0
         try await withServer(fixture, configuration) { server in
@@ -132,20 +132,6 @@ import TileServer
             // Where the kernel could drop the file's pages (not tmpfs), the event loop must not have waited for them.
             #expect(server.statistics.diskReadsOnEventLoops == (resident ? 1 : 0), "resident after dropping: \(resident)")
         }
-    }
-
-    /// Asks the kernel to drop `path`'s pages from the page cache; returns whether its first page is still resident.
-    private static func dropFromPageCache(_ path: String) throws -> Bool {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw POSIXError(.ENOENT) }
-        defer { close(descriptor) }
-        fdatasync(descriptor)
-        posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
-        guard let mapping = mmap(nil, 1000, PROT_READ, MAP_SHARED, descriptor, 0), mapping != MAP_FAILED else { return true }
-        defer { munmap(mapping, 1000) }
-        var residency: UInt8 = 0
-        guard mincore(mapping, 1000, &residency) == 0 else { return true }
-        return residency & 1 == 1
     }
 
     @Test func warmingLoadsTheViewportInTheBackground() async throws {

@@ -98,6 +98,27 @@ import TileServer
         }
     }
 
+    @Test func aFileNotAllInThePageCacheIsReadOnAFileThreadNotSent() async throws {
+        let fixture = try fixture()
+        let resident = try dropFromPageCache(fixture.root + "/big_files/11/6_6.jpg")
+        try await withServer(fixture, configuration(fixture)) { server in
+            for _ in 0..<4 {
+                for column in 0..<3 {
+                    _ = try fetch(server, tile(column, 0))
+                }
+            }
+            let response = try fetch(server, tile(6, 6))
+            #expect(response.status == 200 && response.header("X-Cache") == "miss")
+            #expect(response.body == PyramidFixture.tileBytes(level: 11, column: 6, row: 6, count: 1000))
+            let statistics = server.statistics
+            // Where the kernel could drop the pages (not tmpfs), sendfile could have waited for the disk: the file
+            // thread read it instead. Where it could not, the file was all in memory and was sent.
+            #expect(statistics.fileSends == (resident ? 1 : 0), "resident after dropping: \(resident)")
+            #expect(statistics.diskReads == (resident ? 3 : 4))
+            #expect(statistics.diskReadsOnEventLoops == 3)
+        }
+    }
+
     @Test func pipelinedRequestsMixingSentFilesAndHitsAnswerInOrder() async throws {
         let fixture = try fixture()
         try await withServer(fixture, configuration(fixture)) { server in

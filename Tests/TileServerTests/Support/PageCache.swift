@@ -1,0 +1,16 @@
+import Foundation
+import Glibc
+
+/// Asks the kernel to drop `path`'s pages from the page cache; returns whether its first page is still resident.
+func dropFromPageCache(_ path: String) throws -> Bool {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { throw POSIXError(.ENOENT) }
+    defer { close(descriptor) }
+    fdatasync(descriptor)
+    posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
+    guard let mapping = mmap(nil, 1000, PROT_READ, MAP_SHARED, descriptor, 0), mapping != MAP_FAILED else { return true }
+    defer { munmap(mapping, 1000) }
+    var residency: UInt8 = 0
+    guard mincore(mapping, 1000, &residency) == 0 else { return true }
+    return residency & 1 == 1
+}
