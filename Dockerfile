@@ -1,6 +1,6 @@
 # Tiler: multi-stage build. Build: docker build -t tiler .
 # Serve: docker run --rm -v "$PWD/pyramids:/data" -p 8080:8080 tiler        (every *.dzi under /data, viewer at /)
-# Slice: docker run --rm -v "$PWD:/data" tiler slice /data/huge.jpg -o /data/pyramids
+# Slice: docker run --rm --user "$(id -u):$(id -g)" -v "$PWD:/data" tiler slice /data/huge.jpg -o /data/pyramids
 
 # --- build stage: the official Swift 6.3 image on Debian 12 (bookworm)
 FROM swift:6.3-bookworm AS build
