@@ -7,7 +7,42 @@ extension HTTPHandler {
     /// At most two buffer writes, gathered into one `writev`; the body is never copied.
     func writeFile(_ file: PreparedFile, profile: ResponseProfile, cacheHeader: ByteBuffer?, exchange: Exchange, context: ChannelHandlerContext) {
         let close = mustClose(exchange)
-        let notModified = exchange.ifNoneMatch.map { ETagMatch.matches($0, etag: file.etag) } ?? false
+        let notModified = writeHead(
+            profile: profile, etag: file.etag, etagLine: file.etagLine, headerLines: exchange.isHead ? file.head : nil,
+            cacheHeader: cacheHeader, close: close, exchange: exchange)
+        context.write(wrapOutboundOut(headScratch), promise: nil)
+        if !notModified && !exchange.isHead {
+            context.write(wrapOutboundOut(file.buffer), promise: nil)
+        }
+        finish(exchange, status: notModified ? .notModified : .ok, close: close, context: context)
+    }
+
+    /// Answers with an open tile file like ``writeFile(_:profile:cacheHeader:exchange:context:)``, the body sent from
+    /// the file (`sendfile`); the file stays open until the write is done.
+    func writeOpenTile(_ file: OpenTile, profile: ResponseProfile, cacheHeader: ByteBuffer, exchange: Exchange, context: ChannelHandlerContext) {
+        let close = mustClose(exchange)
+        let notModified = writeHead(
+            profile: profile, etag: file.etag, etagLine: file.etagLine, headerLines: file.head, cacheHeader: cacheHeader, close: close,
+            exchange: exchange)
+        context.write(wrapOutboundOut(headScratch), promise: nil)
+        if !notModified && !exchange.isHead && file.size > 0 {
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
+            let region = FileRegion(fileHandle: file.handle, readerIndex: 0, endIndex: file.size)
+            context.write(NIOAny(IOData.fileRegion(region)), promise: written)
+        }
+        finish(exchange, status: notModified ? .notModified : .ok, close: close, context: context)
+    }
+
+    /// Writes a file's response head into the connection's reused head buffer: the profile's status line and header
+    /// lines, the cached `Date` line, the optional `X-Cache` line and the connection line, then for a 304 (the
+    /// request's `If-None-Match` matches `etag`) the `ETag` line and the blank line, else `headerLines` (the file's
+    /// `ETag` and `Content-Length` lines and the blank line) if given. Returns whether it is a 304.
+    private func writeHead(
+        profile: ResponseProfile, etag: ByteBufferView, etagLine: ByteBuffer, headerLines: ByteBuffer?, cacheHeader: ByteBuffer?,
+        close: Bool, exchange: Exchange
+    ) -> Bool {
+        let notModified = exchange.ifNoneMatch.map { ETagMatch.matches($0, etag: etag) } ?? false
         headScratch.clear()
         headScratch.writeImmutableBuffer(notModified ? profile.notModified : profile.ok)
         headScratch.writeImmutableBuffer(date.current())
@@ -20,46 +55,12 @@ extension HTTPHandler {
             headScratch.writeImmutableBuffer(server.blocks.connectionKeepAlive)
         }
         if notModified {
-            headScratch.writeImmutableBuffer(file.etagLine)
+            headScratch.writeImmutableBuffer(etagLine)
             headScratch.writeImmutableBuffer(server.blocks.crlf)
-        } else if exchange.isHead {
-            headScratch.writeImmutableBuffer(file.head)
+        } else if let headerLines {
+            headScratch.writeImmutableBuffer(headerLines)
         }
-        context.write(wrapOutboundOut(headScratch), promise: nil)
-        if !notModified && !exchange.isHead {
-            context.write(wrapOutboundOut(file.buffer), promise: nil)
-        }
-        finish(exchange, status: notModified ? .notModified : .ok, close: close, context: context)
-    }
-
-    /// Answers with an open tile file like ``writeFile(_:profile:cacheHeader:exchange:context:)``, the body sent from
-    /// the file (`sendfile`); the file stays open until the write is done.
-    func writeOpenTile(_ file: OpenTile, profile: ResponseProfile, cacheHeader: ByteBuffer, exchange: Exchange, context: ChannelHandlerContext) {
-        let close = mustClose(exchange)
-        let notModified = exchange.ifNoneMatch.map { ETagMatch.matches($0, etag: file.etag) } ?? false
-        headScratch.clear()
-        headScratch.writeImmutableBuffer(notModified ? profile.notModified : profile.ok)
-        headScratch.writeImmutableBuffer(date.current())
-        headScratch.writeImmutableBuffer(cacheHeader)
-        if close {
-            headScratch.writeImmutableBuffer(server.blocks.connectionClose)
-        } else if exchange.isHTTP10 {
-            headScratch.writeImmutableBuffer(server.blocks.connectionKeepAlive)
-        }
-        if notModified {
-            headScratch.writeImmutableBuffer(file.etagLine)
-            headScratch.writeImmutableBuffer(server.blocks.crlf)
-        } else {
-            headScratch.writeImmutableBuffer(file.head)
-        }
-        context.write(wrapOutboundOut(headScratch), promise: nil)
-        if !notModified && !exchange.isHead && file.size > 0 {
-            let written = context.eventLoop.makePromise(of: Void.self)
-            written.futureResult.assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
-            let region = FileRegion(fileHandle: file.handle, readerIndex: 0, endIndex: file.size)
-            context.write(NIOAny(IOData.fileRegion(region)), promise: written)
-        }
-        finish(exchange, status: notModified ? .notModified : .ok, close: close, context: context)
+        return notModified
     }
 
     /// Answers 200 with `body` and the profile's headers.

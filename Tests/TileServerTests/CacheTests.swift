@@ -5,17 +5,8 @@ import TileServer
 
 /// The tile cache: byte budget, viewport-aware eviction, and one disk read per tile however many ask at once.
 @Suite struct CacheTests {
-    /// A 2048² pyramid of 256-px tiles: level 11 is 8×8 tiles of 1000 bytes (about 1060 bytes cached each).
-    private func fixture() throws -> PyramidFixture {
-        let fixture = try PyramidFixture()
-        try fixture.addPyramid("big", width: 2048, height: 2048, tileBytes: 1000)
-        return fixture
-    }
-
-    private func tile(_ column: Int, _ row: Int) -> String { "/images/big_files/11/\(column)_\(row).jpg" }
-
     @Test func budgetIsRespectedInBytes() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         var configuration = testConfiguration(root: fixture.root)
         configuration.cacheBytes = 20_000
         // No open files: every miss is read into the cache (none is sent from its file instead).
@@ -23,7 +14,7 @@ import TileServer
         try await withServer(fixture, configuration) { server in
             for column in 0..<8 {
                 for row in 0..<5 {
-                    let response = try fetch(server, tile(column, row))
+                    let response = try fetch(server, bigTile(column, row))
                     #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: row, count: 1000))
                     #expect(server.statistics.cacheBytes <= 20_000)
                 }
@@ -37,7 +28,7 @@ import TileServer
     }
 
     @Test func tilesThatLeftTheViewportAreTheOnesEvicted() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         // Room for exactly 12 tiles (each costs 1000 bytes plus 50–70 bytes of header lines).
         var configuration = testConfiguration(root: fixture.root)
         configuration.cacheBytes = 13_200
@@ -58,11 +49,11 @@ import TileServer
             let onScreen = [(2, 0), (2, 1), (3, 0), (3, 1), (4, 0), (4, 1)]
             let elsewhere = [(5, 4), (6, 4), (7, 4), (5, 5), (6, 5), (7, 5)]
             for (column, row) in onScreen + elsewhere {
-                #expect(try fetch(server, tile(column, row)).header("X-Cache") == "hit", "\(column)_\(row)")
+                #expect(try fetch(server, bigTile(column, row)).header("X-Cache") == "hit", "\(column)_\(row)")
             }
             #expect(server.statistics.diskReads == 16)
             for (column, row) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                #expect(try fetch(server, tile(column, row)).header("X-Cache") == "miss", "\(column)_\(row)")
+                #expect(try fetch(server, bigTile(column, row)).header("X-Cache") == "miss", "\(column)_\(row)")
             }
             // Each was read into the cache or, not admitted (asked for no more often than the tile it would evict),
             // sent from its file.
@@ -71,7 +62,7 @@ import TileServer
     }
 
     @Test func concurrentMissesReadTheDiskOnce() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         // A large viewer file keeps the single file thread busy while the tile requests arrive.
         try fixture.write(String(repeating: "x", count: 16 << 20), to: "Public/big.txt")
         var configuration = testConfiguration(root: fixture.root)
@@ -79,7 +70,7 @@ import TileServer
         configuration.publicDirectory = fixture.base + "/Public"
         try await withServer(fixture, configuration) { server in
             for round in 0..<3 {
-                let target = tile(round, 7)
+                let target = bigTile(round, 7)
                 let blocker = try RawHTTPConnection(port: server.port)
                 try blocker.request("/big.txt")
                 // 16 connections, spread over both event loops, all asking for the same uncached tile.
@@ -96,7 +87,7 @@ import TileServer
     }
 
     @Test func missesInThePageCacheAreReadOnTheEventLoop() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         var configuration = testConfiguration(root: fixture.root)
         configuration.cacheBytes = 0
         // The warming thread is off, so every read below is a request's own; without open files, every miss is read.
@@ -105,7 +96,7 @@ import TileServer
         try await withServer(fixture, configuration) { server in
             // The fixture's tiles were just written, so their bytes are in the page cache: no file-thread hop.
             for column in 0..<8 {
-                let response = try fetch(server, tile(column, 2))
+                let response = try fetch(server, bigTile(column, 2))
                 #expect(response.header("X-Cache") == "miss")
                 #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: 2, count: 1000))
             }
@@ -119,13 +110,13 @@ import TileServer
     }
 
     @Test func aTileOnlyOnDiskIsReadOnAFileThread() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         let path = fixture.root + "/big_files/11/5_5.jpg"
         let resident = try dropFromPageCache(path)
         var configuration = testConfiguration(root: fixture.root)
         configuration.maxPrefetchTiles = 0
         try await withServer(fixture, configuration) { server in
-            let response = try fetch(server, tile(5, 5))
+            let response = try fetch(server, bigTile(5, 5))
             #expect(response.status == 200 && response.header("X-Cache") == "miss")
             #expect(response.body == PyramidFixture.tileBytes(level: 11, column: 5, row: 5, count: 1000))
             #expect(server.statistics.diskReads == 1)
@@ -135,13 +126,13 @@ import TileServer
     }
 
     @Test func warmingLoadsTheViewportInTheBackground() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         try await withServer(fixture) { server in
             #expect(try fetch(server, "/api/images/big/visible?x=0&y=0&width=1024&height=768&zoomScale=1").status == 200)
             // 4 × 3 tiles, read by the warming thread, not by requests.
             #expect(await eventually { server.statistics.diskReadsWarming == 12 })
             #expect(server.statistics.diskReads == 12 && server.statistics.cacheEntries == 12)
-            #expect(try fetch(server, tile(3, 2)).header("X-Cache") == "hit")
+            #expect(try fetch(server, bigTile(3, 2)).header("X-Cache") == "hit")
             // A second query over the same tiles warms nothing more.
             #expect(try fetch(server, "/api/images/big/visible?x=0&y=0&width=1024&height=768&zoomScale=1").status == 200)
             try await Task.sleep(for: .milliseconds(200))
@@ -150,14 +141,14 @@ import TileServer
     }
 
     @Test func zeroBudgetServesFromTheFileEveryTime() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         for openFiles in [0, 16] {
             var configuration = testConfiguration(root: fixture.root)
             configuration.cacheBytes = 0
             configuration.openTileFilesPerLoop = openFiles
             try await withServer(fixture, configuration) { server in
                 for _ in 0..<3 {
-                    let response = try fetch(server, tile(1, 1))
+                    let response = try fetch(server, bigTile(1, 1))
                     #expect(response.header("X-Cache") == "miss")
                     #expect(response.body == PyramidFixture.tileBytes(level: 11, column: 1, row: 1, count: 1000))
                 }

@@ -5,15 +5,6 @@ import TileServer
 /// Misses the full cache does not admit are sent from their open files (`sendfile`): same bytes and headers as a
 /// cached tile, in order on a pipelined connection, and the files are closed when their pyramid goes.
 @Suite struct FileSendTests {
-    /// A 2048² pyramid: level 11 is 8×8 tiles of 1000 bytes (about 1060 bytes cached each).
-    private func fixture() throws -> PyramidFixture {
-        let fixture = try PyramidFixture()
-        try fixture.addPyramid("big", width: 2048, height: 2048, tileBytes: 1000)
-        return fixture
-    }
-
-    private func tile(_ column: Int, _ row: Int) -> String { "/images/big_files/11/\(column)_\(row).jpg" }
-
     /// Room for 3 tiles; no warming, so only requests fill the cache.
     private func configuration(_ fixture: PyramidFixture) -> ServerConfiguration {
         var configuration = testConfiguration(root: fixture.root)
@@ -23,15 +14,15 @@ import TileServer
     }
 
     @Test func missesTheFullCacheDoesNotAdmitAreSentFromTheirFiles() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         try await withServer(fixture, configuration(fixture)) { server in
             for column in 0..<3 {
-                #expect(try fetch(server, tile(column, 0)).header("X-Cache") == "miss")
+                #expect(try fetch(server, bigTile(column, 0)).header("X-Cache") == "miss")
             }
             #expect(server.statistics.diskReads == 3 && server.statistics.cacheEntries == 3)
             // Full: tiles asked for once are no more popular than the tile they would evict.
             for column in 0..<5 {
-                let response = try fetch(server, tile(column, 1))
+                let response = try fetch(server, bigTile(column, 1))
                 #expect(response.status == 200 && response.header("X-Cache") == "miss")
                 #expect(response.header("Content-Length") == "1000" && response.header("Content-Type") == "image/jpeg")
                 #expect(response.header("Cache-Control") == "public, max-age=31536000, immutable")
@@ -43,10 +34,10 @@ import TileServer
             #expect(try fetch(server, "/metrics").text.contains("tiler_tile_file_sends_total 5"))
 
             // Asked for again, a tile is now more popular than the least recently used one: read into the cache.
-            let sent = try fetch(server, tile(4, 1))
+            let sent = try fetch(server, bigTile(4, 1))
             statistics = server.statistics
             #expect(statistics.diskReads == 4 && statistics.cacheEvictions == 1 && statistics.fileSends == 5)
-            let cached = try fetch(server, tile(4, 1))
+            let cached = try fetch(server, bigTile(4, 1))
             #expect(cached.header("X-Cache") == "hit" && cached.body == sent.body)
             // The same entity tag either way.
             #expect(sent.header("ETag") != nil && sent.header("ETag") == cached.header("ETag"))
@@ -54,20 +45,20 @@ import TileServer
     }
 
     @Test func headAndConditionalRequestsOnASentFile() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         try await withServer(fixture, configuration(fixture)) { server in
             // Cached and asked for often: a tile asked for three times does not win their place.
             for _ in 0..<4 {
                 for column in 0..<3 {
-                    _ = try fetch(server, tile(column, 0))
+                    _ = try fetch(server, bigTile(column, 0))
                 }
             }
-            let head = try fetch(server, tile(7, 7), method: "HEAD")
+            let head = try fetch(server, bigTile(7, 7), method: "HEAD")
             #expect(head.status == 200 && head.header("Content-Length") == "1000" && head.body.isEmpty)
             let etag = try #require(head.header("ETag"))
-            let notModified = try fetch(server, tile(7, 7), headers: ["If-None-Match: \(etag)"])
+            let notModified = try fetch(server, bigTile(7, 7), headers: ["If-None-Match: \(etag)"])
             #expect(notModified.status == 304 && notModified.header("ETag") == etag && notModified.body.isEmpty)
-            let changed = try fetch(server, tile(7, 7), headers: ["If-None-Match: \"other\""])
+            let changed = try fetch(server, bigTile(7, 7), headers: ["If-None-Match: \"other\""])
             #expect(changed.status == 200 && changed.header("ETag") == etag)
             #expect(changed.body == PyramidFixture.tileBytes(level: 11, column: 7, row: 7, count: 1000))
             #expect(server.statistics.fileSends == 3 && server.statistics.diskReads == 3)
@@ -75,39 +66,39 @@ import TileServer
     }
 
     @Test func aTileRewrittenInPlaceIsReopenedNotSentShort() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         var configuration = configuration(fixture)
         // One event loop: the second request meets the file the first one opened.
         configuration.eventLoopThreads = 1
         try await withServer(fixture, configuration) { server in
             for _ in 0..<4 {
                 for column in 0..<3 {
-                    _ = try fetch(server, tile(column, 0))
+                    _ = try fetch(server, bigTile(column, 0))
                 }
             }
-            #expect(try fetch(server, tile(5, 5)).body.count == 1000)
+            #expect(try fetch(server, bigTile(5, 5)).body.count == 1000)
             // Truncated and rewritten in place (same inode, as `cp` over it would): shorter, new bytes.
             let replacement = Array(repeating: UInt8(ascii: "z"), count: 500)
             let handle = try #require(FileHandle(forWritingAtPath: fixture.root + "/big_files/11/5_5.jpg"))
             try handle.truncate(atOffset: 0)
             try handle.write(contentsOf: replacement)
             try handle.close()
-            let response = try fetch(server, tile(5, 5))
+            let response = try fetch(server, bigTile(5, 5))
             #expect(response.status == 200 && response.header("Content-Length") == "500" && response.body == replacement)
             #expect(server.statistics.fileSends == 2 && server.statistics.diskReads == 3)
         }
     }
 
     @Test func aFileNotAllInThePageCacheIsReadOnAFileThreadNotSent() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         let resident = try dropFromPageCache(fixture.root + "/big_files/11/6_6.jpg")
         try await withServer(fixture, configuration(fixture)) { server in
             for _ in 0..<4 {
                 for column in 0..<3 {
-                    _ = try fetch(server, tile(column, 0))
+                    _ = try fetch(server, bigTile(column, 0))
                 }
             }
-            let response = try fetch(server, tile(6, 6))
+            let response = try fetch(server, bigTile(6, 6))
             #expect(response.status == 200 && response.header("X-Cache") == "miss")
             #expect(response.body == PyramidFixture.tileBytes(level: 11, column: 6, row: 6, count: 1000))
             let statistics = server.statistics
@@ -120,12 +111,12 @@ import TileServer
     }
 
     @Test func pipelinedRequestsMixingSentFilesAndHitsAnswerInOrder() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         try await withServer(fixture, configuration(fixture)) { server in
             for column in 0..<3 {
-                _ = try fetch(server, tile(column, 0))
+                _ = try fetch(server, bigTile(column, 0))
             }
-            let targets = [tile(5, 5), tile(0, 0), tile(6, 5), tile(1, 0), tile(7, 5)]
+            let targets = [bigTile(5, 5), bigTile(0, 0), bigTile(6, 5), bigTile(1, 0), bigTile(7, 5)]
             let connection = try RawHTTPConnection(port: server.port)
             try connection.send(targets.map { "GET \($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
             for (index, target) in targets.enumerated() {
@@ -140,29 +131,29 @@ import TileServer
     }
 
     @Test func theFilesOfARemovedPyramidAreClosed() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         try await withServer(fixture, configuration(fixture)) { server in
             for column in 0..<8 {
-                _ = try fetch(server, tile(column, 3))
+                _ = try fetch(server, bigTile(column, 3))
             }
             #expect(server.statistics.fileSends == 5)
             let files = fixture.root + "/big_files/"
             #expect(try Self.openDescriptors(under: files) >= 5)
             try fixture.removePyramid("big")
-            #expect(try await eventually { try fetch(server, tile(0, 3)).status == 404 })
+            #expect(try await eventually { try fetch(server, bigTile(0, 3)).status == 404 })
             // Closed on each event loop once the catalog dropped the pyramid: no deleted tile is held open.
             #expect(try await eventually { try Self.openDescriptors(under: files) == 0 })
         }
     }
 
     @Test func openFilesAreBoundedPerEventLoop() async throws {
-        let fixture = try fixture()
+        let fixture = try bigPyramidFixture()
         var configuration = configuration(fixture)
         configuration.openTileFilesPerLoop = 2
         configuration.eventLoopThreads = 1
         try await withServer(fixture, configuration) { server in
             for column in 0..<8 {
-                let response = try fetch(server, tile(column, 6))
+                let response = try fetch(server, bigTile(column, 6))
                 #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: 6, count: 1000))
             }
             #expect(server.statistics.fileSends == 5)
