@@ -69,15 +69,27 @@ extension HTTPHandler {
     }
 
     /// Answers with tile `key` of `image`, which was not cached. When the cache is full and does not admit the tile
-    /// (it was not asked for more often lately than the tile it would evict) and its file is all in the page cache,
-    /// the file is sent as it is (`sendfile`, nothing copied into the process). Otherwise the tile is read into the
-    /// cache: at once when the store can read it without waiting (page cache), else once a file thread has, holding
-    /// later requests back meanwhile.
+    /// (it was not asked for more often lately than the tile it would evict), the tile is answered from its open file
+    /// without entering the cache: sent as it is (`sendfile`, nothing copied into the process) when `cachestat` says
+    /// it is all in the page cache; where the kernel cannot tell (before Linux 6.5), read without waiting
+    /// (`RWF_NOWAIT`) and sent. Otherwise the tile is read into the cache: at once when the store can read it without
+    /// waiting (page cache), else once a file thread has, holding later requests back meanwhile.
     func answerMiss(_ key: TileKey, of image: CatalogImage, cacheHeader: ByteBuffer, exchange: Exchange, context: ChannelHandlerContext) {
         let file = openTiles.file(for: key, of: image, maxBytes: server.tiles.maxTileBytes)
-        if let file, !server.tiles.cache.admits(key, cost: file.cost), file.isInPageCache == true {
-            server.tiles.countFileSend()
-            return writeOpenTile(file, profile: image.tileProfile, cacheHeader: cacheHeader, exchange: exchange, context: context)
+        if let file, !server.tiles.cache.admits(key, cost: file.cost) {
+            switch server.configuration.usesCachestat ? file.isInPageCache : nil {
+            case true?:
+                server.tiles.countFileSend()
+                return writeOpenTile(file, profile: image.tileProfile, cacheHeader: cacheHeader, exchange: exchange, context: context)
+            case nil:
+                // Errors (a file changed while read) and a file not all in memory take the usual path below.
+                if let read = try? file.readIfCached(maxBytes: server.tiles.maxTileBytes) {
+                    server.tiles.countFileSend()
+                    return writeFile(read, profile: image.tileProfile, cacheHeader: cacheHeader, exchange: exchange, context: context)
+                }
+            case false?:
+                break
+            }
         }
         pending = exchange
         let loop = context.eventLoop

@@ -53,7 +53,7 @@ extension Metrics {
             gauges.diskReads.onEventLoops)
         sample(&out, "tiler_tile_warming_reads_total", "counter", "Tile reads done by background warming.", gauges.diskReads.warming)
         sample(
-            &out, "tiler_tile_file_sends_total", "counter", "Tile misses not admitted to the cache, sent from the page cache with sendfile.",
+            &out, "tiler_tile_file_sends_total", "counter", "Tile misses not admitted to the cache, sent from their files without entering it.",
             gauges.diskReads.fileSends)
         sample(&out, "tiler_images", "gauge", "Pyramids being served.", gauges.images)
         sample(&out, "tiler_open_connections", "gauge", "Open client connections.", gauges.connections)

@@ -24,6 +24,10 @@ public struct ServerConfiguration: Sendable {
     /// the `openat`, `fstat` and `close`. 0 turns this off (every miss is read into the cache). Capped at startup so
     /// that all loops together use at most half the process's descriptor limit.
     public var openTileFilesPerLoop: Int
+    /// Whether to ask `cachestat(2)` if a tile file is all in the page cache before sending it with `sendfile`
+    /// (true; where the kernel lacks it, the same as false). False: misses the cache does not admit are read without
+    /// waiting and sent from memory instead. For tests of that fallback.
+    var usesCachestat = true
     /// How long a client has to send a complete request head: from connecting, or from the first byte of a
     /// request on a kept-alive connection. A client that connects and sends nothing, or trickles header lines,
     /// is disconnected when it runs out (with a 408 if it had sent anything).

@@ -18,8 +18,8 @@ public struct ServerStatistics: Sendable, Hashable {
     public var diskReadsOnEventLoops: Int
     /// Of ``diskReads``, those done by background warming after visible-rect queries.
     public var diskReadsWarming: Int
-    /// Tile misses the cache did not admit (not asked for more often than the tile they would evict), sent straight
-    /// from their files in the page cache instead of being read into memory.
+    /// Tile misses the cache did not admit (not asked for more often than the tile they would evict), sent from their
+    /// files without entering the cache (`sendfile` from the page cache, or a read that does not wait for the disk).
     public var fileSends: Int
     /// Pyramids being served.
     public var images: Int

@@ -6,6 +6,7 @@ struct TileReads: Sendable {
     var onEventLoops: Int
     /// Reads done by background warming after visible-rect queries.
     var warming: Int
-    /// Misses the cache did not admit, sent straight from their files (not reads: the bytes never entered memory).
+    /// Misses the cache did not admit, sent from their files without entering the cache (`sendfile`, or a read
+    /// without waiting where the kernel cannot tell what is in the page cache).
     var fileSends: Int
 }
