@@ -17,7 +17,7 @@ final class CatalogImage: Sendable {
     let filesDirectory: String
     /// The real path of ROOT: no tile is read from outside it (a symlink may lead elsewhere inside it).
     let root: String
-    /// The level folders, opened as tiles are asked for.
+    /// The level folders, opened (and checked to lie inside ROOT) when the catalog found the pyramid.
     let levels: LevelDirectories
     /// The `.dzi` file's bytes, ready to send.
     let descriptorFile: PreparedFile

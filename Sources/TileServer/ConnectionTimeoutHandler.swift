@@ -111,9 +111,10 @@ final class ConnectionTimeoutHandler: ChannelInboundHandler, RemovableChannelHan
         }
         lastBuffered = 0
         self.deadline = nil
-        onTimeout(sawBytes && buffered == 0)
         // A 408 could not overtake a response that stopped moving: close at once then.
-        if sawBytes && buffered == 0 {
+        let answers = sawBytes && buffered == 0
+        onTimeout(answers)
+        if answers {
             context.writeAndFlush(wrapOutboundOut(Self.timeoutResponse)).assumeIsolated().whenComplete { _ in
                 context.close(promise: nil)
             }

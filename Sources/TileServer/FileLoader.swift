@@ -68,13 +68,21 @@ enum FileLoader {
     static func loadTile(
         column: Int32, row: Int32, format: String.UTF8View, in directory: Int32, maxBytes: Int, pageCacheOnly: Bool
     ) throws(FileLoadError) -> TileRead {
-        let descriptor = TileFileName.withCString(column: column, row: row, format: format) { name in
-            openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        }
+        let descriptor = openTile(column: column, row: row, format: format, in: directory)
         guard descriptor >= 0 else { return .askByPath }
         defer { close(descriptor) }
         guard let file = try readOpened(descriptor, maxBytes: maxBytes, pageCacheOnly: pageCacheOnly) else { return .notInMemory }
         return .loaded(file)
+    }
+
+    /// Opens tile file `{column}_{row}.{format}` of the level folder open as `directory`: one `openat` of the bare name
+    /// (built on the stack) with `O_NOFOLLOW`, so it cannot leave that checked folder. Returns the descriptor, or -1
+    /// with `errno` set.
+    static func openTile(column: Int32, row: Int32, format: String.UTF8View, in directory: Int32) -> Int32 {
+        TileFileName.withCString(column: column, row: row, format: format) { name in
+            // O_NONBLOCK: a FIFO must not hang the open; it changes nothing for regular files.
+            openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        }
     }
 
     /// What ``loadTile(column:row:format:in:maxBytes:pageCacheOnly:)`` found.
@@ -138,10 +146,18 @@ enum FileLoader {
         guard size <= maxBytes else {
             throw FileLoadError(kind: .unreadable, message: "the file is larger than \(maxBytes) bytes")
         }
+        return try readOpened(descriptor, size: size, modified: status.st_mtim, pageCacheOnly: pageCacheOnly)
+    }
+
+    /// Reads the open regular file `descriptor`, whose `size` and modification time `modified` the caller got from
+    /// `fstat`, like ``readOpened(_:maxBytes:pageCacheOnly:)`` but without asking again.
+    static func readOpened(_ descriptor: Int32, size: Int, modified: timespec, pageCacheOnly: Bool) throws(FileLoadError)
+        -> PreparedFile?
+    {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(PreparedFile.maxHeadLength + size)
         let etagLineLength = PreparedFile.writeHead(
-            into: &buffer, size: size, seconds: Int(status.st_mtim.tv_sec), nanoseconds: Int(status.st_mtim.tv_nsec))
+            into: &buffer, size: size, seconds: Int(modified.tv_sec), nanoseconds: Int(modified.tv_nsec))
         let bodyOffset = buffer.writerIndex
         var outcome = ReadOutcome.complete
         if size > 0 {

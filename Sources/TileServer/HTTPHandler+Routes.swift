@@ -83,7 +83,7 @@ extension HTTPHandler {
                 return writeOpenTile(file, profile: image.tileProfile, cacheHeader: cacheHeader, exchange: exchange, context: context)
             case nil:
                 // Errors (a file changed while read) and a file not all in memory take the usual path below.
-                if let read = try? file.readIfCached(maxBytes: server.tiles.maxTileBytes) {
+                if let read = try? file.readIfCached() {
                     server.tiles.countFileSend()
                     return writeFile(read, profile: image.tileProfile, cacheHeader: cacheHeader, exchange: exchange, context: context)
                 }

@@ -26,9 +26,7 @@ final class OpenTile {
     ///   file or is larger than `maxBytes`, or no descriptor is left: the caller reads the tile the usual way, which
     ///   gives the right answer or error.
     init?(column: Int32, row: Int32, format: String.UTF8View, in directory: Int32, maxBytes: Int) {
-        let descriptor = TileFileName.withCString(column: column, row: row, format: format) { name in
-            openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        }
+        let descriptor = FileLoader.openTile(column: column, row: row, format: format, in: directory)
         guard descriptor >= 0 else { return nil }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) <= maxBytes else {
@@ -65,13 +63,10 @@ final class OpenTile {
     var cost: Int { head.readableBytes + size }
 
     /// The entity tag with its quotes, as sent.
-    var etag: ByteBufferView {
-        let view = head.readableBytesView
-        return view[(view.startIndex + 6)..<(view.startIndex + etagLineLength - 2)]
-    }
+    var etag: ByteBufferView { PreparedFile.etag(in: head, etagLineLength: etagLineLength) }
 
     /// The `ETag` line alone (for 304).
-    var etagLine: ByteBuffer { head.getSlice(at: head.readerIndex, length: etagLineLength)! }
+    var etagLine: ByteBuffer { PreparedFile.etagLine(in: head, etagLineLength: etagLineLength) }
 
     /// Whether every byte is in the page cache, so that sending it cannot wait for the disk; `nil` when this kernel
     /// cannot tell (before Linux 6.5, or a seccomp filter): then treat it as not. One system call.
@@ -84,8 +79,8 @@ final class OpenTile {
     }
 
     /// Reads the whole file into a ``PreparedFile`` (for the cache) from the open descriptor, without waiting for the
-    /// disk; `nil` if that would wait.
-    func readIfCached(maxBytes: Int) throws(FileLoadError) -> PreparedFile? {
-        try FileLoader.readOpened(descriptor, maxBytes: maxBytes, pageCacheOnly: true)
+    /// disk; `nil` if that would wait. Its size and time are those checked by the last ``isCurrent`` (no `fstat`).
+    func readIfCached() throws(FileLoadError) -> PreparedFile? {
+        try FileLoader.readOpened(descriptor, size: size, modified: modified, pageCacheOnly: true)
     }
 }

@@ -22,9 +22,6 @@ final class OpenTileFiles {
         self.files = LRUCache(budget: capacity)
     }
 
-    /// How many files are open.
-    var count: Int { files.count }
-
     /// Tile `key` of `image`, open: from the table if the file is unchanged (one `fstat`, see
     /// ``OpenTile/isCurrent``), or opened now (one `openat` and one `fstat`) and kept.
     ///

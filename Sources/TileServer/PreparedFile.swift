@@ -27,16 +27,25 @@ struct PreparedFile: Sendable {
     var cost: Int { buffer.readableBytes }
 
     /// The entity tag with its quotes, as sent.
-    var etag: ByteBufferView {
-        let view = buffer.readableBytesView
-        return view[(view.startIndex + 6)..<(view.startIndex + etagLineLength - 2)]
-    }
+    var etag: ByteBufferView { Self.etag(in: buffer, etagLineLength: etagLineLength) }
 
     /// The header lines and blank line, without the body (for `HEAD`).
     var head: ByteBuffer { buffer.getSlice(at: buffer.readerIndex, length: bodyOffset)! }
 
     /// The `ETag` line alone (for 304).
-    var etagLine: ByteBuffer { buffer.getSlice(at: buffer.readerIndex, length: etagLineLength)! }
+    var etagLine: ByteBuffer { Self.etagLine(in: buffer, etagLineLength: etagLineLength) }
+
+    /// The entity tag (quotes included) of a buffer starting with the head ``writeHead(into:size:seconds:nanoseconds:)``
+    /// wrote, whose `ETag` line is `etagLineLength` bytes long.
+    static func etag(in buffer: ByteBuffer, etagLineLength: Int) -> ByteBufferView {
+        let view = buffer.readableBytesView
+        return view[(view.startIndex + 6)..<(view.startIndex + etagLineLength - 2)]
+    }
+
+    /// The `ETag` line of such a buffer.
+    static func etagLine(in buffer: ByteBuffer, etagLineLength: Int) -> ByteBuffer {
+        buffer.getSlice(at: buffer.readerIndex, length: etagLineLength)!
+    }
 
     /// The most bytes ``writeHead(into:size:seconds:nanoseconds:)`` writes.
     static let maxHeadLength = 128

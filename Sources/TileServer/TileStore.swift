@@ -62,7 +62,7 @@ final class TileStore: Sendable {
         do {
             let loaded: PreparedFile?
             if let opened {
-                loaded = try opened.readIfCached(maxBytes: maxTileBytes)
+                loaded = try opened.readIfCached()
             } else {
                 loaded = try readTile(key, of: image, pageCacheOnly: true)
             }

@@ -35,9 +35,6 @@ final class TileWarmer: Sendable {
         }
     }
 
-    /// Tiles waiting to be warmed.
-    var pendingCount: Int { pending.withLock { $0.count } }
-
     private func drain(_ state: NIOThreadPool.WorkItemState) {
         // On Linux this sets the calling thread's nice value, not the process's.
         setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
@@ -75,7 +72,7 @@ final class TileWarmer: Sendable {
 private struct WarmingQueue {
     private var batches: [(image: CatalogImage, keys: [TileKey])] = []
     private var draining = false
-    private(set) var count = 0
+    private var count = 0
 
     /// Adds a batch, dropping the oldest keys beyond `limit`. Returns whether the thread must be started.
     mutating func push(_ keys: ArraySlice<TileKey>, of image: CatalogImage, limit: Int) -> Bool {
