@@ -12,8 +12,10 @@ import TileServer
         var configuration = testConfiguration(root: fixture.root)
         configuration.publicDirectory = fixture.base + "/Public"
         configuration.fileThreads = 1
-        // Long enough that only finishing the requests, never the grace period running out, closes connections.
+        // Long enough that only finishing the requests, never the grace period running out, closes connections; and
+        // the send timeout must not drop the client that reads its large response last, however loaded the machine.
         configuration.shutdownGracePeriod = .seconds(120)
+        configuration.idleTimeout = .seconds(120)
         let server = try await Server.start(configuration)
         let port = server.port
 
