@@ -62,6 +62,8 @@ let package = Package(
                 "TileServer", "TileGeometry", "ImageCodecs",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "SampleImageTests", dependencies: ["SampleImage"]),

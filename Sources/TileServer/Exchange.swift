@@ -25,6 +25,15 @@ struct Exchange {
         ifNoneMatch = head.headers.first(name: "if-none-match")
     }
 
+    /// The exchange for a request read by ``SimpleRequestDecoder``.
+    init(_ request: SimpleRequest) {
+        started = .now()
+        isHead = request.isHead
+        keepAlive = request.keepAlive
+        isHTTP10 = request.isHTTP10
+        ifNoneMatch = request.ifNoneMatch
+    }
+
     /// The exchange for a request that could not even be parsed: answered, then the connection is closed.
     init(malformedAt started: NIODeadline) {
         self.started = started

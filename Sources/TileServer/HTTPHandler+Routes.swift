@@ -8,10 +8,15 @@ extension HTTPHandler {
         if requestHead.uri.utf8.starts(with: "/iiif/".utf8) {
             return respondIIIF(to: requestHead, context: context)
         }
-        var exchange = Exchange(head: requestHead)
+        respond(uri: requestHead.uri, exchange: Exchange(head: requestHead), context: context)
+    }
+
+    /// Answers a `GET` or `HEAD` request for `uri` (outside `/iiif/`).
+    func respond(uri: String, exchange: Exchange, context: ChannelHandlerContext) {
+        var exchange = exchange
         let target: RequestTarget
         do {
-            target = try RequestTarget(requestHead.uri, maxPathBytes: server.configuration.maxPathBytes)
+            target = try RequestTarget(uri, maxPathBytes: server.configuration.maxPathBytes)
         } catch {
             return writeError(error, exchange: exchange, context: context)
         }

@@ -24,8 +24,8 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var headScratch = ByteBuffer()
 
     var context: ChannelHandlerContext?
-    /// Request parts received while a response was pending, in order.
-    var queue = CircularBuffer<HTTPServerRequestPart>(initialCapacity: 4)
+    /// Requests and request parts received while a response was pending, in order.
+    var queue = CircularBuffer<Inbound>(initialCapacity: 4)
     /// The head of the request being received (its `.end` not yet seen).
     var head: HTTPRequestHead?
     /// The request whose response waits for the thread pool.
@@ -62,13 +62,29 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.context = nil
     }
 
+    /// What reaches the handler: a request read by ``SimpleRequestDecoder`` or a part of one NIO's decoder read.
+    enum Inbound {
+        case simple(SimpleRequest)
+        case part(HTTPServerRequestPart)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
+        accept(.part(unwrapInboundIn(data)), context: context)
+    }
+
+    /// Takes a request from the ``SimpleRequestDecoder`` in front of NIO's decoder, as if it had come down the
+    /// pipeline.
+    func receive(_ request: SimpleRequest) {
+        guard let context else { return }
+        accept(.simple(request), context: context)
+    }
+
+    private func accept(_ inbound: Inbound, context: ChannelHandlerContext) {
         guard !closing else { return }
         if pending != nil || !queue.isEmpty {
-            queue.append(part)
+            queue.append(inbound)
         } else {
-            process(part, context: context)
+            process(inbound, context: context)
         }
     }
 
@@ -115,8 +131,16 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Handles one request part: remembers heads, answers at `.end`.
-    func process(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+    /// Handles a simple request (answers it) or a request part (remembers heads, answers at `.end`).
+    func process(_ inbound: Inbound, context: ChannelHandlerContext) {
+        let part: HTTPServerRequestPart
+        switch inbound {
+        case .simple(let request):
+            timeouts?.requestStarted()
+            return respond(uri: request.uri, exchange: Exchange(request), context: context)
+        case .part(let received):
+            part = received
+        }
         switch part {
         case .head(let requestHead):
             timeouts?.requestStarted()

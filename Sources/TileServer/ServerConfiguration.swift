@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// Everything ``Server/start(_:)`` needs: where the pyramids are, where to listen, and the limits that keep the
 /// server well behaved. Defaults suit `tiler serve`; tests shorten the timeouts.
@@ -77,5 +78,17 @@ public struct ServerConfiguration: Sendable {
         self.maxStaticFileBytes = 64 << 20
         self.iiif = IIIFConfiguration()
         self.logger = Logger(label: "tiler.server")
+    }
+}
+
+extension ServerConfiguration {
+    /// The limits NIO's request decoder is given: no header line or header block longer than ``maxHeadBytes``, at
+    /// most ``SimpleRequest/maxHeaderLines`` header lines (the limit ``SimpleRequestDecoder`` keeps too).
+    var decoderLimits: NIOHTTPDecoderLimitConfiguration {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = maxHeadBytes
+        limits.maxHeaderListSize = maxHeadBytes
+        limits.maxHeaderFieldCount = SimpleRequest.maxHeaderLines
+        return limits
     }
 }

@@ -90,11 +90,7 @@ struct ServerParts: Sendable {
         let context = self.context
         let loops = self.loops
         let configuration = self.configuration
-        var limits = NIOHTTPDecoderLimitConfiguration()
-        limits.maxHeaderFieldSize = configuration.maxHeadBytes
-        limits.maxHeaderListSize = configuration.maxHeadBytes
-        limits.maxHeaderFieldCount = 100
-        let decoderLimits = limits
+        let decoderLimits = configuration.decoderLimits
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -119,6 +115,7 @@ struct ServerParts: Sendable {
                         metricsShard: resources.metricsShard, timeouts: timeouts)
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(timeouts)
+                    try pipeline.addHandler(SimpleRequestDecoder(handler: handler, maxHeadBytes: configuration.maxHeadBytes))
                     try pipeline.addHandler(ByteToMessageHandler(decoder))
                     try pipeline.addHandler(handler)
                 }
