@@ -2,7 +2,8 @@
 # Serving benchmark: `tiler serve` against nginx (sendfile, open_file_cache, access log off) on the same pyramid,
 # alternately, in one run, with wrk on 127.0.0.1 (the load generator shares the machine's cores with the server).
 #
-# Usage: bench/serve-vs-nginx.sh [SECONDS] [ROUNDS]     (default 10 s per measurement, 2 rounds; medians reported)
+# Usage: bench/serve-vs-nginx.sh [SECONDS] [ROUNDS]     (default 10 s per measurement, 2 rounds; medians reported;
+#        VERBOSE=1 also prints every measurement on stderr)
 # Cases: (a) one hot tile, (b) random tiles of one level that fits the cache, (c) random tiles over a level larger
 # than the cache, (d) visible-rect queries for random viewports (tiler only: nginx has no such endpoint).
 set -euo pipefail
@@ -67,9 +68,13 @@ run() {
         out=$(wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_PER}s" --latency "http://127.0.0.1:$port$what")
     fi
     if grep -q "Non-2xx" <<<"$out"; then echo "non-2xx answers: $out" >&2; exit 1; fi
-    awk '/Requests\/sec/ { r = $2 } / 50%/ { p50 = $2 } / 99%/ { p99 = $2 }
+    local result
+    result=$(awk '/Requests\/sec/ { r = $2 } / 50%/ { p50 = $2 } / 99%/ { p99 = $2 }
         function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
-        END { printf "%.0f %.3f %.3f\n", r, ms(p50), ms(p99) }' <<<"$out"
+        END { printf "%.0f %.3f %.3f\n", r, ms(p50), ms(p99) }' <<<"$out")
+    # VERBOSE=1: every measurement on stderr (req/s p50 p99), to see the spread behind the medians.
+    [ -z "${VERBOSE:-}" ] || echo "  $( ((port == NGINX_PORT)) && echo nginx || echo tiler) ${LEVEL:+level $LEVEL }$what: $result" >&2
+    echo "$result"
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 

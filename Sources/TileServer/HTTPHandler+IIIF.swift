@@ -17,13 +17,13 @@ extension HTTPHandler {
             writeError(.notFound("nothing at \(requestHead.uri); IIIF requests are /iiif/3/{id}/…"), exchange: exchange, context: context)
         case .base(let identifier), .info(let identifier):
             exchange.route = .iiifInfo
-            guard let image = server.catalog.image(named: identifier) else {
+            guard let image = catalog.image(named: identifier) else {
                 return writeError(.notFound("no image named \(identifier)"), exchange: exchange, context: context)
             }
             serveIIIFInfo(of: image, redirect: route == .base(identifier: identifier), requestHead, exchange: exchange, context: context)
         case .image(let identifier, let region, let size, let rotation, let qualityAndFormat):
             exchange.route = .iiifImage
-            guard let image = server.catalog.image(named: identifier) else {
+            guard let image = catalog.image(named: identifier) else {
                 return writeError(.notFound("no image named \(identifier)"), exchange: exchange, context: context)
             }
             if requestHead.method == .OPTIONS {

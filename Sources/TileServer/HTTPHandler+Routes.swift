@@ -27,7 +27,7 @@ extension HTTPHandler {
         case .tile(let name, let tile, let format):
             serveTile(name: name, tile: tile, format: format, exchange: exchange, context: context)
         case .descriptor(let name):
-            guard let image = server.catalog.image(named: name) else {
+            guard let image = catalog.image(named: name) else {
                 return writeError(.notFound("no image named \(name)"), exchange: exchange, context: context)
             }
             writeFile(image.descriptorFile, profile: blocks.descriptor, cacheHeader: nil, exchange: exchange, context: context)
@@ -59,7 +59,7 @@ extension HTTPHandler {
     }
 
     private func serveTile(name: Substring, tile: TileAddress, format: Substring, exchange: Exchange, context: ChannelHandlerContext) {
-        guard let image = server.catalog.image(named: name) else {
+        guard let image = catalog.image(named: name) else {
             return writeError(.notFound("no image named \(name)"), exchange: exchange, context: context)
         }
         guard format == image.descriptor.format, image.contains(tile) else {
@@ -109,7 +109,7 @@ extension HTTPHandler {
     }
 
     private func serveVisible(name: Substring, query: QueryString, exchange: Exchange, context: ChannelHandlerContext) {
-        guard let image = server.catalog.image(named: name) else {
+        guard let image = catalog.image(named: name) else {
             return writeError(.notFound("no image named \(name)"), exchange: exchange, context: context)
         }
         let answer: VisibleTiles

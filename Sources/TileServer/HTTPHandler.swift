@@ -17,6 +17,8 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     let date: DateHeader
     /// The event loop's open tile files, for misses sent straight from the page cache.
     let openTiles: OpenTileFiles
+    /// The event loop's view of the catalog, for lookups without a lock shared with other loops.
+    let catalog: CatalogView
     let metricsShard: Int
     /// The connection's timeout handler, told when requests start and when all is answered.
     let timeouts: ConnectionTimeoutHandler?
@@ -43,12 +45,16 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Responses were written since the last flush.
     var needsFlush = false
 
-    /// Creates the handler of one connection; `date`, `openTiles` and `metricsShard` belong to the connection's event
-    /// loop, as does `timeouts`, the handler in front of the decoder on the same connection.
-    init(server: ServerContext, date: DateHeader, openTiles: OpenTileFiles, metricsShard: Int, timeouts: ConnectionTimeoutHandler?) {
+    /// Creates the handler of one connection; `date`, `openTiles`, `catalog` and `metricsShard` belong to the
+    /// connection's event loop, as does `timeouts`, the handler in front of the decoder on the same connection.
+    init(
+        server: ServerContext, date: DateHeader, openTiles: OpenTileFiles, catalog: CatalogView, metricsShard: Int,
+        timeouts: ConnectionTimeoutHandler?
+    ) {
         self.server = server
         self.date = date
         self.openTiles = openTiles
+        self.catalog = catalog
         self.metricsShard = metricsShard
         self.timeouts = timeouts
     }

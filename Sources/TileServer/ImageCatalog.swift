@@ -16,6 +16,8 @@ final class ImageCatalog: Sendable {
     private let logger: Logger
     private let snapshot = Mutex(CatalogSnapshot(images: [:]))
     private let scanState = Mutex(ScanState())
+    /// Bumped after each change of the snapshot, so that ``CatalogView``s notice with one atomic load.
+    private let version = Atomic<Int>(0)
 
     /// Creates an empty catalog of `root` (a real path); call ``rescan()`` to fill it.
     init(root: String, maxDepth: Int, logger: Logger) {
@@ -27,6 +29,13 @@ final class ImageCatalog: Sendable {
     /// The image named `name`, if served. O(1) for short names (hashing `name`).
     func image(named name: Substring) -> CatalogImage? {
         snapshot.withLock { $0.images[name] }
+    }
+
+    /// The image table and its version when the catalog has changed since `seen` (`nil` when it has not).
+    func images(changedSince seen: Int) -> (images: [Substring: CatalogImage], version: Int)? {
+        let current = version.load(ordering: .acquiring)
+        guard current != seen else { return nil }
+        return (snapshot.withLock { $0.images }, current)
     }
 
     /// The served images, by name.
@@ -60,6 +69,7 @@ final class ImageCatalog: Sendable {
             guard !added.isEmpty || !removed.isEmpty else { return ([], []) }
             let updated = CatalogSnapshot(images: next)
             snapshot.withLock { $0 = updated }
+            version.add(1, ordering: .releasing)
             for image in removed {
                 image.retire()
                 logger.info("Stopped serving \(image.name)")

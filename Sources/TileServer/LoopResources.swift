@@ -1,7 +1,7 @@
 import NIOCore
 
-/// What the connections of one event loop share without locking: the `Date` line cache, the open tile files and a
-/// metrics shard.
+/// What the connections of one event loop share without locking: the `Date` line cache, the open tile files, a view
+/// of the catalog and a metrics shard.
 final class LoopResources: Sendable {
     /// The loop.
     let eventLoop: any EventLoop
@@ -9,14 +9,18 @@ final class LoopResources: Sendable {
     let date: NIOLoopBoundBox<DateHeader>
     /// The loop's open tile files; only touched on the loop.
     let openTiles: NIOLoopBoundBox<OpenTileFiles>
+    /// The loop's view of the catalog; only touched on the loop.
+    let catalog: NIOLoopBoundBox<CatalogView>
     /// The loop's metrics shard index.
     let metricsShard: Int
 
-    /// Creates the resources of `eventLoop` (callable from any thread), keeping up to `openTileFiles` tile files open.
-    init(eventLoop: any EventLoop, metricsShard: Int, openTileFiles: Int) {
+    /// Creates the resources of `eventLoop` (callable from any thread), keeping up to `openTileFiles` tile files open
+    /// and viewing `catalog`.
+    init(eventLoop: any EventLoop, catalog: ImageCatalog, metricsShard: Int, openTileFiles: Int) {
         self.eventLoop = eventLoop
         self.date = NIOLoopBoundBox.makeBoxSendingValue(DateHeader(), eventLoop: eventLoop)
         self.openTiles = NIOLoopBoundBox.makeBoxSendingValue(OpenTileFiles(capacity: openTileFiles), eventLoop: eventLoop)
+        self.catalog = NIOLoopBoundBox.makeBoxSendingValue(CatalogView(catalog: catalog), eventLoop: eventLoop)
         self.metricsShard = metricsShard
     }
 

@@ -29,13 +29,14 @@ struct ServerParts: Sendable {
         let threadPool = NIOThreadPool(numberOfThreads: configuration.fileThreads)
         threadPool.start()
         self.threadPool = threadPool
+        let catalog = ImageCatalog(root: root, maxDepth: configuration.maxScanDepth, logger: configuration.logger)
         var loops: [ObjectIdentifier: LoopResources] = [:]
         let openTileFiles = min(configuration.openTileFilesPerLoop, descriptorLimit / 2 / configuration.eventLoopThreads)
         for (index, loop) in group.makeIterator().enumerated() {
-            loops[ObjectIdentifier(loop)] = LoopResources(eventLoop: loop, metricsShard: index, openTileFiles: openTileFiles)
+            loops[ObjectIdentifier(loop)] = LoopResources(
+                eventLoop: loop, catalog: catalog, metricsShard: index, openTileFiles: openTileFiles)
         }
         self.loops = loops
-        let catalog = ImageCatalog(root: root, maxDepth: configuration.maxScanDepth, logger: configuration.logger)
         let tiles = TileStore(budget: configuration.cacheBytes, threadPool: threadPool)
         context = ServerContext(
             configuration: configuration, catalog: catalog, tiles: tiles,
@@ -112,7 +113,7 @@ struct ServerParts: Sendable {
                     let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)
                     let handler = HTTPHandler(
                         server: context, date: resources.date.value, openTiles: resources.openTiles.value,
-                        metricsShard: resources.metricsShard, timeouts: timeouts)
+                        catalog: resources.catalog.value, metricsShard: resources.metricsShard, timeouts: timeouts)
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(timeouts)
                     try pipeline.addHandler(SimpleRequestDecoder(handler: handler, maxHeadBytes: configuration.maxHeadBytes))

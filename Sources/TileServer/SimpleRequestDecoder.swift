@@ -33,8 +33,15 @@ final class SimpleRequestDecoder: ChannelInboundHandler, RemovableChannelHandler
         guard !delegating else { return context.fireChannelRead(data) }
         var buffer = unwrapInboundIn(data)
         if var earlier = partial {
-            partial = nil
+            // A head can only end with a line feed: without one the bytes are kept, not scanned again, so a client
+            // sending a head a byte at a time costs one scan per line, not one per byte.
+            let endsALine = buffer.readableBytesView.contains(UInt8(ascii: "\n"))
             earlier.writeBuffer(&buffer)
+            guard endsALine || earlier.readableBytes >= maxHeadBytes else {
+                partial = earlier
+                return
+            }
+            partial = nil
             buffer = earlier
         }
         while buffer.readableBytes > 0 {
