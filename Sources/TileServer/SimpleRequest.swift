@@ -58,15 +58,11 @@ private struct HeadReader {
 
     mutating func read() -> SimpleRequest.Scan {
         let isHead: Bool
-        switch expect("GET ") {
-        case .matched: isHead = false
+        switch expectEither("GET ", or: "HEAD ") {
+        case .first: isHead = false
+        case .second: isHead = true
         case .short: return .incomplete
-        case .different:
-            switch expect("HEAD ") {
-            case .matched: isHead = true
-            case .short: return .incomplete
-            case .different: return .unsupported
-            }
+        case .neither: return .unsupported
         }
         let targetStart = position
         while position < limit, bytes[position] != UInt8(ascii: " ") {
@@ -78,15 +74,11 @@ private struct HeadReader {
         // IIIF requests are answered from their headers (content negotiation, CORS): NIO's decoder keeps them all.
         guard target.first == UInt8(ascii: "/"), !target.starts(with: "/iiif/".utf8) else { return .unsupported }
         let isHTTP10: Bool
-        switch expect(" HTTP/1.1\r\n") {
-        case .matched: isHTTP10 = false
+        switch expectEither(" HTTP/1.1\r\n", or: " HTTP/1.0\r\n") {
+        case .first: isHTTP10 = false
+        case .second: isHTTP10 = true
         case .short: return .incomplete
-        case .different:
-            switch expect(" HTTP/1.0\r\n") {
-            case .matched: isHTTP10 = true
-            case .short: return .incomplete
-            case .different: return .unsupported
-            }
+        case .neither: return .unsupported
         }
         var fields = Fields()
         var lines = 0
@@ -114,6 +106,24 @@ private struct HeadReader {
 
     enum Match {
         case matched, short, different
+    }
+
+    enum Either {
+        case first, second, short, neither
+    }
+
+    /// Consumes `first` or else `second`, whichever the bytes at the position start with.
+    mutating func expectEither(_ first: StaticString, or second: StaticString) -> Either {
+        switch expect(first) {
+        case .matched: return .first
+        case .short: return .short
+        case .different:
+            switch expect(second) {
+            case .matched: return .second
+            case .short: return .short
+            case .different: return .neither
+            }
+        }
     }
 
     /// Consumes `literal` if the bytes at the position start with it.
