@@ -50,16 +50,18 @@ let package = Package(
         ),
         // Benchmarks (run with -c release; not tests).
         .executableTarget(name: "codec-bench", dependencies: ["ImageCodecs"], path: "bench/codec-bench"),
-        .executableTarget(name: "geometry-bench", dependencies: ["TileGeometry"], path: "bench/geometry-bench"),
+        .executableTarget(name: "geometry-bench", dependencies: ["TileGeometry", "SeededRandom"], path: "bench/geometry-bench"),
+        // The seeded generator the tests and benchmarks share.
+        .target(name: "SeededRandom", path: "Tests/SeededRandom"),
 
-        .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry"]),
-        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs"]),
-        .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry"]),
-        .testTarget(name: "TileCacheTests", dependencies: ["TileCache"]),
+        .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "SeededRandom"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "SeededRandom"]),
+        .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry", "SeededRandom"]),
+        .testTarget(name: "TileCacheTests", dependencies: ["TileCache", "SeededRandom"]),
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "TileGeometry", "ImageCodecs",
+                "TileServer", "TileGeometry", "ImageCodecs", "SeededRandom",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import ImageCodecs
+import SeededRandom
 import Testing
 
 /// Damaged files fail loudly by default, naming the row reached; lenient mode turns damage into warnings.
@@ -7,7 +8,7 @@ import Testing
     /// Noise compresses poorly, so a PNG cut at half its length stops well inside the image
     /// (libpng reads image data 8 KiB at a time).
     static let noisy: PixelBuffer = {
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
         return PixelBuffer(width: 64, height: 480, pixelFormat: .rgb, bytes: image.bytes.map { $0 ^ UInt8.random(in: 0...31, using: &random) })
     }()
 

@@ -1,5 +1,6 @@
 import CJPEG
 import ImageCodecs
+import SeededRandom
 import Testing
 
 /// Damaged files either decode or throw a `CodecError`: never a crash, a hang or a leak.
@@ -57,7 +58,7 @@ import Testing
     func mutations(seed: Seed) throws {
         let directory = try TemporaryDirectory()
         let original = try seed.make(directory)
-        var random = SeededGenerator(seed: UInt64(original.count))
+        var random = SplitMix64(seed: UInt64(original.count))
         var outcomes = (decoded: 0, threw: 0)
         for _ in 0..<3000 {
             var bytes = original

@@ -1,4 +1,5 @@
 import Dispatch
+import SeededRandom
 import Testing
 
 @testable import TileCache

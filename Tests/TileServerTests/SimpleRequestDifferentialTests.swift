@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
+import SeededRandom
 import Testing
 
 @testable import TileServer

@@ -1,20 +1,8 @@
+import SeededRandom
 // Throughput of the visible-tiles query and its JSON, for a 1920×1080 viewport on a 100000×100000 image.
 // Run with `swift run -c release geometry-bench`. Offsets and zooms come from a seeded generator, so every run
 // measures the same queries.
 import TileGeometry
-
-/// SplitMix64 (Steele et al. 2014): small, fast and seeded.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 let pyramid = Pyramid(width: 100_000, height: 100_000)
 let (viewportWidth, viewportHeight) = (1920.0, 1080.0)
@@ -22,7 +10,7 @@ let (viewportWidth, viewportHeight) = (1920.0, 1080.0)
 /// `count` viewports: zoom from aspect fit to 2× (uniform in its exponent, so every level is drawn), offsets
 /// uniform over the scrollable range, content scale 1 or 2.
 func makeViewports(count: Int, seed: UInt64) -> [Viewport] {
-    var random = SplitMix64(state: seed)
+    var random = SplitMix64(seed: seed)
     let fit = min(viewportWidth, viewportHeight) / 100_000
     let octaves = Int.bitWidth - Int(1 / fit).leadingZeroBitCount + 1  // fit · 2^octaves > 2
     return (0..<count).map { _ in

@@ -1,4 +1,5 @@
 import CPNG
+import SeededRandom
 
 /// One PNG variant: a colour type and bit depth the PNG specification allows, with or without tRNS and Adam7.
 struct PNGFixture: Sendable, CustomStringConvertible {
@@ -40,7 +41,7 @@ struct PNGFixture: Sendable, CustomStringConvertible {
 
     /// Source samples at source depth: seeded noise, with every fifth pixel set to the tRNS colour.
     func sourceSamples() -> [[Int]] {
-        var random = SeededGenerator(seed: UInt64(colorType * 100 + Int32(bitDepth)))
+        var random = SplitMix64(seed: UInt64(colorType * 100 + Int32(bitDepth)))
         let limit = colorType == 3 ? paletteEntries - 1 : maxSample
         return (0..<width * height).map { index in
             if trns, colorType != 3, index % 5 == 0 { return transparentColor }

@@ -1,10 +1,11 @@
 import ImageCodecs
+import SeededRandom
 
 /// Helpers for cutting tiles out of wider buffers and decoding encoder output.
 enum Tiles {
     /// A noisy image: every sample seeded-random, so compression cannot hide mistakes.
     static func noise(width: Int, height: Int, format: PixelFormat, seed: UInt64 = 1) -> PixelBuffer {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let bytes = (0..<width * height * format.channels).map { _ in UInt8.random(in: 0...255, using: &random) }
         return PixelBuffer(width: width, height: height, pixelFormat: format, bytes: bytes)
     }
