@@ -11,7 +11,7 @@ final class CatalogView {
         self.catalog = catalog
     }
 
-    /// The image named `name`, if served: as ``ImageCatalog/image(named:)``, current as of the last rescan.
+    /// The image named `name`, if served, as of the catalog's last rescan.
     ///
     /// - Complexity: O(1) for short names (hashing `name`); O(n) in the images when the catalog changed.
     func image(named name: Substring) -> CatalogImage? {

@@ -5,7 +5,7 @@ import TileGeometry
 extension HTTPHandler {
     /// Answers a complete `GET` or `HEAD` request: at once when it can, else later from ``completePending``.
     func respond(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
-        if requestHead.uri.utf8.starts(with: "/iiif/".utf8) {
+        if IIIFRoute.claims(requestHead.uri.utf8) {
             return respondIIIF(to: requestHead, context: context)
         }
         respond(uri: requestHead.uri, exchange: Exchange(head: requestHead), context: context)

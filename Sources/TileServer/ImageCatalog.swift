@@ -7,8 +7,9 @@ import TileGeometry
 /// `{name}_files/` folder exists, and stops being served when either disappears. Names are the `.dzi` path relative
 /// to ROOT without `.dzi` (`maps/city` for `ROOT/maps/city.dzi`), so two pyramids never clash.
 ///
-/// Lookups read an immutable snapshot under a lock held for a dictionary lookup; scans build the next snapshot
-/// off to the side (they block on the file system: run them on a thread pool).
+/// Scans build the next snapshot off to the side (they block on the file system: run them on a thread pool) and
+/// publish it under a lock; event loops look images up in their own ``CatalogView``, which copies the image table
+/// when the catalog's version moves.
 final class ImageCatalog: Sendable {
     /// ROOT's real path.
     let root: String
@@ -24,11 +25,6 @@ final class ImageCatalog: Sendable {
         self.root = root
         self.maxDepth = maxDepth
         self.logger = logger
-    }
-
-    /// The image named `name`, if served. O(1) for short names (hashing `name`).
-    func image(named name: Substring) -> CatalogImage? {
-        snapshot.withLock { $0.images[name] }
     }
 
     /// The image table and its version when the catalog has changed since `seen` (`nil` when it has not).

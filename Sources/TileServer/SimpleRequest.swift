@@ -72,7 +72,7 @@ private struct HeadReader {
         guard position < limit else { return .incomplete }
         let target = UnsafeRawBufferPointer(rebasing: bytes[targetStart..<position])
         // IIIF requests are answered from their headers (content negotiation, CORS): NIO's decoder keeps them all.
-        guard target.first == UInt8(ascii: "/"), !target.starts(with: "/iiif/".utf8) else { return .unsupported }
+        guard target.first == UInt8(ascii: "/"), !IIIFRoute.claims(target) else { return .unsupported }
         let isHTTP10: Bool
         switch expectEither(" HTTP/1.1\r\n", or: " HTTP/1.0\r\n") {
         case .first: isHTTP10 = false

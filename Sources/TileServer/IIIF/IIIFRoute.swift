@@ -20,6 +20,13 @@ enum IIIFRoute: Equatable {
     /// The path prefix of the service (the `{/prefix}` of the URI templates).
     static let prefix = "/iiif/3"
 
+    /// Whether the request target `target` (its bytes) is IIIF's to answer: everything under `/iiif/`, including
+    /// other versions, which get its 404. The router and ``SimpleRequestDecoder`` (which leaves these requests, answered
+    /// from their headers, to NIO's decoder) decide by this one rule.
+    static func claims(_ target: some Sequence<UInt8>) -> Bool {
+        target.starts(with: "/iiif/".utf8)
+    }
+
     /// Matches the request target `uri` (which starts with `/iiif/`); the query, if any, is ignored.
     ///
     /// - Throws: ``RequestError`` 400 for a path longer than `maxPathBytes`, malformed escapes, control characters,
