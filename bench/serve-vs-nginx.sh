@@ -2,14 +2,14 @@
 # Serving benchmark: `tiler serve` against nginx (sendfile, open_file_cache, access log off) on the same pyramid,
 # alternately, in one run, with wrk on 127.0.0.1 (the load generator shares the machine's cores with the server).
 #
-# Usage: bench/serve-vs-nginx.sh [SECONDS] [ROUNDS]     (default 10 s per measurement, 2 rounds; medians reported;
+# Usage: bench/serve-vs-nginx.sh [SECONDS] [ROUNDS]     (default 8 s per measurement, 5 rounds; medians reported;
 #        VERBOSE=1 also prints every measurement on stderr)
 # Cases: (a) one hot tile, (b) random tiles of one level that fits the cache, (c) random tiles over a level larger
 # than the cache, (d) visible-rect queries for random viewports (tiler only: nginx has no such endpoint).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SECONDS_PER=${1:-10}
-ROUNDS=${2:-2}
+SECONDS_PER=${1:-8}
+ROUNDS=${2:-5}
 BENCH_DIR=${BENCH_DIR:-.bench-data}
 SIZE=${SIZE:-16384}
 CACHE_MB=${CACHE_MB:-64}
@@ -79,22 +79,35 @@ run() {
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 HOT="/images/img_files/$FITS_LEVEL/3_3.jpg"
+# measure SERVER CASE: one measurement of a case against one server, appended to its results.
+measure() {
+    local server=$1 case=$2 port=$NGINX_PORT
+    [ "$server" = tiler ] && port=$TILER_PORT
+    case $case in
+        a) results[$server-a]+="$(run $port "$HOT")"$'\n' ;;
+        b) results[$server-b]+="$(PREFIX=/images/img_files LEVEL=$FITS_LEVEL COLS=$FITS_GRID ROWS=$FITS_GRID run $port bench/wrk/random-tiles.lua)"$'\n' ;;
+        c) results[$server-c]+="$(PREFIX=/images/img_files LEVEL=$TOP COLS=$GRID ROWS=$GRID run $port bench/wrk/random-tiles.lua)"$'\n' ;;
+        d) results[$server-d]+="$(NAME=img WIDTH=$SIZE HEIGHT=$SIZE run $port bench/wrk/random-viewports.lua)"$'\n' ;;
+    esac
+}
 declare -A results
 for round in $(seq "$ROUNDS"); do
-    for server in nginx tiler; do
-        port=$NGINX_PORT
-        [ $server = tiler ] && port=$TILER_PORT
-        # Warm both: every tile of the level that fits once, so (b) measures a warm cache on both sides.
+    # Warm both: every tile of the level that fits once, so (b) measures a warm cache on both sides ((c) of the
+    # round before filled tiler's cache with the top level).
+    for port in $NGINX_PORT $TILER_PORT; do
         PREFIX=/images/img_files LEVEL=$FITS_LEVEL COLS=$FITS_GRID ROWS=$FITS_GRID \
             wrk -t1 -c8 -d2s -s bench/wrk/random-tiles.lua "http://127.0.0.1:$port" >/dev/null
-        results[$server-a]+="$(run $port "$HOT")"$'\n'
-        results[$server-b]+="$(PREFIX=/images/img_files LEVEL=$FITS_LEVEL COLS=$FITS_GRID ROWS=$FITS_GRID run $port bench/wrk/random-tiles.lua)"$'\n'
-        results[$server-c]+="$(PREFIX=/images/img_files LEVEL=$TOP COLS=$GRID ROWS=$GRID run $port bench/wrk/random-tiles.lua)"$'\n'
     done
-    results[tiler-d]+="$(NAME=img WIDTH=$SIZE HEIGHT=$SIZE run $TILER_PORT bench/wrk/random-viewports.lua)"$'\n'
+    # Each case against both servers back to back, who goes first alternating by round: the machine's speed drifts
+    # over seconds (other tenants), and measurements of the two servers far apart in time would compare that drift.
+    order="nginx tiler"
+    ((round % 2)) || order="tiler nginx"
+    for case in a b c; do
+        for server in $order; do measure $server $case; done
+    done
+    measure tiler d
 done
-
-echo "wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s per measurement, $ROUNDS rounds alternating nginx and tiler; medians. $(nproc) cores; $(nginx -v 2>&1)"
+echo "wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s per measurement, $ROUNDS rounds, each case against nginx and tiler back to back (who goes first alternating); medians. $(nproc) cores; $(nginx -v 2>&1)"
 echo
 echo "| case | server | req/s | p50 ms | p99 ms | tiler ÷ nginx req/s |"
 echo "|---|---|---|---|---|---|"
@@ -112,6 +125,13 @@ for case in a b c d; do
         [ $server = tiler ] && [ $case != d ] && ratio=$(awk -v t="$rps" -v n="$nginx_rps" 'BEGIN { printf "%.2fx", t / n }')
         printf '| %s | %s | %.0f | %s | %s | %s |\n' "$label" "$server" "$rps" "$p50" "$p99" "$ratio"
     done
+done
+echo
+# The same comparison round by round (each round's two measurements were taken back to back).
+for case in a b c; do
+    ratios=$(paste -d' ' <(cut -d' ' -f1 <<<"${results[tiler-$case]%$'\n'}") <(cut -d' ' -f1 <<<"${results[nginx-$case]%$'\n'}") |
+        awk '{ printf "%.2f\n", $1 / $2 }')
+    echo "($case) tiler ÷ nginx by round: $(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
 done
 echo
 curl -s "http://127.0.0.1:$TILER_PORT/metrics" | grep -E "^tiler_cache_(hits|misses|evictions)" || true

@@ -26,6 +26,7 @@ extension HTTPHandler {
             exchange: exchange)
         context.write(wrapOutboundOut(headScratch), promise: nil)
         if !notModified && !exchange.isHead && file.size > 0 {
+            cork(context: context)
             let written = context.eventLoop.makePromise(of: Void.self)
             written.futureResult.assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
             let region = FileRegion(fileHandle: file.handle, readerIndex: 0, endIndex: file.size)

@@ -1,6 +1,10 @@
 import NIOCore
 import NIOHTTP1
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One connection's HTTP/1.1 logic, after NIO's request decoder: routes each request, answers it with pre-encoded
 /// header blocks and slices of cached bytes, and keeps responses in request order.
 ///
@@ -44,6 +48,8 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var deferredError: RequestError?
     /// Responses were written since the last flush.
     var needsFlush = false
+    /// `TCP_CORK` is on (see ``cork(context:)``); turned off after the flush.
+    private(set) var corked = false
 
     /// Creates the handler of one connection; `date`, `openTiles`, `catalog` and `metricsShard` belong to the
     /// connection's event loop, as does `timeouts`, the handler in front of the decoder on the same connection.
@@ -217,6 +223,7 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(ByteBuffer())).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
         }
+        uncork(context: context)
     }
 
     func flushIfNeeded(context: ChannelHandlerContext) {
@@ -224,5 +231,26 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             needsFlush = false
             context.flush()
         }
+        uncork(context: context)
+    }
+
+    /// Holds back partial segments (`TCP_CORK`, one `setsockopt`) until ``uncork(context:)``: a response head
+    /// written with `write` and its body sent with `sendfile` then leave as one segment, not two (which also cost
+    /// the client a second wake-up), as nginx's `tcp_nopush` does.
+    func cork(context: ChannelHandlerContext) {
+        guard !corked else { return }
+        corked = true
+        setCorkOption(1, context: context)
+    }
+
+    /// Sends what cork held back, once the flush has handed it to the socket.
+    private func uncork(context: ChannelHandlerContext) {
+        guard corked else { return }
+        corked = false
+        setCorkOption(0, context: context)
+    }
+
+    private func setCorkOption(_ value: Int, context: ChannelHandlerContext) {
+        try? context.channel.syncOptions?.setOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_CORK)), value: value)
     }
 }

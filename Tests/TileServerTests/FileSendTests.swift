@@ -144,6 +144,30 @@ import Testing
         }
     }
 
+    /// A head and its file body are corked into one segment; the cork must come off after each flush, or every
+    /// response would wait for the kernel's 200-ms cork timer.
+    @Test func sentFilesAreNotHeldBackByTheCork() async throws {
+        let fixture = try bigPyramidFixture()
+        try await withServer(fixture, configuration(fixture)) { server in
+            for column in 0..<3 {
+                _ = try fetch(server, bigTile(column, 0))
+            }
+            let connection = try RawHTTPConnection(port: server.port)
+            let clock = ContinuousClock()
+            let started = clock.now
+            for index in 0..<10 {
+                let (column, row) = (index % 8, 1 + index / 8)
+                try connection.request(bigTile(column, row))
+                let response = try connection.readResponse()
+                #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: row, count: 1000))
+            }
+            let elapsed = clock.now - started
+            #expect(server.statistics.fileSends == 10)
+            // Ten responses held by the timer take at least 2 s; answered at once, a few milliseconds.
+            #expect(elapsed < .milliseconds(1500), "10 sent files took \(elapsed)")
+        }
+    }
+
     @Test func theFilesOfARemovedPyramidAreClosed() async throws {
         let fixture = try bigPyramidFixture()
         try await withServer(fixture, configuration(fixture)) { server in
