@@ -2,22 +2,38 @@
 /// punctuation.
 ///
 /// Hand-written because the visible-tiles answer is produced tens of thousands of times a second and
-/// TileGeometry uses the standard library only. Noncopyable: it owns its buffer.
-struct JSONWriter: ~Copyable {
+/// TileGeometry uses the standard library only. Noncopyable: it owns its buffer. The one JSON writer of the project:
+/// the server's answers and the command line's `--json` output are written with it.
+///
+/// Two ways to write:
+/// - **Structured** (``openObject()``, ``key(_:)``, `value(_:)`, ``closeObject()``, …): commas between members
+///   and elements are written for you.
+/// - **Raw** (`raw(_:)`, ``integer(_:)``, ``number(_:)``, ``string(_:)``): nothing but what is asked, for hot
+///   paths that write fixed punctuation and keys in one go. Do not mix the two inside one object or array.
+public struct JSONWriter: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
+    /// Whether the next structured member or element needs a comma before it.
+    private var needsSeparator = false
 
     /// Creates an empty writer with room for `capacity` bytes (it grows as needed).
-    init(capacity: Int) {
+    public init(capacity: Int = 256) {
         self.capacity = max(capacity, 64)
         base = .allocate(capacity: self.capacity)
     }
 
     deinit { base.deallocate() }
 
+    /// Writes `body`'s JSON into a new writer and returns its text.
+    public static func text(capacity: Int = 256, _ body: (inout JSONWriter) -> Void) -> String {
+        var writer = JSONWriter(capacity: capacity)
+        body(&writer)
+        return writer.text
+    }
+
     /// The text written so far.
-    var text: String {
+    public var text: String {
         String(unsafeUninitializedCapacity: count) { target in
             _ = target.initialize(fromContentsOf: UnsafeBufferPointer(start: base, count: count))
             return count
@@ -25,10 +41,10 @@ struct JSONWriter: ~Copyable {
     }
 
     /// The number of bytes written so far.
-    var byteCount: Int { count }
+    public var byteCount: Int { count }
 
     /// Calls `body` with the bytes written so far.
-    func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    public func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         body(UnsafeBufferPointer(start: base, count: count))
     }
 
@@ -49,7 +65,7 @@ struct JSONWriter: ~Copyable {
 
     /// Appends `text` verbatim (punctuation and keys known to need no escaping).
     @inline(__always)
-    mutating func raw(_ text: StaticString) {
+    public mutating func raw(_ text: StaticString) {
         let length = text.utf8CodeUnitCount
         reserve(length)
         (base + count).initialize(from: text.utf8Start, count: length)
@@ -58,14 +74,14 @@ struct JSONWriter: ~Copyable {
 
     /// Appends bytes verbatim.
     @inline(__always)
-    mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
         reserve(bytes.count)
         if let start = bytes.baseAddress { (base + count).initialize(from: start, count: bytes.count) }
         count += bytes.count
     }
 
     /// Appends `value` in decimal.
-    mutating func integer(_ value: Int) {
+    public mutating func integer(_ value: Int) {
         reserve(20)
         if value < 0 {
             base[count] = UInt8(ascii: "-")
@@ -91,7 +107,7 @@ struct JSONWriter: ~Copyable {
     /// shortest form that reads back to the same `Double` (`0.25`, `1e-07`).
     ///
     /// - Precondition: `value` is finite.
-    mutating func number(_ value: Double) {
+    public mutating func number(_ value: Double) {
         precondition(value.isFinite, "JSON has no non-finite numbers")
         if value.magnitude < 9_007_199_254_740_992, value == Double(Int(value)) {
             integer(Int(value))
@@ -104,14 +120,14 @@ struct JSONWriter: ~Copyable {
 
     /// Appends `value` as a JSON string: quotes, backslashes and control characters escaped, and U+2028/U+2029 too
     /// so the text is also a valid JavaScript literal.
-    mutating func string(_ value: String) {
+    public mutating func string(_ value: String) {
         raw("\"")
         string(contentsOf: value)
         raw("\"")
     }
 
     /// Appends `value` escaped for the inside of a JSON string, without quotes.
-    mutating func string(contentsOf value: String) {
+    public mutating func string(contentsOf value: String) {
         var value = value
         value.withUTF8 { escaped($0) }
     }
@@ -148,4 +164,13 @@ struct JSONWriter: ~Copyable {
             count += 1
         }
     }
+
+    // The separator state lives here because extensions cannot add stored properties.
+    mutating func separate() {
+        if needsSeparator { raw(",") }
+    }
+
+    mutating func needsSeparatorAfterOpening() { needsSeparator = false }
+
+    mutating func valueWritten() { needsSeparator = true }
 }

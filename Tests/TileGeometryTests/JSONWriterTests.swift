@@ -42,3 +42,38 @@ import Testing
         #expect(writer.text.hasPrefix(#""\"\\/\u0008\u000c\n\r\t\u0000\u001f é 😀 \u2028\u2029"#))
     }
 }
+
+@Suite struct JSONWriterStructureTests {
+    @Test func structuredWritingPlacesCommasAndNests() throws {
+        let text = JSONWriter.text { out in
+            out.openObject()
+            out.member("name", "a/b \"c\"")
+            out.member("width", 4096)
+            out.member("scale", 0.5)
+            out.member("missing", nil as Int?)
+            out.member("ok", true)
+            out.key("levels")
+            out.openArray()
+            for level in 0..<3 {
+                out.openObject()
+                out.member("level", level)
+                out.closeObject()
+            }
+            out.value("end")
+            out.closeArray()
+            out.key("empty")
+            out.openArray()
+            out.closeArray()
+            out.closeObject()
+        }
+        #expect(
+            text
+                == #"{"name":"a/b \"c\"","width":4096,"scale":0.5,"missing":null,"ok":true,"levels":[{"level":0},{"level":1},{"level":2},"end"],"empty":[]}"#
+        )
+        #expect(try JSONSerialization.jsonObject(with: Data(text.utf8)) is [String: Any])
+    }
+
+    @Test func slashesAreNotEscaped() {
+        #expect(JSONWriter.text { $0.value("/images/a_files/") } == #""/images/a_files/""#)
+    }
+}
