@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Varnish in front of two Tiler replicas, with the shipped VCL (deploy/varnish/tiler.vcl).
+
+Slices three small pyramids, starts two `tiler serve` replicas on 127.0.0.1 over the same folder, and a real
+`varnishd` whose VCL is the shipped one with its backend ports pointed at the replicas (the third backend is left
+pointing at a port nothing listens on: a listed replica that is down must cost nothing). Then:
+  1. cold pass: every tile URL once, shuffled, from 8 client threads; a third of the way in, the replica that
+     serves pyramid `a` gets SIGTERM. No request may fail (status, or bytes that differ from the file on disk).
+  2. warm pass: the same URLs again, with that replica still down: Varnish's hit ratio must be at least 0.95.
+  3. the debugging and pass-through rules: X-Cache and Age on tiles, /metrics and /healthz and the visible-rect
+     query never from the cache.
+Prints `N passed, M failed` last; exits non-zero on any failure.
+"""
+import http.client
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+TILER = os.environ.get("TILER_BIN", os.path.join(REPO, ".build", "debug", "tiler"))
+VCL = os.path.join(REPO, "deploy", "varnish", "tiler.vcl")
+HIT_RATIO_FLOOR = 0.95
+checks = []
+
+
+def check(name, condition, detail=""):
+    checks.append((name, bool(condition)))
+    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"), flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_replica(root):
+    server = subprocess.Popen([TILER, "serve", root, "--port", "0", "--threads", "1", "--cache-mb", "8"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = server.stdout.readline()
+    url = next(word for word in line.split() if word.startswith("http://"))
+    return server, int(url.rstrip("/").rsplit(":", 1)[1])
+
+
+def get(port, path, headers=None):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
+def varnish_counters(workdir):
+    out = subprocess.run(["varnishstat", "-n", workdir, "-1", "-f", "MAIN.cache_hit", "-f", "MAIN.cache_miss"],
+                         capture_output=True, text=True, check=True).stdout
+    values = dict(re.findall(r"^MAIN\.(\w+)\s+(\d+)", out, re.M))
+    return int(values.get("cache_hit", 0)), int(values.get("cache_miss", 0))
+
+
+def load(port, paths, expected, threads=8, on_progress=None):
+    """Requests every path once from `threads` keep-alive clients; returns (errors, latencies in seconds)."""
+    queue = list(paths)
+    lock = threading.Lock()
+    errors, latencies, done = [], [], [0]
+
+    def worker():
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+        while True:
+            with lock:
+                if not queue:
+                    break
+                path = queue.pop()
+            started = time.monotonic()
+            try:
+                connection.request("GET", path)
+                response = connection.getresponse()
+                body = response.read()
+                if response.status != 200:
+                    errors.append(f"{path}: {response.status}")
+                elif body != expected[path]:
+                    errors.append(f"{path}: {len(body)} bytes differ from the file's {len(expected[path])}")
+            except (OSError, http.client.HTTPException) as error:
+                errors.append(f"{path}: {error!r}")
+                connection.close()
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+            latencies.append(time.monotonic() - started)
+            with lock:
+                done[0] += 1
+                count = done[0]
+            if on_progress:
+                on_progress(count)
+        connection.close()
+
+    workers = [threading.Thread(target=worker) for _ in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return errors, latencies
+
+
+def main():
+    folder = tempfile.mkdtemp(prefix="tiler-varnish-")
+    os.chmod(folder, 0o755)  # varnishd reads the VCL as its own unprivileged user
+    replicas, varnish_dir = [], os.path.join(folder, "varnish")
+    try:
+        root = os.path.join(folder, "root")
+        for index, name in enumerate(["a", "b", "c"]):
+            source = os.path.join(folder, name + ".jpg")
+            subprocess.run([TILER, "sample", source, "--size", "1600x1200", "--seed", str(index + 1), "--quiet"], check=True)
+            subprocess.run([TILER, "slice", source, "-o", root, "--tile-size", "64", "--quiet"], check=True)
+        expected = {}
+        for name in ["a", "b", "c"]:
+            files = os.path.join(root, name + "_files")
+            for dirpath, _, filenames in os.walk(files):
+                for filename in filenames:
+                    path = os.path.join(dirpath, filename)
+                    with open(path, "rb") as f:
+                        expected["/images/" + os.path.relpath(path, root)] = f.read()
+        paths = list(expected)
+        random.Random(7).shuffle(paths)
+
+        replicas = [start_replica(root) for _ in range(2)]
+        ports = [port for _, port in replicas] + [free_port()]
+        with open(VCL) as f:
+            vcl = f.read()
+        for default, port in zip(["8081", "8082", "8083"], ports):
+            vcl, count = re.subn(r'\.port = "%s";' % default, '.port = "%d";' % port, vcl)
+            check(f"the shipped VCL names backend port {default} once", count == 1, f"{count} times")
+        vcl_path = os.path.join(folder, "tiler.vcl")
+        with open(vcl_path, "w") as f:
+            f.write(vcl)
+        varnish_port = free_port()
+        os.makedirs(varnish_dir)
+        subprocess.run(["varnishd", "-f", vcl_path, "-a", f"127.0.0.1:{varnish_port}", "-n", varnish_dir,
+                        "-P", os.path.join(varnish_dir, "pid"), "-s", "malloc,128m"], check=True,
+                       stdout=subprocess.DEVNULL)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                if get(varnish_port, "/healthz")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.2)
+        status, headers, _ = get(varnish_port, "/images/a.dzi")
+        check("Varnish answers a pyramid's descriptor from a replica", status == 200, status)
+        backend = headers.get("X-Backend", "")
+        victim = {"tiler1": 0, "tiler2": 1}.get(backend)
+        check("the answer names the replica that served pyramid a", victim is not None, backend)
+        victim = victim or 0
+
+        stopped = threading.Event()
+
+        def stop_at_a_third(count):
+            if count >= len(paths) // 3 and not stopped.is_set():
+                stopped.set()
+                replicas[victim][0].send_signal(signal.SIGTERM)
+
+        hits0, misses0 = varnish_counters(varnish_dir)
+        # TILER_VARNISHLOG=FILE records the cold pass's failed transactions for `varnishlog -r FILE`.
+        vlog = None
+        if os.environ.get("TILER_VARNISHLOG"):
+            vlog = subprocess.Popen(["varnishlog", "-n", varnish_dir, "-g", "request", "-q", "RespStatus >= 500",
+                                     "-w", os.environ["TILER_VARNISHLOG"]])
+        errors, latencies = load(varnish_port, paths, expected, on_progress=stop_at_a_third)
+        replicas[victim][0].wait(timeout=30)
+        if vlog:
+            time.sleep(1)
+            vlog.terminate()
+        hits1, misses1 = varnish_counters(varnish_dir)
+        latencies.sort()
+        print(f"cold pass: {len(paths)} tiles, {misses1 - misses0} misses, p50 {latencies[len(latencies) // 2] * 1000:.1f} ms, "
+              f"max {latencies[-1] * 1000:.1f} ms; replica {victim + 1} stopped a third of the way in", flush=True)
+        check("the replica was stopped mid-load", stopped.is_set() and replicas[victim][0].returncode is not None)
+        check("no client saw an error while a replica stopped", not errors, f"{len(errors)} errors, first: {errors[:3]}")
+
+        errors, _ = load(varnish_port, paths, expected)
+        hits2, misses2 = varnish_counters(varnish_dir)
+        ratio = (hits2 - hits1) / max(1, (hits2 - hits1) + (misses2 - misses1))
+        print(f"warm pass: hit ratio {ratio:.3f} (floor {HIT_RATIO_FLOOR})", flush=True)
+        check("the warm pass has no errors", not errors, errors[:3])
+        check(f"the warm pass comes from Varnish's cache (hit ratio >= {HIT_RATIO_FLOOR})", ratio >= HIT_RATIO_FLOOR, ratio)
+
+        status, headers, _ = get(varnish_port, paths[0])
+        check("a cached tile says X-Cache: HIT with an Age", status == 200 and headers.get("X-Cache") == "HIT"
+              and "Age" in headers, headers)
+        for path in ["/metrics", "/healthz", "/api/images/b/visible?x=0&y=0&width=800&height=600&zoomScale=0.5"]:
+            statuses = [get(varnish_port, path) for _ in range(2)]
+            check(f"{path} passes through uncached", all(s == 200 and h.get("X-Cache") == "PASS" for s, h, _ in statuses),
+                  [(s, h.get("X-Cache")) for s, h, _ in statuses])
+    except Exception as error:  # a broken step is a failed check, reported like the others
+        check("the scenario ran to the end", False, repr(error))
+    finally:
+        pid_file = os.path.join(varnish_dir, "pid")
+        if os.path.exists(pid_file):
+            with open(pid_file) as f:
+                try:
+                    os.kill(int(f.read().strip()), signal.SIGTERM)
+                except (ProcessLookupError, ValueError):
+                    pass
+        for server, _ in replicas:
+            if server.poll() is None:
+                server.kill()
+            server.wait()
+        time.sleep(0.5)
+        shutil.rmtree(folder, ignore_errors=True)
+    failed = sum(1 for _, ok in checks if not ok)
+    print(f"varnish: {len(checks) - failed} passed, {failed} failed", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
