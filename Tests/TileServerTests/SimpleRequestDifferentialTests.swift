@@ -1,7 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
-import SeededRandom
+import TestSupport
 import Testing
 
 @testable import TileServer

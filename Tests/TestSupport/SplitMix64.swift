@@ -1,5 +1,5 @@
 /// SplitMix64 (Steele, Lea and Flood, 2014): a tiny seeded generator, so that random fixtures, workloads, mutations
-/// and benchmark queries are the same on every run. Shared by the test targets and the benchmarks.
+/// and benchmark queries are the same on every run. Shared by the test targets and the benchmarks (target TestSupport).
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
