@@ -4,11 +4,11 @@ import NIOHTTP1
 import NIOPosix
 
 /// The pieces of a server before it listens: threads, catalog, cache, and the pipeline every connection gets.
-struct ServerParts: Sendable {
+struct ServerRuntime: Sendable {
     let configuration: ServerConfiguration
     let group: MultiThreadedEventLoopGroup
     let threadPool: NIOThreadPool
-    let context: ServerContext
+    let context: Services
     let loops: [ObjectIdentifier: LoopResources]
 
     /// Validates `configuration`, resolves its folders and starts the threads.
@@ -38,7 +38,7 @@ struct ServerParts: Sendable {
         }
         self.loops = loops
         let tiles = TileStore(budget: configuration.cacheBytes, threadPool: threadPool)
-        context = ServerContext(
+        context = Services(
             configuration: configuration, catalog: catalog, tiles: tiles,
             warmer: TileWarmer(limit: configuration.maxPrefetchTiles) { key, image in tiles.warm(key, of: image) },
             renders: RenderPool(
@@ -86,7 +86,7 @@ struct ServerParts: Sendable {
         try configuration.iiif.validate()
     }
 
-    /// The bootstrap that gives each connection: timeouts → HTTP/1.1 decoder (size limits) → ``HTTPHandler``.
+    /// The bootstrap that gives each connection: timeouts → HTTP/1.1 decoder (size limits) → ``ConnectionHandler``.
     func bootstrap() -> ServerBootstrap {
         let context = self.context
         let loops = self.loops
@@ -111,7 +111,7 @@ struct ServerParts: Sendable {
                         }
                     }
                     let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)
-                    let handler = HTTPHandler(
+                    let handler = ConnectionHandler(
                         server: context, date: resources.date.value, openTiles: resources.openTiles.value,
                         catalog: resources.catalog.value, metricsShard: resources.metricsShard, timeouts: timeouts)
                     let pipeline = channel.pipeline.syncOperations

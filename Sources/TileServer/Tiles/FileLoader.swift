@@ -2,7 +2,7 @@ import CFileIO
 import Glibc
 import NIOCore
 
-/// Reads whole files into ``PreparedFile``s with plain POSIX calls, refusing any whose real path leaves a given
+/// Reads whole files into ``LoadedFile``s with plain POSIX calls, refusing any whose real path leaves a given
 /// folder.
 ///
 /// Two ways: ``load(_:inside:maxBytes:)`` blocks (thread pools only), ``loadIfCached(_:inside:maxBytes:)`` never
@@ -31,7 +31,7 @@ enum FileLoader {
     }
 
     /// Reads the regular file at `path` whole, with its size-and-mtime entity tag (see
-    /// ``PreparedFile/writeHead(into:size:seconds:nanoseconds:)``).
+    /// ``LoadedFile/writeHead(into:size:seconds:nanoseconds:)``).
     /// Blocking: call it from a thread pool, never an event loop.
     ///
     /// - Parameters:
@@ -39,7 +39,7 @@ enum FileLoader {
     ///     points out of it is refused as ``FileLoadError/Kind/outsideRoot``.
     ///   - maxBytes: Files larger than this are refused.
     /// - Throws: ``FileLoadError``.
-    static func load(_ path: String, inside root: String, maxBytes: Int) throws(FileLoadError) -> PreparedFile {
+    static func load(_ path: String, inside root: String, maxBytes: Int) throws(FileLoadError) -> LoadedFile {
         if let file = try loadDirect(path, inside: root, maxBytes: maxBytes, pageCacheOnly: false) {
             return file
         }
@@ -54,7 +54,7 @@ enum FileLoader {
     ///   component is a symlink; no `/proc`): then ``load(_:inside:maxBytes:)`` on a thread pool decides.
     /// - Throws: ``FileLoadError`` when the answer is certain: no such file, not a regular file, outside `root`,
     ///   too large.
-    static func loadIfCached(_ path: String, inside root: String, maxBytes: Int) throws(FileLoadError) -> PreparedFile? {
+    static func loadIfCached(_ path: String, inside root: String, maxBytes: Int) throws(FileLoadError) -> LoadedFile? {
         try loadDirect(path, inside: root, maxBytes: maxBytes, pageCacheOnly: true)
     }
 
@@ -88,7 +88,7 @@ enum FileLoader {
     /// What ``loadTile(column:row:format:in:maxBytes:pageCacheOnly:)`` found.
     enum TileRead {
         /// The tile, read.
-        case loaded(PreparedFile)
+        case loaded(LoadedFile)
         /// Reading would wait for the disk.
         case notInMemory
         /// Not decided here: load it by path.
@@ -99,7 +99,7 @@ enum FileLoader {
     /// `readlink` instead of `realpath`'s walk of every component. `nil`: use ``loadResolved(_:inside:maxBytes:)``
     /// (or, with `pageCacheOnly`, the bytes are not all in memory).
     private static func loadDirect(_ path: String, inside root: String, maxBytes: Int, pageCacheOnly: Bool) throws(FileLoadError)
-        -> PreparedFile?
+        -> LoadedFile?
     {
         // O_NONBLOCK: a FIFO must not hang the open; it changes nothing for regular files.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
@@ -119,7 +119,7 @@ enum FileLoader {
     }
 
     /// The careful path: `realpath` first, then open the resolved file.
-    private static func loadResolved(_ path: String, inside root: String, maxBytes: Int) throws(FileLoadError) -> PreparedFile {
+    private static func loadResolved(_ path: String, inside root: String, maxBytes: Int) throws(FileLoadError) -> LoadedFile {
         guard let resolved = realPath(path) else {
             throw FileLoadError(kind: .notFound, message: "no such file")
         }
@@ -135,9 +135,9 @@ enum FileLoader {
     }
 
     /// Reads the open `descriptor` whole if it is a regular file of at most `maxBytes` bytes, into a buffer laid
-    /// out as ``PreparedFile`` expects; with `pageCacheOnly`, `nil` as soon as a read would wait for the disk.
+    /// out as ``LoadedFile`` expects; with `pageCacheOnly`, `nil` as soon as a read would wait for the disk.
     /// Reads at explicit offsets: the descriptor's file position is neither used nor moved (it may be shared).
-    static func readOpened(_ descriptor: Int32, maxBytes: Int, pageCacheOnly: Bool) throws(FileLoadError) -> PreparedFile? {
+    static func readOpened(_ descriptor: Int32, maxBytes: Int, pageCacheOnly: Bool) throws(FileLoadError) -> LoadedFile? {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw FileLoadError(kind: .notFound, message: "not a regular file")
@@ -152,11 +152,11 @@ enum FileLoader {
     /// Reads the open regular file `descriptor`, whose `size` and modification time `modified` the caller got from
     /// `fstat`, like ``readOpened(_:maxBytes:pageCacheOnly:)`` but without asking again.
     static func readOpened(_ descriptor: Int32, size: Int, modified: timespec, pageCacheOnly: Bool) throws(FileLoadError)
-        -> PreparedFile?
+        -> LoadedFile?
     {
         var buffer = ByteBuffer()
-        buffer.reserveCapacity(PreparedFile.maxHeadLength + size)
-        let etagLineLength = PreparedFile.writeHead(
+        buffer.reserveCapacity(LoadedFile.maxHeadLength + size)
+        let etagLineLength = LoadedFile.writeHead(
             into: &buffer, size: size, seconds: Int(modified.tv_sec), nanoseconds: Int(modified.tv_nsec))
         let bodyOffset = buffer.writerIndex
         var outcome = ReadOutcome.complete
@@ -169,7 +169,7 @@ enum FileLoader {
         }
         switch outcome {
         case .complete:
-            return PreparedFile(preparedBuffer: buffer, etagLineLength: etagLineLength, bodyOffset: bodyOffset)
+            return LoadedFile(preparedBuffer: buffer, etagLineLength: etagLineLength, bodyOffset: bodyOffset)
         case .wouldBlock:
             return nil
         case .shortOrFailed:

@@ -12,7 +12,7 @@ final class OpenTile {
     let handle: NIOFileHandle
     /// The file's size in bytes.
     let size: Int
-    /// `ETag: "…"\r\nContent-Length: N\r\n\r\n`, as in ``PreparedFile``.
+    /// `ETag: "…"\r\nContent-Length: N\r\n\r\n`, as in ``LoadedFile``.
     let head: ByteBuffer
     /// The length of the `ETag` line at the start of ``head``.
     let etagLineLength: Int
@@ -37,8 +37,8 @@ final class OpenTile {
         self.size = Int(status.st_size)
         self.modified = status.st_mtim
         var head = ByteBuffer()
-        head.reserveCapacity(PreparedFile.maxHeadLength)
-        self.etagLineLength = PreparedFile.writeHead(
+        head.reserveCapacity(LoadedFile.maxHeadLength)
+        self.etagLineLength = LoadedFile.writeHead(
             into: &head, size: size, seconds: Int(status.st_mtim.tv_sec), nanoseconds: Int(status.st_mtim.tv_nsec))
         self.head = head
         self.handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
@@ -63,10 +63,10 @@ final class OpenTile {
     var cost: Int { head.readableBytes + size }
 
     /// The entity tag with its quotes, as sent.
-    var etag: ByteBufferView { PreparedFile.etag(in: head, etagLineLength: etagLineLength) }
+    var etag: ByteBufferView { LoadedFile.etag(in: head, etagLineLength: etagLineLength) }
 
     /// The `ETag` line alone (for 304).
-    var etagLine: ByteBuffer { PreparedFile.etagLine(in: head, etagLineLength: etagLineLength) }
+    var etagLine: ByteBuffer { LoadedFile.etagLine(in: head, etagLineLength: etagLineLength) }
 
     /// Whether every byte is in the page cache, so that sending it cannot wait for the disk; `nil` when this kernel
     /// cannot tell (before Linux 6.5, or a seccomp filter): then treat it as not. One system call.
@@ -78,9 +78,9 @@ final class OpenTile {
         }
     }
 
-    /// Reads the whole file into a ``PreparedFile`` (for the cache) from the open descriptor, without waiting for the
+    /// Reads the whole file into a ``LoadedFile`` (for the cache) from the open descriptor, without waiting for the
     /// disk; `nil` if that would wait. Its size and time are those checked by the last ``isCurrent`` (no `fstat`).
-    func readIfCached() throws(FileLoadError) -> PreparedFile? {
+    func readIfCached() throws(FileLoadError) -> LoadedFile? {
         try FileLoader.readOpened(descriptor, size: size, modified: modified, pageCacheOnly: true)
     }
 }

@@ -2,7 +2,7 @@ import NIOCore
 import NIOHTTP1
 import TileGeometry
 
-extension HTTPHandler {
+extension ConnectionHandler {
     /// Answers a complete `GET` or `HEAD` request: at once when it can, else later from ``completePending``.
     func respond(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
         if IIIFRoute.claims(requestHead.uri.utf8) {
@@ -154,7 +154,7 @@ extension HTTPHandler {
     }
 
     /// Writes the response of the pending request once its file is read (or not), then answers what queued up.
-    func completePending(_ result: Result<PreparedFile, any Error>, profile: ResponseProfile, cacheHeader: ByteBuffer?) {
+    func completePending(_ result: Result<LoadedFile, any Error>, profile: ResponseProfile, cacheHeader: ByteBuffer?) {
         guard let context, let exchange = pending else { return }
         pending = nil
         writeLoaded(result, profile: profile, cacheHeader: cacheHeader, exchange: exchange, context: context)
@@ -163,7 +163,7 @@ extension HTTPHandler {
 
     /// Writes the response to a file read (or not).
     func writeLoaded(
-        _ result: Result<PreparedFile, any Error>, profile: ResponseProfile, cacheHeader: ByteBuffer?, exchange: Exchange,
+        _ result: Result<LoadedFile, any Error>, profile: ResponseProfile, cacheHeader: ByteBuffer?, exchange: Exchange,
         context: ChannelHandlerContext
     ) {
         switch result {

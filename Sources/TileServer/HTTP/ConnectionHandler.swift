@@ -12,12 +12,12 @@ import NIOHTTP1
 /// and reads from the socket are held back (backpressure); when it is written, the queue is answered in order.
 /// Malformed requests get 400 (431 for oversized heads) and the connection is closed. On
 /// `ChannelShouldQuiesceEvent` (shutdown) the requests received are answered, the last with `Connection: close`.
-final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    let server: ServerContext
+    let server: Services
     let date: DateHeader
     /// The event loop's open tile files, for misses sent straight from the page cache.
     let openTiles: OpenTileFiles
@@ -54,7 +54,7 @@ final class HTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Creates the handler of one connection; `date`, `openTiles`, `catalog` and `metricsShard` belong to the
     /// connection's event loop, as does `timeouts`, the handler in front of the decoder on the same connection.
     init(
-        server: ServerContext, date: DateHeader, openTiles: OpenTileFiles, catalog: CatalogView, metricsShard: Int,
+        server: Services, date: DateHeader, openTiles: OpenTileFiles, catalog: CatalogView, metricsShard: Int,
         timeouts: ConnectionTimeoutHandler?
     ) {
         self.server = server

@@ -1,7 +1,7 @@
 import NIOCore
 
 /// Reads the plain `GET`/`HEAD` requests that make up nearly all tile traffic itself, in front of NIO's HTTP/1
-/// decoder, and hands each straight to the connection's ``HTTPHandler``: no general parser, header list or request
+/// decoder, and hands each straight to the connection's ``ConnectionHandler``: no general parser, header list or request
 /// parts on the hot path.
 ///
 /// The first request that is not in ``SimpleRequest``'s form (another method, a body, an IIIF request, anything odd
@@ -15,7 +15,7 @@ final class SimpleRequestDecoder: ChannelInboundHandler, RemovableChannelHandler
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    private let handler: HTTPHandler
+    private let handler: ConnectionHandler
     private let maxHeadBytes: Int
     /// The start of a simple head whose end has not arrived.
     private var partial: ByteBuffer?
@@ -24,7 +24,7 @@ final class SimpleRequestDecoder: ChannelInboundHandler, RemovableChannelHandler
 
     /// Creates the decoder of one connection, handing requests to `handler` (on the same channel, behind NIO's
     /// decoder); heads longer than `maxHeadBytes` are NIO's to refuse.
-    init(handler: HTTPHandler, maxHeadBytes: Int) {
+    init(handler: ConnectionHandler, maxHeadBytes: Int) {
         self.handler = handler
         self.maxHeadBytes = maxHeadBytes
     }

@@ -20,7 +20,7 @@ final class CatalogImage: Sendable {
     /// The level folders, opened (and checked to lie inside ROOT) when the catalog found the pyramid.
     let levels: LevelDirectories
     /// The `.dzi` file's bytes, ready to send.
-    let descriptorFile: PreparedFile
+    let descriptorFile: LoadedFile
     /// How tiles of this image are answered (their content type).
     let tileProfile: ResponseProfile
     /// The `.dzi` file's identity when it was read, to notice rewrites.
@@ -31,7 +31,7 @@ final class CatalogImage: Sendable {
 
     /// Creates an entry; the catalog is the only producer.
     init(
-        id: Int, name: String, descriptor: DZIDescriptor, root: String, filesDirectory: String, descriptorFile: PreparedFile,
+        id: Int, name: String, descriptor: DZIDescriptor, root: String, filesDirectory: String, descriptorFile: LoadedFile,
         signature: FileSignature
     ) {
         self.id = id

@@ -9,12 +9,12 @@ extension TileStore {
     /// thread.
     ///
     /// - Throws: the first failed tile's error (``FileLoadError``, or `CancellationError` while shutting down).
-    func files(_ keys: [TileKey], of image: CatalogImage) throws -> [PreparedFile] {
+    func files(_ keys: [TileKey], of image: CatalogImage) throws -> [LoadedFile] {
         var found = keys.map { cached($0) }
         let missing = found.indices.filter { found[$0] == nil }
         guard !missing.isEmpty else { return found.map { $0! } }
         let group = DispatchGroup()
-        let loaded = Mutex<[Int: Result<PreparedFile, any Error>]>([:])
+        let loaded = Mutex<[Int: Result<LoadedFile, any Error>]>([:])
         for index in missing {
             group.enter()
             load(keys[index], of: image) { result in

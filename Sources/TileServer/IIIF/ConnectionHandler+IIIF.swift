@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 
-extension HTTPHandler {
+extension ConnectionHandler {
     /// Answers a request under `/iiif/`: the IIIF Image API 3.0 service (base URI, image information, images, and
     /// CORS preflight).
     func respondIIIF(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {

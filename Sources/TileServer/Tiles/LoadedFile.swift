@@ -4,7 +4,7 @@ import NIOCore
 /// body, in one buffer. Responses send slices of it: no copy, no formatting.
 ///
 /// This is what the tile cache holds; its ``cost`` is what counts against the budget.
-struct PreparedFile: Sendable {
+struct LoadedFile: Sendable {
     /// `ETag: "…"\r\nContent-Length: N\r\n\r\n` then the body.
     let buffer: ByteBuffer
     /// The length of the `ETag: "…"\r\n` line.

@@ -16,8 +16,8 @@ public final class Server: Sendable {
     public let port: Int
     /// The URL to open, e.g. `http://127.0.0.1:8080/` (a wildcard host is shown as the loopback address).
     public let url: String
-    let context: ServerContext
-    private let parts: ServerParts
+    let context: Services
+    private let parts: ServerRuntime
     private let channel: any Channel
     private let rescanTask: RepeatedTask
     private let stopping = Atomic<Bool>(false)
@@ -28,7 +28,7 @@ public final class Server: Sendable {
     ///
     /// - Throws: ``ServerError`` for a bad configuration, a missing ROOT or an address it cannot listen on.
     public static func start(_ configuration: ServerConfiguration) async throws -> Server {
-        let parts = try ServerParts(configuration)
+        let parts = try ServerRuntime(configuration)
         do {
             _ = try await parts.threadPool.runIfActive { parts.context.catalog.rescan() }
             let channel = try await parts.bootstrap().bind(host: configuration.host, port: configuration.port).get()
@@ -42,7 +42,7 @@ public final class Server: Sendable {
     /// ``start(_:)`` for synchronous callers (a command's `run()`), blocking until the server listens.
     @available(*, noasync, message: "use start(_:) from async code")
     public static func startBlocking(_ configuration: ServerConfiguration) throws -> Server {
-        let parts = try ServerParts(configuration)
+        let parts = try ServerRuntime(configuration)
         do {
             _ = try parts.threadPool.runIfActive(eventLoop: parts.group.next()) { parts.context.catalog.rescan() }.wait()
             let channel = try parts.bootstrap().bind(host: configuration.host, port: configuration.port).wait()
@@ -53,7 +53,7 @@ public final class Server: Sendable {
         }
     }
 
-    private init(parts: ServerParts, channel: any Channel) {
+    private init(parts: ServerRuntime, channel: any Channel) {
         self.parts = parts
         self.configuration = parts.configuration
         self.context = parts.context

@@ -1,11 +1,11 @@
 import NIOCore
 
-extension HTTPHandler {
+extension ConnectionHandler {
     /// Answers with a prepared file: the profile's pre-encoded head, the cached `Date` line and an optional
     /// `X-Cache` line, copied (a few hundred bytes) into the connection's reused head buffer, then the file's buffer
     /// as it is (headers and body); for `HEAD` or a 304 its header lines or `ETag` line go into the head buffer.
     /// At most two buffer writes, gathered into one `writev`; the body is never copied.
-    func writeFile(_ file: PreparedFile, profile: ResponseProfile, cacheHeader: ByteBuffer?, exchange: Exchange, context: ChannelHandlerContext) {
+    func writeFile(_ file: LoadedFile, profile: ResponseProfile, cacheHeader: ByteBuffer?, exchange: Exchange, context: ChannelHandlerContext) {
         let close = mustClose(exchange)
         let notModified = writeHead(
             profile: profile, etag: file.etag, etagLine: file.etagLine, headerLines: exchange.isHead ? file.head : nil,

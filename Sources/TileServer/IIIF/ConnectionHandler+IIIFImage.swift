@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 
-extension HTTPHandler {
+extension ConnectionHandler {
     /// Answers a resolved IIIF image request: a stored tile's bytes when the request is exactly a tile (as cheap as
     /// a tile fetch), else a rendered image. Every answer carries the canonical and profile `Link` header.
     func serveIIIFImage(
@@ -38,7 +38,7 @@ extension HTTPHandler {
         let profile = IIIFResponses.image(request.format)
         if let ifNoneMatch = exchange.ifNoneMatch, ETagMatch.matches(ifNoneMatch, etag: etag.utf8) {
             return writeFile(
-                PreparedFile(bytes: [], etag: etag), profile: profile, cacheHeader: headers, exchange: exchange, context: context)
+                LoadedFile(bytes: [], etag: etag), profile: profile, cacheHeader: headers, exchange: exchange, context: context)
         }
         let loop = context.eventLoop
         let handler = NIOLoopBound(self, eventLoop: loop)
@@ -47,7 +47,7 @@ extension HTTPHandler {
         let admitted = server.renders.submit { workspace in
             // A client that hung up while its render waited in the queue gets nothing: skip the work.
             guard channel.isActive else { throw CancellationError() }
-            return PreparedFile(bytes: try RegionRenderer(request: request, image: image, tiles: tiles, workspace: workspace).render(), etag: etag)
+            return LoadedFile(bytes: try RegionRenderer(request: request, image: image, tiles: tiles, workspace: workspace).render(), etag: etag)
         } completion: { result in
             loop.execute { handler.value.completeRender(result, profile: profile, headers: headers) }
         }
@@ -59,7 +59,7 @@ extension HTTPHandler {
     }
 
     /// Writes the response of the pending render, then answers what queued up.
-    private func completeRender(_ result: Result<PreparedFile, any Error>, profile: ResponseProfile, headers: ByteBuffer) {
+    private func completeRender(_ result: Result<LoadedFile, any Error>, profile: ResponseProfile, headers: ByteBuffer) {
         guard let context, let exchange = pending else { return }
         pending = nil
         switch result {

@@ -10,7 +10,7 @@ import NIOCore
 /// One timer per connection ticks at most every half head timeout and never past the deadline, so deadlines hold
 /// exactly, and moving them (per request) costs no scheduling.
 ///
-/// ``HTTPHandler``, on the same event loop, calls ``requestStarted()`` and ``becameIdle()`` directly: the handler
+/// ``ConnectionHandler``, on the same event loop, calls ``requestStarted()`` and ``becameIdle()`` directly: the handler
 /// sits on the inbound path only, so responses pass no extra handler on their way out.
 final class ConnectionTimeoutHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer

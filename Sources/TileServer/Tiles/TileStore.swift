@@ -3,12 +3,12 @@ import NIOPosix
 import Synchronization
 import TileCache
 
-/// The tiles in memory: a byte-budgeted LRU cache of ``PreparedFile``s in front of the disk, where concurrent misses
+/// The tiles in memory: a byte-budgeted LRU cache of ``LoadedFile``s in front of the disk, where concurrent misses
 /// for one tile share a single read (``SingleFlight``) done on a thread pool, never on an event loop.
 final class TileStore: Sendable {
     /// The cache; its statistics feed `/metrics`.
-    let cache: ConcurrentLRUCache<TileKey, PreparedFile>
-    private let flights = SingleFlight<TileKey, PreparedFile>()
+    let cache: ConcurrentLRUCache<TileKey, LoadedFile>
+    private let flights = SingleFlight<TileKey, LoadedFile>()
     private let threadPool: NIOThreadPool
     private let reads = Atomic<Int>(0)
     private let inlineReads = Atomic<Int>(0)
@@ -38,7 +38,7 @@ final class TileStore: Sendable {
     }
 
     /// The cached tile for `key`, marked most recently used; counts a cache hit or miss.
-    func cached(_ key: TileKey) -> PreparedFile? {
+    func cached(_ key: TileKey) -> LoadedFile? {
         cache.value(for: key)
     }
 
@@ -51,16 +51,16 @@ final class TileStore: Sendable {
     ///   called once, on another thread.
     func loadNow(
         _ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil,
-        onResult: @escaping @Sendable (Result<PreparedFile, any Error>) -> Void
-    ) -> Result<PreparedFile, any Error>? {
+        onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void
+    ) -> Result<LoadedFile, any Error>? {
         guard flights.lead(key, otherwise: onResult) else { return nil }
         if let file = cache.peek(key) {
             flights.complete(key, with: .success(file))
             return .success(file)
         }
-        let result: Result<PreparedFile, any Error>
+        let result: Result<LoadedFile, any Error>
         do {
-            let loaded: PreparedFile?
+            let loaded: LoadedFile?
             if let opened {
                 loaded = try opened.readIfCached()
             } else {
@@ -94,7 +94,7 @@ final class TileStore: Sendable {
 
     /// Loads tile `key` of `image` and calls `onResult` once, on a thread-pool thread: with the tile, or with a
     /// ``FileLoadError`` (or `CancellationError` while shutting down). Joins a load already under way for `key`.
-    func load(_ key: TileKey, of image: CatalogImage, onResult: @escaping @Sendable (Result<PreparedFile, any Error>) -> Void) {
+    func load(_ key: TileKey, of image: CatalogImage, onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void) {
         if flights.join(key, onResult: onResult) {
             startLoad(key, of: image)
         }
@@ -112,7 +112,7 @@ final class TileStore: Sendable {
 
     /// The file-thread side of a flight: reads (unless cached meanwhile or shutting down) and completes it.
     private func read(_ key: TileKey, of image: CatalogImage, state: NIOThreadPool.WorkItemState) {
-        let result: Result<PreparedFile, any Error>
+        let result: Result<LoadedFile, any Error>
         if let file = cache.peek(key) {
             // Filled by a flight that completed between this caller's miss and its join.
             result = .success(file)
@@ -130,7 +130,7 @@ final class TileStore: Sendable {
 
     /// Reads tile `key` of `image`: through its open level folder when there is one, else by path (checked with
     /// `realpath`). `nil` only with `pageCacheOnly`, when the bytes are not all in memory.
-    private func readTile(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool) throws(FileLoadError) -> PreparedFile? {
+    private func readTile(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool) throws(FileLoadError) -> LoadedFile? {
         if let directory = image.levels.descriptor(level: Int(key.level)) {
             switch try FileLoader.loadTile(
                 column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory, maxBytes: maxTileBytes,
@@ -149,7 +149,7 @@ final class TileStore: Sendable {
     }
 
     /// Counts a read of `file` and caches it; returns it.
-    private func store(_ file: PreparedFile, for key: TileKey, of image: CatalogImage) -> PreparedFile {
+    private func store(_ file: LoadedFile, for key: TileKey, of image: CatalogImage) -> LoadedFile {
         reads.add(1, ordering: .relaxed)
         cache.insert(file, for: key, cost: file.cost)
         // An image removed while its tile was being read must not leave the tile behind.

@@ -38,7 +38,7 @@ final class StaticFiles: Sendable {
     }
 
     /// Reads `path` (from ``resolve(_:)``) on the thread pool and calls `onResult` there.
-    func load(_ path: String, onResult: @escaping @Sendable (Result<PreparedFile, any Error>) -> Void) {
+    func load(_ path: String, onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void) {
         threadPool.submit { [root, maxBytes] state in
             guard case .active = state else { return onResult(.failure(CancellationError())) }
             do {

@@ -1,6 +1,6 @@
 import NIOCore
 
-extension PreparedFile {
+extension LoadedFile {
     /// Prepares `bytes` as a body with the strong entity tag `etag` (quotes included), copying them once.
     init(bytes: [UInt8], etag: String) {
         let etagLine = "ETag: \(etag)\r\n"

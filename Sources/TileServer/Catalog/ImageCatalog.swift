@@ -104,7 +104,7 @@ final class ImageCatalog: Sendable {
         guard let real = FileLoader.realPath(found.path), FileLoader.isInside(real, root: root) else {
             throw CatalogError(message: "it resolves outside the served folder", permanent: true)
         }
-        let file: PreparedFile
+        let file: LoadedFile
         do {
             file = try FileLoader.load(real, inside: root, maxBytes: 1 << 20)
         } catch {
