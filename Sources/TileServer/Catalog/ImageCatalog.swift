@@ -134,13 +134,24 @@ private struct CatalogSnapshot: Sendable {
 
     init(images: [Substring: CatalogImage]) {
         self.images = images
-        let entries = images.values.sorted { $0.name < $1.name }.map { image in
-            let d = image.descriptor
-            return "{\"name\":\(JSONText.quoted(image.name)),\"width\":\(d.width),\"height\":\(d.height),"
-                + "\"tileSize\":\(d.tileSize),\"overlap\":\(d.overlap),\"format\":\(JSONText.quoted(d.format)),"
-                + "\"maxLevel\":\(image.pyramid.maxLevel),\"dzi\":\(JSONText.quoted(image.urlPrefix + ".dzi"))}"
+        let list = JSONWriter.text(capacity: 64 + images.count * 160) { writer in
+            writer.openArray()
+            for image in images.values.sorted(by: { $0.name < $1.name }) {
+                let descriptor = image.descriptor
+                writer.openObject()
+                writer.member("name", image.name)
+                writer.member("width", descriptor.width)
+                writer.member("height", descriptor.height)
+                writer.member("tileSize", descriptor.tileSize)
+                writer.member("overlap", descriptor.overlap)
+                writer.member("format", descriptor.format)
+                writer.member("maxLevel", image.pyramid.maxLevel)
+                writer.member("dzi", image.urlPrefix + ".dzi")
+                writer.closeObject()
+            }
+            writer.closeArray()
         }
-        listJSON = ByteBuffer(string: "[" + entries.joined(separator: ",") + "]")
+        listJSON = ByteBuffer(string: list)
     }
 }
 

@@ -77,7 +77,7 @@ extension ConnectionHandler {
     ) {
         writeResponse(
             status: error.status, headerLines: server.blocks.jsonNoStore.headerLines, extraHeaders: extraHeaders,
-            body: ByteBuffer(string: JSONText.error(error)), exchange: exchange, forceClose: forceClose, context: context)
+            body: ByteBuffer(string: error.json), exchange: exchange, forceClose: forceClose, context: context)
     }
 
     /// Answers a request the decoder could not parse, then closes the connection.

@@ -1,3 +1,5 @@
+import TileGeometry
+
 /// A request the server refuses: the status to answer and a one-line message for the JSON error body.
 struct RequestError: Error, Sendable, CustomStringConvertible {
     /// The status to answer, a 4xx or 5xx.
@@ -12,4 +14,14 @@ struct RequestError: Error, Sendable, CustomStringConvertible {
     static func notFound(_ message: String) -> RequestError { RequestError(status: .notFound, message: message) }
 
     var description: String { "\(status.rawValue) \(message)" }
+
+    /// `{"error":"…","status":N}`: the body of every JSON error response.
+    var json: String {
+        JSONWriter.text(capacity: message.utf8.count + 32) { writer in
+            writer.openObject()
+            writer.member("error", message)
+            writer.member("status", status.rawValue)
+            writer.closeObject()
+        }
+    }
 }

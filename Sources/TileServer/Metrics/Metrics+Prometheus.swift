@@ -1,20 +1,6 @@
-import TileCache
-
-/// The gauges and counters `/metrics` shows besides the request counts.
-struct ServerGauges: Sendable {
-    /// The tile cache's counters and sizes.
-    var cache: CacheStatistics
-    /// Tile files read (one per cache fill; concurrent misses share a read), and where.
-    var diskReads: TileReads
-    /// Pyramids being served.
-    var images: Int
-    /// Open client connections.
-    var connections: Int
-}
-
 extension Metrics {
-    /// The Prometheus text exposition (format 0.0.4) of the counters and `gauges`.
-    func prometheusText(gauges: ServerGauges) -> String {
+    /// The Prometheus text exposition (format 0.0.4) of the request counters and `statistics`.
+    func prometheusText(statistics: ServerStatistics) -> String {
         let counts = snapshot()
         var out = ""
         out.reserveCapacity(4096)
@@ -40,23 +26,23 @@ extension Metrics {
             out += "tiler_http_request_duration_seconds_sum{route=\"\(route.name)\"} \(counts.latencySum[route.rawValue])\n"
             out += "tiler_http_request_duration_seconds_count{route=\"\(route.name)\"} \(total)\n"
         }
-        let cache = gauges.cache
-        sample(&out, "tiler_cache_hits_total", "counter", "Tile cache lookups that found the tile.", cache.hits)
-        sample(&out, "tiler_cache_misses_total", "counter", "Tile cache lookups that did not find the tile.", cache.misses)
-        sample(&out, "tiler_cache_evictions_total", "counter", "Tiles evicted to respect the cache budget.", cache.evictions)
-        sample(&out, "tiler_cache_bytes", "gauge", "Bytes held by the tile cache.", cache.bytes)
-        sample(&out, "tiler_cache_entries", "gauge", "Tiles held by the tile cache.", cache.entries)
-        sample(&out, "tiler_cache_budget_bytes", "gauge", "The tile cache's budget in bytes.", cache.budget)
-        sample(&out, "tiler_tile_disk_reads_total", "counter", "Tile files read into the cache.", gauges.diskReads.total)
+        let numbers = statistics
+        sample(&out, "tiler_cache_hits_total", "counter", "Tile cache lookups that found the tile.", numbers.cacheHits)
+        sample(&out, "tiler_cache_misses_total", "counter", "Tile cache lookups that did not find the tile.", numbers.cacheMisses)
+        sample(&out, "tiler_cache_evictions_total", "counter", "Tiles evicted to respect the cache budget.", numbers.cacheEvictions)
+        sample(&out, "tiler_cache_bytes", "gauge", "Bytes held by the tile cache.", numbers.cacheBytes)
+        sample(&out, "tiler_cache_entries", "gauge", "Tiles held by the tile cache.", numbers.cacheEntries)
+        sample(&out, "tiler_cache_budget_bytes", "gauge", "The tile cache's budget in bytes.", numbers.cacheBudget)
+        sample(&out, "tiler_tile_disk_reads_total", "counter", "Tile files read into the cache.", numbers.diskReads)
         sample(
             &out, "tiler_tile_event_loop_reads_total", "counter", "Tile reads done on an event loop (page cache, no thread hop).",
-            gauges.diskReads.onEventLoops)
-        sample(&out, "tiler_tile_warming_reads_total", "counter", "Tile reads done by background warming.", gauges.diskReads.warming)
+            numbers.diskReadsOnEventLoops)
+        sample(&out, "tiler_tile_warming_reads_total", "counter", "Tile reads done by background warming.", numbers.diskReadsWarming)
         sample(
             &out, "tiler_tile_file_sends_total", "counter", "Tile misses not admitted to the cache, sent from their files without entering it.",
-            gauges.diskReads.fileSends)
-        sample(&out, "tiler_images", "gauge", "Pyramids being served.", gauges.images)
-        sample(&out, "tiler_open_connections", "gauge", "Open client connections.", gauges.connections)
+            numbers.fileSends)
+        sample(&out, "tiler_images", "gauge", "Pyramids being served.", numbers.images)
+        sample(&out, "tiler_open_connections", "gauge", "Open client connections.", numbers.connections)
         return out
     }
 

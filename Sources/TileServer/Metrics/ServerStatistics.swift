@@ -1,4 +1,7 @@
-/// A snapshot of a server's cache and catalog counters (the numbers `/metrics` also shows).
+import TileCache
+
+/// A snapshot of a server's counters and sizes besides its request counts: the tile cache, the tile reads by kind,
+/// the catalog and the connections. The one statistics type: ``Server/statistics`` returns it and `/metrics` shows it.
 public struct ServerStatistics: Sendable, Hashable {
     /// Tile requests answered from memory.
     public var cacheHits: Int
@@ -14,7 +17,7 @@ public struct ServerStatistics: Sendable, Hashable {
     public var cacheBudget: Int
     /// Tile files read from disk: once per tile brought into the cache, however many requests wanted it.
     public var diskReads: Int
-    /// Of ``diskReads``, those done on an event loop, because the file was in the page cache.
+    /// Of ``diskReads``, those done on an event loop, because the file was in the page cache (no thread hop).
     public var diskReadsOnEventLoops: Int
     /// Of ``diskReads``, those done by background warming after visible-rect queries.
     public var diskReadsWarming: Int
@@ -26,18 +29,19 @@ public struct ServerStatistics: Sendable, Hashable {
     /// Open client connections.
     public var connections: Int
 
-    init(_ gauges: ServerGauges) {
-        cacheHits = gauges.cache.hits
-        cacheMisses = gauges.cache.misses
-        cacheEvictions = gauges.cache.evictions
-        cacheBytes = gauges.cache.bytes
-        cacheEntries = gauges.cache.entries
-        cacheBudget = gauges.cache.budget
-        diskReads = gauges.diskReads.total
-        diskReadsOnEventLoops = gauges.diskReads.onEventLoops
-        diskReadsWarming = gauges.diskReads.warming
-        fileSends = gauges.diskReads.fileSends
-        images = gauges.images
-        connections = gauges.connections
+    /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's and the connections' counts.
+    init(cache: CacheStatistics, tiles: TileStore, images: Int, connections: Int) {
+        cacheHits = cache.hits
+        cacheMisses = cache.misses
+        cacheEvictions = cache.evictions
+        cacheBytes = cache.bytes
+        cacheEntries = cache.entries
+        cacheBudget = cache.budget
+        diskReads = tiles.readCount
+        diskReadsOnEventLoops = tiles.eventLoopReadCount
+        diskReadsWarming = tiles.warmingReadCount
+        fileSends = tiles.fileSendCount
+        self.images = images
+        self.connections = connections
     }
 }

@@ -36,10 +36,17 @@ extension ConnectionHandler {
         case .visible(let name):
             serveVisible(name: name, query: QueryString(text: target.query), exchange: exchange, context: context)
         case .health:
-            let body = ByteBuffer(string: "{\"status\":\"ok\",\"images\":\(server.catalog.count)}")
+            let count = server.catalog.count
+            let body = ByteBuffer(
+                string: JSONWriter.text { writer in
+                    writer.openObject()
+                    writer.member("status", "ok")
+                    writer.member("images", count)
+                    writer.closeObject()
+                })
             writeBody(body, profile: blocks.jsonNoStore, exchange: exchange, context: context)
         case .metrics:
-            let body = ByteBuffer(string: server.metrics.prometheusText(gauges: server.gauges))
+            let body = ByteBuffer(string: server.metrics.prometheusText(statistics: server.statistics))
             writeBody(body, profile: blocks.metrics, exchange: exchange, context: context)
         case .staticFile(let path):
             serveStatic(path: path, exchange: exchange, context: context)

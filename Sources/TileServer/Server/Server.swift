@@ -7,8 +7,10 @@ import Synchronization
 /// A running Tiler HTTP server: every `*.dzi` pyramid under ROOT, the visible-rect query, `/metrics`, `/healthz`
 /// and the viewer, on SwiftNIO.
 ///
-/// Start it with ``start(_:)`` (or ``startBlocking(_:)`` from synchronous code); it listens on ``port`` until
-/// ``shutdown()``. `tiler serve` and the tests both go through these.
+/// One lifecycle, the same in production and in tests: ``start(_:)`` returns once it listens on ``port``;
+/// ``shutdown()`` stops it gracefully and returns once it has stopped (``waitUntilStopped()`` waits for that
+/// without starting it). `tiler serve` bridges these to its synchronous `run()` and calls ``shutdown()`` on SIGINT
+/// or SIGTERM; the tests call them directly.
 public final class Server: Sendable {
     /// The configuration it was started with.
     public let configuration: ServerConfiguration
@@ -22,7 +24,6 @@ public final class Server: Sendable {
     private let rescanTask: RepeatedTask
     private let stopping = Atomic<Bool>(false)
     private let stopped = DispatchGroup()
-    let signalSources = Mutex<[SignalWatcher]>([])
 
     /// Starts a server: validates the configuration, scans ROOT once, binds, and starts rescanning ROOT.
     ///
@@ -35,20 +36,6 @@ public final class Server: Sendable {
             return Server(parts: parts, channel: channel)
         } catch {
             await parts.shutdown()
-            throw ServerError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
-        }
-    }
-
-    /// ``start(_:)`` for synchronous callers (a command's `run()`), blocking until the server listens.
-    @available(*, noasync, message: "use start(_:) from async code")
-    public static func startBlocking(_ configuration: ServerConfiguration) throws -> Server {
-        let parts = try ServerRuntime(configuration)
-        do {
-            _ = try parts.threadPool.runIfActive(eventLoop: parts.group.next()) { parts.context.catalog.rescan() }.wait()
-            let channel = try parts.bootstrap().bind(host: configuration.host, port: configuration.port).wait()
-            return Server(parts: parts, channel: channel)
-        } catch {
-            parts.syncShutdown()
             throw ServerError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
     }
@@ -79,13 +66,13 @@ public final class Server: Sendable {
 
     /// Counters and sizes of the cache and the catalog, as `/metrics` shows them.
     public var statistics: ServerStatistics {
-        ServerStatistics(context.gauges)
+        context.statistics
     }
 
-    /// Starts a graceful shutdown and returns at once: stop accepting, let every connection answer what it has
+    /// Starts a graceful shutdown (see ``shutdown()``) and returns at once: stop accepting, let every connection answer what it has
     /// received (the last response says `Connection: close`), close idle connections, and after the grace period
     /// close the rest; then stop the threads. Calling it again does nothing.
-    public func beginShutdown() {
+    private func beginShutdown() {
         guard !stopping.exchange(true, ordering: .relaxed) else { return }
         configuration.logger.info("Shutting down: finishing requests in flight")
         rescanTask.cancel()
@@ -121,24 +108,20 @@ public final class Server: Sendable {
         }
     }
 
-    /// Shuts down gracefully (see ``beginShutdown()``) and returns once the server has stopped.
+    /// Shuts down gracefully and returns once the server has stopped: it stops accepting, lets every connection
+    /// answer what it has received (the last response says `Connection: close`), closes idle connections, closes the
+    /// rest after the grace period, then stops the threads. Calling it again (or concurrently) only waits.
     public func shutdown() async {
         beginShutdown()
         await waitUntilStopped()
     }
 
-    /// Returns once the server has stopped (after ``beginShutdown()``, or a signal: ``shutdownOnSignals(_:)``).
+    /// Returns once the server has stopped (after a ``shutdown()`` called elsewhere).
     public func waitUntilStopped() async {
         let stopped = self.stopped
         await withCheckedContinuation { continuation in
             stopped.notify(queue: .global()) { continuation.resume() }
         }
-    }
-
-    /// Blocks until the server has stopped.
-    @available(*, noasync, message: "use waitUntilStopped() from async code")
-    public func blockUntilStopped() {
-        stopped.wait()
     }
 
     private static func displayHost(_ host: String) -> String {

@@ -130,13 +130,4 @@ struct ServerRuntime: Sendable {
         try? await threadPool.shutdownGracefully()
         try? await group.shutdownGracefully()
     }
-
-    /// Stops the threads, blocking (after a failed start).
-    @available(*, noasync)
-    func syncShutdown() {
-        context.renders.syncShutdown()
-        context.warmer.syncShutdown()
-        try? threadPool.syncShutdownGracefully()
-        try? group.syncShutdownGracefully()
-    }
 }

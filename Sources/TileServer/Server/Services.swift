@@ -39,7 +39,7 @@ final class Services: Sendable {
     }
 
     /// The numbers `/metrics` shows besides request counts.
-    var gauges: ServerGauges {
-        ServerGauges(cache: tiles.cache.statistics, diskReads: tiles.diskReads, images: catalog.count, connections: connections.count)
+    var statistics: ServerStatistics {
+        ServerStatistics(cache: tiles.cache.statistics, tiles: tiles, images: catalog.count, connections: connections.count)
     }
 }

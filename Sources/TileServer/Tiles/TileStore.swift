@@ -25,12 +25,14 @@ final class TileStore: Sendable {
         self.maxTileBytes = maxTileBytes
     }
 
-    /// Tile files read so far: by requests (on an event loop or a file thread) and by warming.
-    var diskReads: TileReads {
-        TileReads(
-            total: reads.load(ordering: .relaxed), onEventLoops: inlineReads.load(ordering: .relaxed),
-            warming: warmingReads.load(ordering: .relaxed), fileSends: fileSends.load(ordering: .relaxed))
-    }
+    /// Tile files read into the cache so far: by requests (on an event loop or a file thread) and by warming.
+    var readCount: Int { reads.load(ordering: .relaxed) }
+    /// Of ``readCount``, the reads done on an event loop (page cache, no thread hop).
+    var eventLoopReadCount: Int { inlineReads.load(ordering: .relaxed) }
+    /// Of ``readCount``, the reads done by background warming.
+    var warmingReadCount: Int { warmingReads.load(ordering: .relaxed) }
+    /// Misses the cache did not admit, sent from their files without entering the cache.
+    var fileSendCount: Int { fileSends.load(ordering: .relaxed) }
 
     /// Counts a miss the cache did not admit, sent from its file instead.
     func countFileSend() {
