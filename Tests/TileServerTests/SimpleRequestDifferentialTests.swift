@@ -25,10 +25,15 @@ import Testing
     /// Bytes the mutations draw from: the ones a parser's decisions turn on.
     static let alphabet: [UInt8] = Array(" \r\n\t:,;\"/?%#A a-zZ0.".utf8) + [0, 0x7F, 0x80, 0xE9, 0xFF]
 
+    /// Which ``seeds`` the fast path must read itself: all but the one that asks for both `Keep-Alive` and `close`
+    /// and carries a `Content-Length` (NIO's decoder's to read).
+    static let seedsReadBySimpleRequest = [true, true, true, true, false, true, true]
+
     @Test func typicalRequestsAreReadLikeNIOReadsThem() throws {
-        for seed in Self.seeds {
-            try Self.compare(Array(seed.utf8))
-        }
+        // `compare` checks only what the fast path reads: a fast path that read nothing would pass it, so which seeds
+        // it reads is checked too.
+        let read = try Self.seeds.map { try Self.compare(Array($0.utf8)) }
+        #expect(read == Self.seedsReadBySimpleRequest)
     }
 
     @Test func mutatedRequestsAreNeverReadDifferently() throws {
