@@ -59,7 +59,7 @@ import Testing
     /// Checks one input; returns whether ``SimpleRequest`` read it.
     @discardableResult
     static func compare(_ bytes: [UInt8]) throws -> Bool {
-        let scan = bytes.withUnsafeBytes { SimpleRequest.scan($0, maxHeadBytes: maxHeadBytes) }
+        let scan = bytes.withUnsafeBytes { SimpleRequest.scan($0, maxHeadBytes: maxHeadBytes, takes: Router.answersFromTarget) }
         guard case .request(let request, let length) = scan else { return false }
         var configuration = ServerConfiguration(root: "/")
         configuration.maxHeadBytes = maxHeadBytes

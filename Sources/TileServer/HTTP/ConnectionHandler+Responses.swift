@@ -1,11 +1,31 @@
 import NIOCore
 
 extension ConnectionHandler {
+    /// Writes `response` to `exchange`: the one place responses become bytes. A ``Response/later`` answer makes the
+    /// connection wait for it (it is written when it arrives).
+    func write(_ response: Response, for exchange: Exchange, context: ChannelHandlerContext) {
+        switch response {
+        case .file(let file, let profile, let extraHeaders):
+            writeFile(file, profile: profile, cacheHeader: extraHeaders, exchange: exchange, context: context)
+        case .openFile(let file, let profile, let extraHeaders):
+            writeOpenTile(file, profile: profile, cacheHeader: extraHeaders, exchange: exchange, context: context)
+        case .body(let status, let headerLines, let extraHeaders, let body):
+            writeResponse(
+                status: status, headerLines: headerLines, extraHeaders: extraHeaders, body: body, exchange: exchange, forceClose: false,
+                context: context)
+        case .error(let error, let extraHeaders, let close):
+            writeError(error, exchange: exchange, extraHeaders: extraHeaders, forceClose: close, context: context)
+        case .later:
+            awaitResponse(for: exchange)
+        }
+    }
+
     /// Answers with a prepared file: the profile's pre-encoded head, the cached `Date` line and an optional
     /// `X-Cache` line, copied (a few hundred bytes) into the connection's reused head buffer, then the file's buffer
     /// as it is (headers and body); for `HEAD` or a 304 its header lines or `ETag` line go into the head buffer.
     /// At most two buffer writes, gathered into one `writev`; the body is never copied.
-    func writeFile(_ file: LoadedFile, profile: ResponseProfile, cacheHeader: ByteBuffer?, exchange: Exchange, context: ChannelHandlerContext) {
+    private func writeFile(_ file: LoadedFile, profile: ResponseProfile, cacheHeader: ByteBuffer?, exchange: Exchange, context: ChannelHandlerContext)
+    {
         let close = mustClose(exchange)
         let notModified = writeHead(
             profile: profile, etag: file.etag, etagLine: file.etagLine, headerLines: exchange.isHead ? file.head : nil,
@@ -19,7 +39,9 @@ extension ConnectionHandler {
 
     /// Answers with an open tile file like ``writeFile(_:profile:cacheHeader:exchange:context:)``, the body sent from
     /// the file (`sendfile`); the file stays open until the write is done.
-    func writeOpenTile(_ file: OpenTile, profile: ResponseProfile, cacheHeader: ByteBuffer, exchange: Exchange, context: ChannelHandlerContext) {
+    private func writeOpenTile(
+        _ file: OpenTile, profile: ResponseProfile, cacheHeader: ByteBuffer, exchange: Exchange, context: ChannelHandlerContext
+    ) {
         let close = mustClose(exchange)
         let notModified = writeHead(
             profile: profile, etag: file.etag, etagLine: file.etagLine, headerLines: file.head, cacheHeader: cacheHeader, close: close,
@@ -51,24 +73,17 @@ extension ConnectionHandler {
             headScratch.writeImmutableBuffer(cacheHeader)
         }
         if close {
-            headScratch.writeImmutableBuffer(server.blocks.connectionClose)
+            headScratch.writeImmutableBuffer(services.blocks.connectionClose)
         } else if exchange.isHTTP10 {
-            headScratch.writeImmutableBuffer(server.blocks.connectionKeepAlive)
+            headScratch.writeImmutableBuffer(services.blocks.connectionKeepAlive)
         }
         if notModified {
             headScratch.writeImmutableBuffer(etagLine)
-            headScratch.writeImmutableBuffer(server.blocks.crlf)
+            headScratch.writeImmutableBuffer(services.blocks.crlf)
         } else if let headerLines {
             headScratch.writeImmutableBuffer(headerLines)
         }
         return notModified
-    }
-
-    /// Answers 200 with `body` and the profile's headers.
-    func writeBody(_ body: ByteBuffer, profile: ResponseProfile, exchange: Exchange, context: ChannelHandlerContext) {
-        writeResponse(
-            status: .ok, headerLines: profile.headerLines, extraHeaders: "", body: body, exchange: exchange, forceClose: false,
-            context: context)
     }
 
     /// Answers `error` with its status and a JSON body `{"error":"…","status":N}`.
@@ -76,7 +91,7 @@ extension ConnectionHandler {
         _ error: RequestError, exchange: Exchange, extraHeaders: String = "", forceClose: Bool = false, context: ChannelHandlerContext
     ) {
         writeResponse(
-            status: error.status, headerLines: server.blocks.jsonNoStore.headerLines, extraHeaders: extraHeaders,
+            status: error.status, headerLines: services.blocks.jsonNoStore.headerLines, extraHeaders: extraHeaders,
             body: ByteBuffer(string: error.json), exchange: exchange, forceClose: forceClose, context: context)
     }
 
@@ -98,9 +113,9 @@ extension ConnectionHandler {
         buffer.writeString("Content-Length: \(body.readableBytes)\r\n")
         buffer.writeString(extraHeaders)
         if close {
-            buffer.writeImmutableBuffer(server.blocks.connectionClose)
+            buffer.writeImmutableBuffer(services.blocks.connectionClose)
         } else if exchange.isHTTP10 {
-            buffer.writeImmutableBuffer(server.blocks.connectionKeepAlive)
+            buffer.writeImmutableBuffer(services.blocks.connectionKeepAlive)
         }
         buffer.writeStaticString("\r\n")
         if !exchange.isHead {

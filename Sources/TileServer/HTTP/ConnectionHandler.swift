@@ -5,11 +5,13 @@ import NIOHTTP1
     import Glibc
 #endif
 
-/// One connection's HTTP/1.1 logic, after NIO's request decoder: routes each request, answers it with pre-encoded
-/// header blocks and slices of cached bytes, and keeps responses in request order.
+/// One connection's HTTP/1.1 lifecycle, after NIO's request decoder: takes requests (from ``SimpleRequestDecoder``
+/// as ``SimpleRequestEvent``s, or as NIO's request parts), has the ``Router`` answer each with a ``Response``, and
+/// writes every response itself (``write(_:for:context:)``) — in request order, with keep-alive and close, the
+/// timeouts told, and `TCP_CORK` around files sent with `sendfile`. Its state is a ``ConnectionState``.
 ///
-/// Pipelining: while a response waits for the disk (a tile miss, a viewer file), later request parts are queued
-/// and reads from the socket are held back (backpressure); when it is written, the queue is answered in order.
+/// Pipelining: while a response is awaited (a tile miss on a file thread, a viewer file, a render), later requests
+/// queue and reads from the socket are held back (backpressure); when it is written, the queue is answered in order.
 /// Malformed requests get 400 (431 for oversized heads) and the connection is closed. On
 /// `ChannelShouldQuiesceEvent` (shutdown) the requests received are answered, the last with `Connection: close`.
 final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -17,7 +19,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    let server: Services
+    let services: Services
     let date: DateHeader
     /// The event loop's open tile files, for misses sent straight from the page cache.
     let openTiles: OpenTileFiles
@@ -26,26 +28,13 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     let metricsShard: Int
     /// The connection's timeout handler, told when requests start and when all is answered.
     let timeouts: ConnectionTimeoutHandler?
+    /// Answers requests; made when the handler joins its channel.
+    private(set) var router: Router?
     /// Reused for response heads: written, sent, and (once the socket has taken it) written over again.
     var headScratch = ByteBuffer()
-
     var context: ChannelHandlerContext?
-    /// Requests and request parts received while a response was pending, in order.
-    var queue = CircularBuffer<Inbound>(initialCapacity: 4)
-    /// The head of the request being received (its `.end` not yet seen).
-    var head: HTTPRequestHead?
-    /// The request whose response waits for the thread pool.
-    var pending: Exchange?
-    /// A `read` was asked for while reads were held back.
-    var readHeld = false
-    /// The connection closes once the last response is written; nothing more is read or answered.
-    var closing = false
-    /// Shutdown asked the connection to finish.
-    var quiescing = false
-    /// The client closed its side; close once everything received is answered.
-    var inputClosed = false
-    /// A decoding error to answer once the responses queued before it are written.
-    var deferredError: RequestError?
+    /// The connection's state.
+    private(set) var state = ConnectionState()
     /// Responses were written since the last flush.
     var needsFlush = false
     /// `TCP_CORK` is on (see ``cork(context:)``); turned off after the flush.
@@ -54,10 +43,10 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Creates the handler of one connection; `date`, `openTiles`, `catalog` and `metricsShard` belong to the
     /// connection's event loop, as does `timeouts`, the handler in front of the decoder on the same connection.
     init(
-        server: Services, date: DateHeader, openTiles: OpenTileFiles, catalog: CatalogView, metricsShard: Int,
+        services: Services, date: DateHeader, openTiles: OpenTileFiles, catalog: CatalogView, metricsShard: Int,
         timeouts: ConnectionTimeoutHandler?
     ) {
-        self.server = server
+        self.services = services
         self.date = date
         self.openTiles = openTiles
         self.catalog = catalog
@@ -68,33 +57,25 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         headScratch = context.channel.allocator.buffer(capacity: 512)
+        let loop = context.eventLoop
+        let handler = NIOLoopBound(self, eventLoop: loop)
+        router = Router(services: services, catalog: catalog, openTiles: openTiles) { response in
+            loop.execute { handler.value.responseArrived(response) }
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
     }
 
-    /// What reaches the handler: a request read by ``SimpleRequestDecoder`` or a part of one NIO's decoder read.
-    enum Inbound {
-        case simple(SimpleRequest)
-        case part(HTTPServerRequestPart)
-    }
-
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         accept(.part(unwrapInboundIn(data)), context: context)
     }
 
-    /// Takes a request from the ``SimpleRequestDecoder`` in front of NIO's decoder, as if it had come down the
-    /// pipeline.
-    func receive(_ request: SimpleRequest) {
-        guard let context else { return }
-        accept(.simple(request), context: context)
-    }
-
-    private func accept(_ inbound: Inbound, context: ChannelHandlerContext) {
-        guard !closing else { return }
-        if pending != nil || !queue.isEmpty {
-            queue.append(inbound)
+    private func accept(_ inbound: ConnectionState.Inbound, context: ChannelHandlerContext) {
+        guard !state.isClosing else { return }
+        if state.mustQueue {
+            state.enqueue(inbound)
         } else {
             process(inbound, context: context)
         }
@@ -106,9 +87,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        if pending != nil || !queue.isEmpty || closing {
-            readHeld = true
-        } else {
+        if state.askRead() {
             context.read()
         }
     }
@@ -119,24 +98,23 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        head = nil
         let requestError =
             parserError == .headerOverflow
-            ? RequestError(status: .headersTooLarge, message: "the request head is larger than \(server.configuration.maxHeadBytes) bytes")
+            ? RequestError(status: .headersTooLarge, message: "the request head is larger than \(services.configuration.maxHeadBytes) bytes")
             : RequestError.badRequest("malformed request (\(parserError))")
-        if pending != nil || !queue.isEmpty {
-            deferredError = requestError
-        } else if !closing {
+        if !state.decodingFailed(requestError) && !state.isClosing {
             answerMalformed(requestError, context: context)
         }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent {
-            quiescing = true
+        if let simple = event as? SimpleRequestEvent {
+            accept(.simple(simple.request), context: context)
+        } else if event is ChannelShouldQuiesceEvent {
+            state.quiesce()
             closeIfIdle(context: context)
         } else if let event = event as? ChannelEvent, event == .inputClosed {
-            inputClosed = true
+            state.closeInput()
             closeIfIdle(context: context)
         } else {
             context.fireUserInboundEventTriggered(event)
@@ -144,62 +122,76 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Handles a simple request (answers it) or a request part (remembers heads, answers at `.end`).
-    func process(_ inbound: Inbound, context: ChannelHandlerContext) {
+    private func process(_ inbound: ConnectionState.Inbound, context: ChannelHandlerContext) {
         let part: HTTPServerRequestPart
         switch inbound {
         case .simple(let request):
             timeouts?.requestStarted()
-            return respond(uri: request.uri, exchange: Exchange(request), context: context)
+            var exchange = Exchange(request)
+            let response = router!.respond(uri: request.uri, exchange: &exchange)
+            return write(response, for: exchange, context: context)
         case .part(let received):
             part = received
         }
         switch part {
-        case .head(let requestHead):
+        case .head(let head):
             timeouts?.requestStarted()
-            if requestHead.method == .GET || requestHead.method == .HEAD
-                || (requestHead.method == .OPTIONS && requestHead.uri.hasPrefix(IIIFRoute.prefix + "/"))
-            {
-                head = requestHead
+            if head.method == .GET || head.method == .HEAD || (head.method == .OPTIONS && IIIFRoute.claims(head.uri.utf8)) {
+                state.receiveHead(head)
             } else {
                 // Answer at once and close rather than wait for (and time) a body nobody wants.
-                refuseMethod(requestHead, context: context)
+                var exchange = Exchange(head: head)
+                let response = router!.refuseMethod(head, exchange: &exchange)
+                write(response, for: exchange, context: context)
             }
         case .body:
             break
         case .end:
-            guard let requestHead = head else { return }
-            head = nil
-            respond(to: requestHead, context: context)
+            guard let head = state.receiveEnd() else { return }
+            var exchange = Exchange(head: head)
+            let response = router!.respond(to: head, exchange: &exchange, channel: context.channel)
+            write(response, for: exchange, context: context)
         }
     }
 
-    /// Called when a pending response has been written: answers the queued requests, then resumes reading.
-    func resume(context: ChannelHandlerContext) {
-        while pending == nil && !closing, let part = queue.popFirst() {
-            process(part, context: context)
+    /// Writes the awaited response once it has arrived (if the connection still waits for it), then answers what
+    /// queued up.
+    private func responseArrived(_ response: Response) {
+        guard let context, let exchange = state.responseArrived() else { return }
+        write(response, for: exchange, context: context)
+        resume(context: context)
+    }
+
+    /// Answers the queued requests once no response is awaited, then resumes reading.
+    private func resume(context: ChannelHandlerContext) {
+        while let inbound = state.nextQueued() {
+            process(inbound, context: context)
         }
-        if pending == nil && !closing, let error = deferredError {
-            deferredError = nil
+        if let error = state.takeDeferredError() {
             answerMalformed(error, context: context)
         }
         flushIfNeeded(context: context)
-        guard pending == nil && !closing else { return }
+        guard state.mayProceed else { return }
         closeIfIdle(context: context)
-        if readHeld && !closing {
-            readHeld = false
+        if state.releaseHeldRead() {
             context.read()
         }
+    }
+
+    /// Starts waiting for a ``Response/later`` answer to `exchange`.
+    func awaitResponse(for exchange: Exchange) {
+        state.awaitResponse(for: exchange)
     }
 
     /// After a response: closes (once written) if it said so, else tells the timeout handler when all is answered.
     func finish(_ exchange: Exchange, status: HTTPStatus, close: Bool, context: ChannelHandlerContext) {
         let elapsed = NIODeadline.now() - exchange.started
-        server.metrics.record(route: exchange.route, status: status, nanoseconds: elapsed.nanoseconds, shard: metricsShard)
+        services.metrics.record(route: exchange.route, status: status, nanoseconds: elapsed.nanoseconds, shard: metricsShard)
         if close {
             closeAfterWrites(context: context)
         } else {
             needsFlush = true
-            if pending == nil && queue.isEmpty && head == nil {
+            if state.isIdle {
                 timeouts?.becameIdle()
             }
         }
@@ -207,18 +199,17 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Whether the response being written must close the connection.
     func mustClose(_ exchange: Exchange) -> Bool {
-        !exchange.keepAlive || (quiescing && queue.isEmpty)
+        state.mustClose(exchange)
     }
 
     private func closeIfIdle(context: ChannelHandlerContext) {
-        guard !closing, pending == nil, queue.isEmpty, head == nil, quiescing || inputClosed else { return }
+        guard state.shouldCloseWhenIdle else { return }
         closeAfterWrites(context: context)
     }
 
     /// Stops answering and closes the connection once everything written so far has been sent.
     func closeAfterWrites(context: ChannelHandlerContext) {
-        closing = true
-        queue.removeAll()
+        state.close()
         needsFlush = false
         context.writeAndFlush(wrapOutboundOut(ByteBuffer())).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)

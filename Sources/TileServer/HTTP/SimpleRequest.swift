@@ -34,9 +34,11 @@ extension SimpleRequest {
     ///
     /// - Parameter maxHeadBytes: Heads longer than this are ``Scan/unsupported`` (NIO's decoder then refuses them).
     /// - Complexity: O(n) in the head's length; allocates only the returned strings.
-    static func scan(_ bytes: UnsafeRawBufferPointer, maxHeadBytes: Int) -> Scan {
+    /// - Parameter takes: Whether the request target (its bytes) may be read here; targets it refuses are
+    ///   ``Scan/unsupported`` (the server leaves requests answered from their headers, IIIF's, to NIO's decoder).
+    static func scan(_ bytes: UnsafeRawBufferPointer, maxHeadBytes: Int, takes: (UnsafeRawBufferPointer) -> Bool = { _ in true }) -> Scan {
         var reader = HeadReader(bytes: bytes, limit: min(bytes.count, maxHeadBytes))
-        let outcome = reader.read()
+        let outcome = reader.read(takes: takes)
         if case .incomplete = outcome, bytes.count >= maxHeadBytes {
             return .unsupported
         }
@@ -56,7 +58,8 @@ private struct HeadReader {
         self.limit = limit
     }
 
-    mutating func read() -> SimpleRequest.Scan {
+    /// Reads the head; `takes` says whether its target may be read here.
+    mutating func read(takes: (UnsafeRawBufferPointer) -> Bool) -> SimpleRequest.Scan {
         let isHead: Bool
         switch expectEither("GET ", or: "HEAD ") {
         case .first: isHead = false
@@ -71,8 +74,7 @@ private struct HeadReader {
         }
         guard position < limit else { return .incomplete }
         let target = UnsafeRawBufferPointer(rebasing: bytes[targetStart..<position])
-        // IIIF requests are answered from their headers (content negotiation, CORS): NIO's decoder keeps them all.
-        guard target.first == UInt8(ascii: "/"), !IIIFRoute.claims(target) else { return .unsupported }
+        guard target.first == UInt8(ascii: "/"), takes(target) else { return .unsupported }
         let isHTTP10: Bool
         switch expectEither(" HTTP/1.1\r\n", or: " HTTP/1.0\r\n") {
         case .first: isHTTP10 = false

@@ -1,7 +1,8 @@
 import NIOCore
 
 /// Reads the plain `GET`/`HEAD` requests that make up nearly all tile traffic itself, in front of NIO's HTTP/1
-/// decoder, and hands each straight to the connection's ``ConnectionHandler``: no general parser, header list or request
+/// decoder, and hands each on down the pipeline as a ``SimpleRequestEvent`` (a user inbound event, which NIO's decoder
+/// passes through untouched) to the connection's ``ConnectionHandler``: no general parser, header list or request
 /// parts on the hot path.
 ///
 /// The first request that is not in ``SimpleRequest``'s form (another method, a body, an IIIF request, anything odd
@@ -15,18 +16,22 @@ final class SimpleRequestDecoder: ChannelInboundHandler, RemovableChannelHandler
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    private let handler: ConnectionHandler
     private let maxHeadBytes: Int
+    /// Whether a request target may be read here; the others (requests answered from their headers) go to NIO's
+    /// decoder with everything after them.
+    private let takes: (UnsafeRawBufferPointer) -> Bool
+    /// The event handed on, one per connection, refilled for each request (no allocation per request).
+    private let event = SimpleRequestEvent()
     /// The start of a simple head whose end has not arrived.
     private var partial: ByteBuffer?
     /// Every byte now goes to NIO's decoder.
     private var delegating = false
 
-    /// Creates the decoder of one connection, handing requests to `handler` (on the same channel, behind NIO's
-    /// decoder); heads longer than `maxHeadBytes` are NIO's to refuse.
-    init(handler: ConnectionHandler, maxHeadBytes: Int) {
-        self.handler = handler
+    /// Creates the decoder of one connection; heads longer than `maxHeadBytes` are NIO's to refuse, and so are
+    /// requests whose target `takes` refuses (the server passes routing's rule for what is answered from headers).
+    init(maxHeadBytes: Int, takes: @escaping (UnsafeRawBufferPointer) -> Bool = { _ in true }) {
         self.maxHeadBytes = maxHeadBytes
+        self.takes = takes
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -45,11 +50,12 @@ final class SimpleRequestDecoder: ChannelInboundHandler, RemovableChannelHandler
             buffer = earlier
         }
         while buffer.readableBytes > 0 {
-            let scan = buffer.withUnsafeReadableBytes { SimpleRequest.scan($0, maxHeadBytes: maxHeadBytes) }
+            let scan = buffer.withUnsafeReadableBytes { SimpleRequest.scan($0, maxHeadBytes: maxHeadBytes, takes: takes) }
             switch scan {
             case .request(let request, let length):
                 buffer.moveReaderIndex(forwardBy: length)
-                handler.receive(request)
+                event.request = request
+                context.fireUserInboundEventTriggered(event)
             case .incomplete:
                 partial = buffer
                 return
@@ -70,4 +76,11 @@ final class SimpleRequestDecoder: ChannelInboundHandler, RemovableChannelHandler
         }
         context.fireUserInboundEventTriggered(event)
     }
+}
+
+/// A request ``SimpleRequestDecoder`` read, on its way down the pipeline as a user inbound event. One per connection,
+/// refilled for each request: the connection handler copies ``request`` out as it receives the event.
+final class SimpleRequestEvent {
+    /// The request last read.
+    var request = SimpleRequest(uri: "/", isHead: false, isHTTP10: false, keepAlive: true, ifNoneMatch: nil)
 }

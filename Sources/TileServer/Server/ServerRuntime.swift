@@ -112,11 +112,11 @@ struct ServerRuntime: Sendable {
                     }
                     let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)
                     let handler = ConnectionHandler(
-                        server: context, date: resources.date.value, openTiles: resources.openTiles.value,
+                        services: context, date: resources.date.value, openTiles: resources.openTiles.value,
                         catalog: resources.catalog.value, metricsShard: resources.metricsShard, timeouts: timeouts)
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(timeouts)
-                    try pipeline.addHandler(SimpleRequestDecoder(handler: handler, maxHeadBytes: configuration.maxHeadBytes))
+                    try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, takes: Router.answersFromTarget))
                     try pipeline.addHandler(ByteToMessageHandler(decoder))
                     try pipeline.addHandler(handler)
                 }

@@ -5,9 +5,9 @@ import NIOCore
 /// A tile file kept open to be sent with `sendfile` (the kernel copies the page cache to the socket; the bytes
 /// never enter the process), with its response header lines prepared once.
 ///
-/// Belongs to one event loop (see ``OpenTileFiles``). The descriptor is closed when the last reference goes: the
+/// Immutable; kept by one event loop's table (see ``OpenTileFiles``). The descriptor is closed when the last reference goes: the
 /// loop's table, or a response still being written.
-final class OpenTile {
+final class OpenTile: Sendable {
     /// The open file; sent with `FileRegion`s.
     let handle: NIOFileHandle
     /// The file's size in bytes.
