@@ -86,12 +86,10 @@ struct ServerRuntime: Sendable {
         try configuration.iiif.validate()
     }
 
-    /// The bootstrap that gives each connection: timeouts → HTTP/1.1 decoder (size limits) → ``ConnectionHandler``.
+    /// The bootstrap that gives each connection the handlers of ``addHandlers(to:resources:)``.
     func bootstrap() -> ServerBootstrap {
-        let context = self.context
         let loops = self.loops
-        let configuration = self.configuration
-        let decoderLimits = configuration.decoderLimits
+        let runtime = self
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -100,27 +98,34 @@ struct ServerRuntime: Sendable {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let resources = loops[ObjectIdentifier(channel.eventLoop)]!
-                    context.connections.add(channel)
-                    let metrics = context.metrics
-                    let timeouts = ConnectionTimeoutHandler(
-                        headTimeout: TimeAmount(configuration.headTimeout), idleTimeout: TimeAmount(configuration.idleTimeout)
-                    ) { sentResponse in
-                        if sentResponse {
-                            metrics.record(route: .invalid, status: .requestTimeout, nanoseconds: 0, shard: resources.metricsShard)
-                        }
-                    }
-                    let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)
-                    let handler = ConnectionHandler(
-                        services: context, date: resources.date.value, openTiles: resources.openTiles.value,
-                        catalog: resources.catalog.value, metricsShard: resources.metricsShard, timeouts: timeouts)
-                    let pipeline = channel.pipeline.syncOperations
-                    try pipeline.addHandler(timeouts)
-                    try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, takes: Router.answersFromTarget))
-                    try pipeline.addHandler(ByteToMessageHandler(decoder))
-                    try pipeline.addHandler(handler)
+                    runtime.context.connections.add(channel)
+                    try runtime.addHandlers(to: channel, resources: loops[ObjectIdentifier(channel.eventLoop)]!)
                 }
             }
+    }
+
+    /// Adds one connection's handlers to `channel` (on its event loop, whose `resources` they use): timeouts →
+    /// ``SimpleRequestDecoder`` → NIO's HTTP/1.1 decoder (size limits) → ``ConnectionHandler``. The bootstrap and
+    /// the socket-free tests build connections with it.
+    func addHandlers(to channel: any Channel, resources: LoopResources) throws {
+        let configuration = self.configuration
+        let metrics = context.metrics
+        let timeouts = ConnectionTimeoutHandler(
+            headTimeout: TimeAmount(configuration.headTimeout), idleTimeout: TimeAmount(configuration.idleTimeout)
+        ) { sentResponse in
+            if sentResponse {
+                metrics.record(route: .invalid, status: .requestTimeout, nanoseconds: 0, shard: resources.metricsShard)
+            }
+        }
+        let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: configuration.decoderLimits)
+        let handler = ConnectionHandler(
+            services: context, date: resources.date.value, openTiles: resources.openTiles.value, catalog: resources.catalog.value,
+            metricsShard: resources.metricsShard, timeouts: timeouts)
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(timeouts)
+        try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, takes: Router.answersFromTarget))
+        try pipeline.addHandler(ByteToMessageHandler(decoder))
+        try pipeline.addHandler(handler)
     }
 
     /// Stops the threads (after a failed start).
