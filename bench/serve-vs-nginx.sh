@@ -52,7 +52,7 @@ http {
     types { image/jpeg jpg; application/xml dzi; }
     server {
         listen 127.0.0.1:$NGINX_PORT;
-        location /images/ { alias $PWD/$ROOT/; }
+        location /images/ { alias $(cd "$ROOT" && pwd)/; }
     }
 }
 CONF

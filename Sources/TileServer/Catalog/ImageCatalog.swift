@@ -101,7 +101,7 @@ final class ImageCatalog: Sendable {
     }
 
     private func load(_ found: DirectoryWalker.Found, signature: FileSignature, id: Int) throws -> CatalogImage {
-        guard let real = FileLoader.realPath(found.path), FileLoader.isInside(real, root: root) else {
+        guard let real = PathContainment.realPath(found.path), PathContainment.isInside(real, root: root) else {
             throw CatalogError(message: "it resolves outside the served folder", permanent: true)
         }
         let file: LoadedFile
@@ -118,7 +118,7 @@ final class ImageCatalog: Sendable {
             throw CatalogError(message: error.message, permanent: true)
         }
         let filesPath = String(found.path.dropLast(4)) + "_files"
-        guard let files = FileLoader.realPath(filesPath), FileLoader.isInside(files, root: root), FileSignature.isDirectory(files) else {
+        guard let files = PathContainment.realPath(filesPath), PathContainment.isInside(files, root: root), FileSignature.isDirectory(files) else {
             // Not yet (a slice still being published) or a tiles folder pointing out of ROOT: look again next scan.
             throw CatalogError(message: "no tiles folder", permanent: false)
         }

@@ -17,7 +17,7 @@ final class LevelDirectories: Sendable {
         descriptors = (0...max(maxLevel, 0)).map { level in
             let descriptor = open("\(filesDirectory)/\(level)", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
             guard descriptor >= 0 else { return -1 }
-            guard FileLoader.isInside(descriptor: descriptor, root: root) == true else {
+            guard PathContainment.isInside(descriptor: descriptor, root: root) == true else {
                 close(descriptor)
                 return -1
             }

@@ -59,7 +59,8 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         headScratch = context.channel.allocator.buffer(capacity: 512)
         let loop = context.eventLoop
         let handler = NIOLoopBound(self, eventLoop: loop)
-        router = Router(services: services, catalog: catalog, openTiles: openTiles) { response in
+        let tiles = TileLookup(store: services.tiles, openFiles: openTiles, usesCachestat: services.configuration.usesCachestat)
+        router = Router(services: services, catalog: catalog, tiles: tiles) { response in
             loop.execute { handler.value.responseArrived(response) }
         }
     }

@@ -9,7 +9,7 @@ extension Router {
     ) -> Response {
         let tile = request.storedTile(in: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format))
         let key = tile.map { TileKey(image: image.id, address: $0) }
-        let cached = key.flatMap { services.tiles.cached($0) }
+        let cached = key.flatMap { tiles.cached($0) }
         // The header lines after the Date line: X-Cache for stored tiles, then the Link line, built in one buffer.
         var headers = channel.allocator.buffer(capacity: 256)
         if key != nil {
@@ -39,13 +39,13 @@ extension Router {
         if let ifNoneMatch = exchange.ifNoneMatch, ETagMatch.matches(ifNoneMatch, etag: etag.utf8) {
             return .file(LoadedFile(bytes: [], etag: etag), profile: profile, extraHeaders: headers)
         }
-        let tiles = services.tiles
+        let store = services.tiles
         let logger = services.configuration.logger
         let deliver = self.deliver
         let admitted = services.renders.submit { workspace in
             // A client that hung up while its render waited in the queue gets nothing: skip the work.
             guard channel.isActive else { throw CancellationError() }
-            return LoadedFile(bytes: try RegionRenderer(request: request, image: image, tiles: tiles, workspace: workspace).render(), etag: etag)
+            return LoadedFile(bytes: try RegionRenderer(request: request, image: image, tiles: store, workspace: workspace).render(), etag: etag)
         } completion: { result in
             switch result {
             case .success(let file):

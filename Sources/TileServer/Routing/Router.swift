@@ -14,8 +14,8 @@ struct Router {
     let services: Services
     /// The event loop's view of the catalog, for lookups without a lock shared with other loops.
     let catalog: CatalogView
-    /// The event loop's open tile files, for misses sent straight from the page cache.
-    let openTiles: OpenTileFiles
+    /// The tiles: cache, open files, reads (the event loop's).
+    let tiles: TileLookup
     /// Where answers that come later (``Response/later``) go.
     let deliver: ResponseDelivery
 

@@ -53,14 +53,14 @@ final class StaticFiles: Sendable {
     /// working directory; as a real path, or `nil` when there is none.
     static func locate(explicit: String?) -> String? {
         if let explicit {
-            guard let path = FileLoader.realPath(explicit), FileSignature.isDirectory(path) else { return nil }
+            guard let path = PathContainment.realPath(explicit), FileSignature.isDirectory(path) else { return nil }
             return path
         }
         var candidates: [String] = []
-        if let executable = FileLoader.realPath("/proc/self/exe") {
+        if let executable = PathContainment.realPath("/proc/self/exe") {
             candidates.append(String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)]) + "/Public")
         }
         candidates.append("Public")
-        return candidates.lazy.compactMap { FileLoader.realPath($0) }.first { FileSignature.isDirectory($0) }
+        return candidates.lazy.compactMap { PathContainment.realPath($0) }.first { FileSignature.isDirectory($0) }
     }
 }

@@ -16,7 +16,7 @@ struct ServerRuntime: Sendable {
     /// - Throws: ``ServerError`` for a bad setting, a missing ROOT or a missing `--public` folder.
     init(_ configuration: ServerConfiguration) throws(ServerError) {
         try Self.validate(configuration)
-        guard let root = FileLoader.realPath(configuration.root), FileSignature.isDirectory(root) else {
+        guard let root = PathContainment.realPath(configuration.root), FileSignature.isDirectory(root) else {
             throw ServerError("ROOT \(configuration.root) is not a folder")
         }
         let publicDirectory = StaticFiles.locate(explicit: configuration.publicDirectory)

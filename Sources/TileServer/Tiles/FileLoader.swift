@@ -3,39 +3,17 @@ import Glibc
 import NIOCore
 
 /// Reads whole files into ``LoadedFile``s with plain POSIX calls, refusing any whose real path leaves a given
-/// folder.
+/// folder (``PathContainment`` decides that).
 ///
 /// Two ways: ``load(_:inside:maxBytes:)`` blocks (thread pools only), ``loadIfCached(_:inside:maxBytes:)`` never
 /// waits for the disk (event loops may call it: it gives up when the bytes are not in the page cache).
 enum FileLoader {
-    /// `realpath(3)` of `path`, or `nil` if it does not resolve.
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    /// Whether `path` (a real path) is `root` or inside it.
-    static func isInside(_ path: String, root: String) -> Bool {
-        path == root || path.hasPrefix(root == "/" ? "/" : root + "/")
-    }
-
-    /// Whether the file open as `descriptor` is, by the real path the kernel gives it, `root` (a real path) or inside
-    /// it; `nil` when that cannot be told (no `/proc`). One `readlink`.
-    static func isInside(descriptor: Int32, root: String) -> Bool? {
-        switch root.withCString({ tiler_fd_is_inside(descriptor, $0, strlen($0)) }) {
-        case 1: true
-        case 0: false
-        default: nil
-        }
-    }
-
     /// Reads the regular file at `path` whole, with its size-and-mtime entity tag (see
     /// ``LoadedFile/writeHead(into:size:seconds:nanoseconds:)``).
     /// Blocking: call it from a thread pool, never an event loop.
     ///
     /// - Parameters:
-    ///   - root: A real path (see ``realPath(_:)``); the file's real path must be inside it, so a symlink that
+    ///   - root: A real path (see ``PathContainment/realPath(_:)``); the file's real path must be inside it, so a symlink that
     ///     points out of it is refused as ``FileLoadError/Kind/outsideRoot``.
     ///   - maxBytes: Files larger than this are refused.
     /// - Throws: ``FileLoadError``.
@@ -110,7 +88,7 @@ enum FileLoader {
             }
         }
         defer { close(descriptor) }
-        switch isInside(descriptor: descriptor, root: root) {
+        switch PathContainment.isInside(descriptor: descriptor, root: root) {
         case true: break
         case false: throw FileLoadError(kind: .outsideRoot, message: "the file resolves outside the served folder")
         case nil: return nil
@@ -120,10 +98,10 @@ enum FileLoader {
 
     /// The careful path: `realpath` first, then open the resolved file.
     private static func loadResolved(_ path: String, inside root: String, maxBytes: Int) throws(FileLoadError) -> LoadedFile {
-        guard let resolved = realPath(path) else {
+        guard let resolved = PathContainment.realPath(path) else {
             throw FileLoadError(kind: .notFound, message: "no such file")
         }
-        guard isInside(resolved, root: root) else {
+        guard PathContainment.isInside(resolved, root: root) else {
             throw FileLoadError(kind: .outsideRoot, message: "the file resolves outside the served folder")
         }
         let descriptor = open(resolved, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)

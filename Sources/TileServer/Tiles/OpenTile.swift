@@ -78,6 +78,14 @@ final class OpenTile: Sendable {
         }
     }
 
+    /// Reads the whole file into a ``LoadedFile`` (for the cache) from the open descriptor, waiting for the disk if
+    /// need be: for file threads, which are handed the file a miss opened rather than opening it again. Its size and
+    /// time are those checked by the last ``isCurrent``.
+    func read() throws(FileLoadError) -> LoadedFile {
+        // Without pageCacheOnly the read never gives up for want of memory: nil cannot come back.
+        try FileLoader.readOpened(descriptor, size: size, modified: modified, pageCacheOnly: false)!
+    }
+
     /// Reads the whole file into a ``LoadedFile`` (for the cache) from the open descriptor, without waiting for the
     /// disk; `nil` if that would wait. Its size and time are those checked by the last ``isCurrent`` (no `fstat`).
     func readIfCached() throws(FileLoadError) -> LoadedFile? {

@@ -2,7 +2,7 @@ import NIOCore
 import TileCache
 
 /// One event loop's table of open tile files, like nginx's `open_file_cache`: a miss that is sent from its file
-/// (see ``ConnectionHandler/answerMiss(_:of:cacheHeader:exchange:context:)``) skips `openat`, `fstat` and `close` when
+/// (see ``TileLookup/miss(_:of:onRead:)``) skips `openat`, `fstat` and `close` when
 /// the file was opened before. The least recently used file is closed when the table is full.
 ///
 /// Staleness: like the tile cache, it trusts that a pyramid's tiles do not change in place (`tiler slice` replaces

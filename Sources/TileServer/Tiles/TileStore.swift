@@ -71,7 +71,8 @@ final class TileStore: Sendable {
             guard let file = loaded else {
                 // On disk only: wait for a file thread like any other caller.
                 _ = flights.join(key, onResult: onResult)
-                threadPool.submit { [self] state in read(key, of: image, state: state) }
+                // The file opened for this miss is the file read: the thread gets the descriptor, not the name.
+                threadPool.submit { [self] state in read(key, of: image, opened: opened, state: state) }
                 return nil
             }
             inlineReads.add(1, ordering: .relaxed)
@@ -113,7 +114,7 @@ final class TileStore: Sendable {
     }
 
     /// The file-thread side of a flight: reads (unless cached meanwhile or shutting down) and completes it.
-    private func read(_ key: TileKey, of image: CatalogImage, state: NIOThreadPool.WorkItemState) {
+    private func read(_ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil, state: NIOThreadPool.WorkItemState) {
         let result: Result<LoadedFile, any Error>
         if let file = cache.peek(key) {
             // Filled by a flight that completed between this caller's miss and its join.
@@ -122,7 +123,13 @@ final class TileStore: Sendable {
             result = .failure(CancellationError())
         } else {
             do {
-                result = .success(store(try readTile(key, of: image, pageCacheOnly: false)!, for: key, of: image))
+                let file: LoadedFile
+                if let opened {
+                    file = try opened.read()
+                } else {
+                    file = try readTile(key, of: image, pageCacheOnly: false)!
+                }
+                result = .success(store(file, for: key, of: image))
             } catch {
                 result = .failure(error)
             }

@@ -28,8 +28,8 @@ final class EmbeddedConnection: Sendable {
     /// A router of this server's services, whose later answers go to `deliver`.
     func router(deliver: @escaping ResponseDelivery = { _ in }) -> Router {
         Router(
-            services: runtime.context, catalog: CatalogView(catalog: runtime.context.catalog), openTiles: OpenTileFiles(capacity: 0),
-            deliver: deliver)
+            services: runtime.context, catalog: CatalogView(catalog: runtime.context.catalog),
+            tiles: TileLookup(store: runtime.context.tiles, openFiles: OpenTileFiles(capacity: 0), usesCachestat: true), deliver: deliver)
     }
 
     /// Feeds `bytes` to the connection and returns what it wrote in answer, once it has written `responses`
