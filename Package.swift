@@ -50,18 +50,18 @@ let package = Package(
         ),
         // Benchmarks (run with -c release; not tests).
         .executableTarget(name: "codec-bench", dependencies: ["ImageCodecs"], path: "bench/codec-bench"),
-        .executableTarget(name: "geometry-bench", dependencies: ["TileGeometry", "SeededRandom"], path: "bench/geometry-bench"),
-        // The seeded generator the tests and benchmarks share.
-        .target(name: "SeededRandom", path: "Tests/SeededRandom"),
+        .executableTarget(name: "geometry-bench", dependencies: ["TileGeometry", "TestSupport"], path: "bench/geometry-bench"),
+        // What the tests and benchmarks share: the seeded generator and the temporary folder.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
 
-        .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "SeededRandom"]),
-        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "SeededRandom"]),
-        .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry", "SeededRandom"]),
-        .testTarget(name: "TileCacheTests", dependencies: ["TileCache", "SeededRandom"]),
+        .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "TestSupport"]),
+        .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry", "TestSupport"]),
+        .testTarget(name: "TileCacheTests", dependencies: ["TileCache", "TestSupport"]),
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "TileGeometry", "ImageCodecs", "SeededRandom",
+                "TileServer", "TileGeometry", "ImageCodecs", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -69,7 +69,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SampleImageTests", dependencies: ["SampleImage"]),
-        .testTarget(name: "TilerTests", dependencies: ["tiler", "ImageCodecs"]),
+        .testTarget(name: "TilerTests", dependencies: ["tiler", "ImageCodecs", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

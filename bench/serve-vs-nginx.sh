@@ -4,6 +4,9 @@
 #
 # Usage: bench/serve-vs-nginx.sh [SECONDS] [ROUNDS]     (default 8 s per measurement, 5 rounds; medians reported;
 #        VERBOSE=1 also prints every measurement on stderr)
+#        TILER_BEFORE=/path/to/an/older/tiler bench/serve-vs-nginx.sh …   also measures that binary ("before") in the
+#        same run, each case against all three back to back (the order rotating by round), and prints each round's
+#        ratio to nginx for both tilers: a before/after comparison on the same machine in the same minutes.
 # Cases: (a) one hot tile, (b) random tiles of one level that fits the cache, (c) random tiles over a level larger
 # than the cache, (d) visible-rect queries for random viewports (tiler only: nginx has no such endpoint).
 set -euo pipefail
@@ -49,15 +52,30 @@ http {
     types { image/jpeg jpg; application/xml dzi; }
     server {
         listen 127.0.0.1:$NGINX_PORT;
-        location /images/ { alias $PWD/$ROOT/; }
+        location /images/ { alias $(cd "$ROOT" && pwd)/; }
     }
 }
 CONF
 nginx -c "$WORK/nginx.conf"
-"$TILER" serve "$ROOT" --port 0 --cache-mb "$CACHE_MB" >"$WORK/tiler.out" 2>"$WORK/tiler.err" &
-echo $! >"$WORK/tiler.pid"
-for _ in $(seq 100); do grep -q "serving" "$WORK/tiler.out" 2>/dev/null && break; sleep 0.1; done
-TILER_PORT=$(grep -o '127.0.0.1:[0-9]*' "$WORK/tiler.out" | head -1 | cut -d: -f2)
+# serve NAME BINARY → the port a `tiler serve` of ROOT listens on (its pid in $WORK/NAME.pid).
+serve() {
+    local name=$1 binary=$2
+    "$binary" serve "$ROOT" --port 0 --cache-mb "$CACHE_MB" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    echo $! >"$WORK/$name.pid"
+    for _ in $(seq 100); do grep -q "serving" "$WORK/$name.out" 2>/dev/null && break; sleep 0.1; done
+    grep -o '127.0.0.1:[0-9]*' "$WORK/$name.out" | head -1 | cut -d: -f2
+}
+declare -A ports=([nginx]=$NGINX_PORT)
+ports[tiler]=$(serve tiler "$TILER")
+SERVERS="nginx tiler"
+TILERS="tiler"
+if [ -n "${TILER_BEFORE:-}" ]; then
+    [ -x "$TILER_BEFORE" ] || { echo "TILER_BEFORE=$TILER_BEFORE is not an executable" >&2; exit 1; }
+    ports[before]=$(serve before "$TILER_BEFORE")
+    SERVERS="nginx tiler before"
+    TILERS="tiler before"
+fi
+TILER_PORT=${ports[tiler]}
 
 # run PORT LUA|PATH → "req/s p50ms p99ms"
 run() {
@@ -73,7 +91,7 @@ run() {
         function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
         END { printf "%.0f %.3f %.3f\n", r, ms(p50), ms(p99) }' <<<"$out")
     # VERBOSE=1: every measurement on stderr (req/s p50 p99), to see the spread behind the medians.
-    [ -z "${VERBOSE:-}" ] || echo "  $( ((port == NGINX_PORT)) && echo nginx || echo tiler) ${LEVEL:+level $LEVEL }$what: $result" >&2
+    [ -z "${VERBOSE:-}" ] || echo "  ${SERVER:-} ${LEVEL:+level $LEVEL }$what: $result" >&2
     echo "$result"
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
@@ -81,8 +99,8 @@ median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 HOT="/images/img_files/$FITS_LEVEL/3_3.jpg"
 # measure SERVER CASE: one measurement of a case against one server, appended to its results.
 measure() {
-    local server=$1 case=$2 port=$NGINX_PORT
-    [ "$server" = tiler ] && port=$TILER_PORT
+    local server=$1 case=$2 port=${ports[$1]}
+    export SERVER=$server
     case $case in
         a) results[$server-a]+="$(run $port "$HOT")"$'\n' ;;
         b) results[$server-b]+="$(PREFIX=/images/img_files LEVEL=$FITS_LEVEL COLS=$FITS_GRID ROWS=$FITS_GRID run $port bench/wrk/random-tiles.lua)"$'\n' ;;
@@ -94,27 +112,30 @@ declare -A results
 for round in $(seq "$ROUNDS"); do
     # Warm both: every tile of the level that fits once, so (b) measures a warm cache on both sides ((c) of the
     # round before filled tiler's cache with the top level).
-    for port in $NGINX_PORT $TILER_PORT; do
+    for server in $SERVERS; do
+        port=${ports[$server]}
         PREFIX=/images/img_files LEVEL=$FITS_LEVEL COLS=$FITS_GRID ROWS=$FITS_GRID \
             wrk -t1 -c8 -d2s -s bench/wrk/random-tiles.lua "http://127.0.0.1:$port" >/dev/null
     done
-    # Each case against both servers back to back, who goes first alternating by round: the machine's speed drifts
-    # over seconds (other tenants), and measurements of the two servers far apart in time would compare that drift.
-    order="nginx tiler"
-    ((round % 2)) || order="tiler nginx"
+    # Each case against every server back to back, who goes first rotating by round: the machine's speed drifts
+    # over seconds (other tenants), and measurements of two servers far apart in time would compare that drift.
+    read -ra order <<<"$SERVERS"
+    shift_by=$(( (round - 1) % ${#order[@]} ))
+    order=("${order[@]:shift_by}" "${order[@]:0:shift_by}")
     for case in a b c; do
-        for server in $order; do measure $server $case; done
+        for server in "${order[@]}"; do measure "$server" $case; done
     done
-    measure tiler d
+    for server in "${order[@]}"; do [ "$server" = nginx ] || measure "$server" d; done
 done
-echo "wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s per measurement, $ROUNDS rounds, each case against nginx and tiler back to back (who goes first alternating); medians. $(nproc) cores; $(nginx -v 2>&1)"
+echo "wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s per measurement, $ROUNDS rounds, each case against $(sed 's/ /, /g' <<<"$SERVERS") back to back (who goes first rotating); medians. $(nproc) cores; $(nginx -v 2>&1)"
+[ -z "${TILER_BEFORE:-}" ] || echo "tiler: $TILER; before: $TILER_BEFORE"
 echo
-echo "| case | server | req/s | p50 ms | p99 ms | tiler ÷ nginx req/s |"
+echo "| case | server | req/s | p50 ms | p99 ms | ÷ nginx req/s |"
 echo "|---|---|---|---|---|---|"
 for case in a b c d; do
     label=$(case $case in a) echo "(a) one hot tile" ;; b) echo "(b) random tiles, level fits cache" ;;
         c) echo "(c) random tiles, level > cache" ;; d) echo "(d) visible-rect queries" ;; esac)
-    for server in nginx tiler; do
+    for server in $SERVERS; do
         data=${results[$server-$case]:-}
         [ -n "$data" ] || continue
         rps=$(cut -d' ' -f1 <<<"${data%$'\n'}" | median)
@@ -122,16 +143,26 @@ for case in a b c d; do
         p99=$(cut -d' ' -f3 <<<"${data%$'\n'}" | median)
         eval "${server}_rps=$rps"
         ratio=""
-        [ $server = tiler ] && [ $case != d ] && ratio=$(awk -v t="$rps" -v n="$nginx_rps" 'BEGIN { printf "%.2fx", t / n }')
+        [ $server != nginx ] && [ $case != d ] && ratio=$(awk -v t="$rps" -v n="$nginx_rps" 'BEGIN { printf "%.2fx", t / n }')
         printf '| %s | %s | %.0f | %s | %s | %s |\n' "$label" "$server" "$rps" "$p50" "$p99" "$ratio"
     done
 done
 echo
-# The same comparison round by round (each round's two measurements were taken back to back).
+# The same comparison round by round (each round's measurements were taken back to back).
+# by_round A B CASE → A's req/s ÷ B's, one per round.
+by_round() {
+    paste -d' ' <(cut -d' ' -f1 <<<"${results[$1-$3]%$'\n'}") <(cut -d' ' -f1 <<<"${results[$2-$3]%$'\n'}") |
+        awk '{ printf "%.2f\n", $1 / $2 }'
+}
 for case in a b c; do
-    ratios=$(paste -d' ' <(cut -d' ' -f1 <<<"${results[tiler-$case]%$'\n'}") <(cut -d' ' -f1 <<<"${results[nginx-$case]%$'\n'}") |
-        awk '{ printf "%.2f\n", $1 / $2 }')
-    echo "($case) tiler ÷ nginx by round: $(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
+    for server in $TILERS; do
+        ratios=$(by_round "$server" nginx $case)
+        echo "($case) $server ÷ nginx by round: $(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
+    done
 done
+if [ -n "${TILER_BEFORE:-}" ]; then
+    ratios=$(by_round tiler before d)
+    echo "(d) tiler ÷ before by round: $(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
+fi
 echo
 curl -s "http://127.0.0.1:$TILER_PORT/metrics" | grep -E "^tiler_cache_(hits|misses|evictions)" || true

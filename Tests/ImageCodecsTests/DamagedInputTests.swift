@@ -1,5 +1,5 @@
 import ImageCodecs
-import SeededRandom
+import TestSupport
 import Testing
 
 /// Damaged files fail loudly by default, naming the row reached; lenient mode turns damage into warnings.

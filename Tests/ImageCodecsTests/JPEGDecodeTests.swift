@@ -1,5 +1,6 @@
 import CJPEG
 import ImageCodecs
+import TestSupport
 import Testing
 
 @Suite struct JPEGDecodeTests {

@@ -1,5 +1,6 @@
 import CPNG
 import ImageCodecs
+import TestSupport
 import Testing
 
 @Suite struct PNGDecodeTests {

@@ -1,6 +1,6 @@
 import CJPEG
 import ImageCodecs
-import SeededRandom
+import TestSupport
 import Testing
 
 /// Damaged files either decode or throw a `CodecError`: never a crash, a hang or a leak.

@@ -1,5 +1,5 @@
 import Dispatch
-import SeededRandom
+import TestSupport
 import Testing
 
 @testable import TileCache

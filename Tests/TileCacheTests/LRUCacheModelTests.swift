@@ -1,4 +1,4 @@
-import SeededRandom
+import TestSupport
 import Testing
 import TileCache
 

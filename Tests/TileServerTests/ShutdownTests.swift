@@ -56,8 +56,9 @@ import TileServer
         let connection = try RawHTTPConnection(port: server.port)
         try connection.request("/healthz")
         #expect(try connection.readResponse().status == 200)
-        server.beginShutdown()
-        server.beginShutdown()
+        async let first: Void = server.shutdown()
+        async let second: Void = server.shutdown()
+        _ = await (first, second)
         await server.shutdown()
         #expect(connection.waitForClose())
     }

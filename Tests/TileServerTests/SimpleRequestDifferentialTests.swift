@@ -1,7 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
-import SeededRandom
+import TestSupport
 import Testing
 
 @testable import TileServer
@@ -25,10 +25,15 @@ import Testing
     /// Bytes the mutations draw from: the ones a parser's decisions turn on.
     static let alphabet: [UInt8] = Array(" \r\n\t:,;\"/?%#A a-zZ0.".utf8) + [0, 0x7F, 0x80, 0xE9, 0xFF]
 
+    /// Which ``seeds`` the fast path must read itself: all but the one that asks for both `Keep-Alive` and `close`
+    /// and carries a `Content-Length` (NIO's decoder's to read).
+    static let seedsReadBySimpleRequest = [true, true, true, true, false, true, true]
+
     @Test func typicalRequestsAreReadLikeNIOReadsThem() throws {
-        for seed in Self.seeds {
-            try Self.compare(Array(seed.utf8))
-        }
+        // `compare` checks only what the fast path reads: a fast path that read nothing would pass it, so which seeds
+        // it reads is checked too.
+        let read = try Self.seeds.map { try Self.compare(Array($0.utf8)) }
+        #expect(read == Self.seedsReadBySimpleRequest)
     }
 
     @Test func mutatedRequestsAreNeverReadDifferently() throws {
@@ -54,7 +59,7 @@ import Testing
     /// Checks one input; returns whether ``SimpleRequest`` read it.
     @discardableResult
     static func compare(_ bytes: [UInt8]) throws -> Bool {
-        let scan = bytes.withUnsafeBytes { SimpleRequest.scan($0, maxHeadBytes: maxHeadBytes) }
+        let scan = bytes.withUnsafeBytes { SimpleRequest.scan($0, maxHeadBytes: maxHeadBytes, takes: Router.answersFromTarget) }
         guard case .request(let request, let length) = scan else { return false }
         var configuration = ServerConfiguration(root: "/")
         configuration.maxHeadBytes = maxHeadBytes

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct VisibleCommandTests {
@@ -18,10 +19,8 @@ import Testing
     }
 
     @Test func readsADZIFileAndAcceptsNegativeOffsets() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tiler-visible-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let dzi = folder.appendingPathComponent("map.dzi")
+        let folder = try TemporaryDirectory(prefix: "visible")
+        let dzi = folder.url.appendingPathComponent("map.dzi")
         try Data(
             """
             <?xml version="1.0" encoding="UTF-8"?>

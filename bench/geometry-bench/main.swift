@@ -1,4 +1,4 @@
-import SeededRandom
+import TestSupport
 // Throughput of the visible-tiles query and its JSON, for a 1920×1080 viewport on a 100000×100000 image.
 // Run with `swift run -c release geometry-bench`. Offsets and zooms come from a seeded generator, so every run
 // measures the same queries.

@@ -27,7 +27,7 @@ final class EncodedTileDecoder {
     /// Decodes `file`'s body; `fallbackPath` is the tile's own file, read when there is no scratch file.
     ///
     /// - Throws: `CodecError` for damaged tiles, or an I/O error writing the scratch file.
-    func decode(_ file: PreparedFile, fallbackPath: String) throws -> PixelBuffer {
+    func decode(_ file: LoadedFile, fallbackPath: String) throws -> PixelBuffer {
         guard let path else { return try ImageDecoder.decode(path: fallbackPath) }
         let body = file.buffer.readableBytesView.dropFirst(file.bodyOffset)
         let written = body.withContiguousStorageIfAvailable { bytes -> Bool in

@@ -1,6 +1,6 @@
 import TileGeometry
 
-/// The image information document of a pyramid (Image API 3.0 §5), written by hand: its shape is fixed and small.
+/// The image information document of a pyramid (Image API 3.0 §5).
 enum IIIFInfo {
     /// The JSON-LD context of version 3.
     static let context = "http://iiif.io/api/image/3/context.json"
@@ -19,22 +19,55 @@ enum IIIFInfo {
     /// per level, as `sizes` the levels that fit in one tile (each one a stored tile), and as `preferredFormats` the
     /// tiles' own format (OpenSeadragon then asks for tiles in it, which are served as stored).
     static func json(id: String, pyramid: Pyramid, tileFormat: IIIFFormat?, limits: IIIFLimits) -> String {
-        var sizes: [String] = []
-        for level in 0...pyramid.maxLevel {
-            let size = pyramid.levelSize(level)
-            if size.width <= pyramid.tileSize && size.height <= pyramid.tileSize {
-                sizes.append("{\"width\":\(size.width),\"height\":\(size.height)}")
+        JSONWriter.text(capacity: 1024) { writer in
+            writer.openObject()
+            writer.member("@context", context)
+            writer.member("id", id)
+            writer.member("type", "ImageService3")
+            writer.member("protocol", "http://iiif.io/api/image")
+            writer.member("profile", "level2")
+            writer.member("width", pyramid.width)
+            writer.member("height", pyramid.height)
+            writer.member("maxWidth", limits.maxWidth)
+            writer.member("maxHeight", limits.maxHeight)
+            writer.member("maxArea", limits.maxArea)
+            writer.key("sizes")
+            writer.openArray()
+            for level in 0...pyramid.maxLevel {
+                let size = pyramid.levelSize(level)
+                if size.width <= pyramid.tileSize && size.height <= pyramid.tileSize {
+                    writer.openObject()
+                    writer.member("width", size.width)
+                    writer.member("height", size.height)
+                    writer.closeObject()
+                }
             }
+            writer.closeArray()
+            writer.key("tiles")
+            writer.openArray()
+            writer.openObject()
+            writer.member("width", pyramid.tileSize)
+            writer.key("scaleFactors")
+            writer.openArray()
+            for level in 0...pyramid.maxLevel { writer.value(1 << level) }
+            writer.closeArray()
+            writer.closeObject()
+            writer.closeArray()
+            if let tileFormat {
+                writer.key("preferredFormats")
+                writer.openArray()
+                writer.value(tileFormat.rawValue)
+                writer.closeArray()
+            }
+            writer.key("extraQualities")
+            writer.openArray()
+            for quality in extraQualities { writer.value(quality) }
+            writer.closeArray()
+            writer.key("extraFeatures")
+            writer.openArray()
+            for feature in features { writer.value(feature) }
+            writer.closeArray()
+            writer.closeObject()
         }
-        let scaleFactors = (0...pyramid.maxLevel).map { String(1 << $0) }.joined(separator: ",")
-        let list: ([String]) -> String = { "[" + $0.map(JSONText.quoted).joined(separator: ",") + "]" }
-        return "{\"@context\":\(JSONText.quoted(context)),\"id\":\(JSONText.quoted(id)),\"type\":\"ImageService3\","
-            + "\"protocol\":\"http://iiif.io/api/image\",\"profile\":\"level2\","
-            + "\"width\":\(pyramid.width),\"height\":\(pyramid.height),"
-            + "\"maxWidth\":\(limits.maxWidth),\"maxHeight\":\(limits.maxHeight),\"maxArea\":\(limits.maxArea),"
-            + "\"sizes\":[\(sizes.joined(separator: ","))],"
-            + "\"tiles\":[{\"width\":\(pyramid.tileSize),\"scaleFactors\":[\(scaleFactors)]}],"
-            + (tileFormat.map { "\"preferredFormats\":[\"\($0.rawValue)\"]," } ?? "")
-            + "\"extraQualities\":\(list(extraQualities)),\"extraFeatures\":\(list(features))}"
     }
 }

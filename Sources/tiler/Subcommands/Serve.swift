@@ -95,13 +95,14 @@ struct Serve: ParsableCommand {
         configuration.fileThreads = fileThreads
         configuration.openTileFilesPerLoop = openFiles
         configuration.iiif = iiifConfiguration()
-        let server = try Server.startBlocking(configuration)
-        SignalHub.shared.setHandler { _ in server.beginShutdown() }
+        let settings = configuration
+        let server = try BlockingBridge.run { try await Server.start(settings) }
+        SignalHub.shared.setHandler { _ in Task { await server.shutdown() } }
         defer { SignalHub.shared.clear() }
         // Unbuffered, so a script reading stdout learns the URL (and the port when --port 0) at once.
         FileHandle.standardOutput.write(Data("Tiler is serving \(root) at \(server.url)\n".utf8))
         if let openHint { FileHandle.standardOutput.write(Data("Open \(server.url)#image=\(openHint) in a browser.\n".utf8)) }
-        server.blockUntilStopped()
+        BlockingBridge.run { await server.waitUntilStopped() }
     }
 
     private func iiifConfiguration() -> IIIFConfiguration {

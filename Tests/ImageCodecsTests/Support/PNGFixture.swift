@@ -1,5 +1,5 @@
 import CPNG
-import SeededRandom
+import TestSupport
 
 /// One PNG variant: a colour type and bit depth the PNG specification allows, with or without tRNS and Adam7.
 struct PNGFixture: Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import ImageCodecs
-import SeededRandom
+import TestSupport
 
 /// Helpers for cutting tiles out of wider buffers and decoding encoder output.
 enum Tiles {

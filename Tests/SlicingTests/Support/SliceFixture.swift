@@ -1,18 +1,17 @@
 import Foundation
 import Slicing
+import TestSupport
 import TileGeometry
 
 /// A scratch output folder per test, and helpers to slice into it and read the result back.
 final class SliceFixture {
-    let directory: String
+    private let folder: TemporaryDirectory
+    /// The scratch folder's path.
+    var directory: String { folder.path }
 
     init() throws {
-        var template = Array((NSTemporaryDirectory() + "/slicing-tests-XXXXXX").utf8CString)
-        guard mkdtemp(&template) != nil else { throw CocoaError(.fileWriteUnknown) }
-        directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        folder = try TemporaryDirectory(prefix: "slicing-tests")
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     /// Options writing lossless PAM tiles.
     static func options(tileSize: Int = 256, overlap: Int = 0, threads: Int = 2, force: Bool = false) -> SliceOptions {

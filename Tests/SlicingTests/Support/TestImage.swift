@@ -1,4 +1,4 @@
-import SeededRandom
+import TestSupport
 
 /// An image held whole in memory, for the tests' sources and reference pyramids.
 struct TestImage: Equatable {

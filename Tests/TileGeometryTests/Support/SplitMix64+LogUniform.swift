@@ -1,5 +1,5 @@
 import Foundation
-import SeededRandom
+import TestSupport
 
 extension SplitMix64 {
     /// A value spread evenly in log scale over `range` (both bounds > 0).

@@ -1,5 +1,6 @@
 import Foundation
 import ImageCodecs
+import TestSupport
 import TileGeometry
 
 /// Real image pyramids for the IIIF tests: a procedural picture, its levels made by 2×2 box averaging (as the
@@ -144,9 +145,7 @@ enum TestPicture {
 
     /// Decodes an image response's body.
     static func decode(_ body: [UInt8]) throws -> PixelBuffer {
-        let path = NSTemporaryDirectory() + "tiler-iiif-test-" + UUID().uuidString
-        try Data(body).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        return try ImageDecoder.decode(path: path)
+        let folder = try TemporaryDirectory(prefix: "iiif-test")
+        return try ImageDecoder.decode(path: try folder.write(body, to: "image"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import TileGeometry
 
 /// A temporary folder holding hand-written pyramids: a `.dzi` from ``DZIDescriptor/xml`` and a tile file for every
@@ -7,18 +8,17 @@ import TileGeometry
 final class PyramidFixture {
     /// The folder served as ROOT (inside ``base``).
     let root: String
+    /// The temporary folder holding ROOT, removed with the fixture.
+    private let folder: TemporaryDirectory
+
     /// A folder next to ROOT (for files that must never be served) and for `Public/`.
-    let base: String
+    var base: String { folder.path }
 
     /// Creates an empty ROOT in a fresh temporary folder.
     init() throws {
-        base = NSTemporaryDirectory() + "tiler-server-tests-" + UUID().uuidString
-        root = base + "/root"
+        folder = try TemporaryDirectory(prefix: "server-tests")
+        root = folder.path + "/root"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: base)
     }
 
     /// Writes pyramid `name` (a path relative to `folder`, default ROOT) with `tileBytes`-byte tiles; returns its

@@ -1,18 +1,20 @@
 import Foundation
 import ImageCodecs
+import TestSupport
 
 /// Files the CLI tests work on, made by the test itself in a fresh temporary folder.
 struct Fixtures {
-    let folder: URL
+    private let directory: TemporaryDirectory
+    /// The fresh folder.
+    var folder: URL { directory.url }
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tiler-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory(prefix: "cli")
     }
 
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+    func path(_ name: String) -> String { directory.file(name) }
 
-    func remove() { try? FileManager.default.removeItem(at: folder) }
+    func remove() { directory.remove() }
 
     /// Writes a smooth `width` × `height` picture with `format` through ImageCodecs' streaming writer.
     @discardableResult

@@ -1,0 +1,73 @@
+import NIOCore
+import Synchronization
+import TileGeometry
+
+/// One pyramid being served: its descriptor, where its tiles are, and what its responses need, prepared once when
+/// the catalog finds it.
+final class CatalogImage: Sendable {
+    /// Unique for the server's lifetime; a re-sliced or re-added pyramid gets a new one.
+    let id: Int
+    /// The name in URLs: the `.dzi` file's path relative to ROOT without `.dzi`, e.g. `maps/city`.
+    let name: String
+    /// The descriptor as parsed.
+    let descriptor: DZIDescriptor
+    /// The pyramid's geometry.
+    let pyramid: Pyramid
+    /// The real path of the `{name}_files` folder (inside ROOT).
+    let filesDirectory: String
+    /// The real path of ROOT: no tile is read from outside it (a symlink may lead elsewhere inside it).
+    let root: String
+    /// The level folders, opened (and checked to lie inside ROOT) when the catalog found the pyramid.
+    let levels: LevelDirectories
+    /// The `.dzi` file's bytes, ready to send.
+    let descriptorFile: LoadedFile
+    /// How tiles of this image are answered (their content type).
+    let tileProfile: ResponseProfile
+    /// The `.dzi` file's identity when it was read, to notice rewrites.
+    let signature: FileSignature
+    /// `/images/{name}` with the name percent-encoded: the prefix of every URL of this image.
+    let urlPrefix: String
+    private let served = Atomic<Bool>(true)
+
+    /// Creates an entry; the catalog is the only producer.
+    init(
+        id: Int, name: String, descriptor: DZIDescriptor, root: String, filesDirectory: String, descriptorFile: LoadedFile,
+        signature: FileSignature
+    ) {
+        self.id = id
+        self.name = name
+        self.descriptor = descriptor
+        self.pyramid = descriptor.pyramid
+        self.filesDirectory = filesDirectory
+        self.root = root
+        self.levels = LevelDirectories(filesDirectory: filesDirectory, root: root, maxLevel: descriptor.pyramid.maxLevel)
+        self.descriptorFile = descriptorFile
+        self.tileProfile = ResponseProfile(
+            contentType: MIMEType.forExtension(descriptor.format), cacheControl: ResponseProfile.immutable, cors: true)
+        self.signature = signature
+        self.urlPrefix = "/images/" + PercentEncoding.encodePath(name)
+    }
+
+    /// Whether the catalog still serves this entry (false once removed or replaced).
+    var isServed: Bool { served.load(ordering: .relaxed) }
+
+    /// Marks the entry as no longer served.
+    func retire() { served.store(false, ordering: .relaxed) }
+
+    /// Whether `address` names a tile of the pyramid.
+    func contains(_ address: TileAddress) -> Bool {
+        guard address.level >= 0 && address.level <= pyramid.maxLevel else { return false }
+        let grid = pyramid.grid(address.level)
+        return address.column >= 0 && address.column < grid.columns && address.row >= 0 && address.row < grid.rows
+    }
+
+    /// The file of tile `key`: `{filesDirectory}/{level}/{col}_{row}.{format}`.
+    func tilePath(_ key: TileKey) -> String {
+        "\(filesDirectory)/\(key.level)/\(key.column)_\(key.row).\(descriptor.format)"
+    }
+
+    /// The URL of tile (`level`, `column`, `row`).
+    func tileURL(level: Int, column: Int, row: Int) -> String {
+        "\(urlPrefix)_files/\(level)/\(column)_\(row).\(descriptor.format)"
+    }
+}

@@ -1,0 +1,248 @@
+import NIOCore
+import NIOHTTP1
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One connection's HTTP/1.1 lifecycle, after NIO's request decoder: takes requests (from ``SimpleRequestDecoder``
+/// as ``SimpleRequestEvent``s, or as NIO's request parts), has the ``Router`` answer each with a ``Response``, and
+/// writes every response itself (``write(_:for:context:)``) — in request order, with keep-alive and close, the
+/// timeouts told, and `TCP_CORK` around files sent with `sendfile`. Its state is a ``ConnectionState``.
+///
+/// Pipelining: while a response is awaited (a tile miss on a file thread, a viewer file, a render), later requests
+/// queue and reads from the socket are held back (backpressure); when it is written, the queue is answered in order.
+/// Malformed requests get 400 (431 for oversized heads) and the connection is closed. On
+/// `ChannelShouldQuiesceEvent` (shutdown) the requests received are answered, the last with `Connection: close`.
+final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let services: Services
+    let date: DateHeader
+    /// The event loop's open tile files, for misses sent straight from the page cache.
+    let openTiles: OpenTileFiles
+    /// The event loop's view of the catalog, for lookups without a lock shared with other loops.
+    let catalog: CatalogView
+    let metricsShard: Int
+    /// The connection's timeout handler, told when requests start and when all is answered.
+    let timeouts: ConnectionTimeoutHandler?
+    /// Answers requests; made when the handler joins its channel.
+    private(set) var router: Router?
+    /// Reused for response heads: written, sent, and (once the socket has taken it) written over again.
+    var headScratch = ByteBuffer()
+    var context: ChannelHandlerContext?
+    /// The connection's state.
+    private(set) var state = ConnectionState()
+    /// Responses were written since the last flush.
+    var needsFlush = false
+    /// `TCP_CORK` is on (see ``cork(context:)``); turned off after the flush.
+    private(set) var corked = false
+
+    /// Creates the handler of one connection; `date`, `openTiles`, `catalog` and `metricsShard` belong to the
+    /// connection's event loop, as does `timeouts`, the handler in front of the decoder on the same connection.
+    init(
+        services: Services, date: DateHeader, openTiles: OpenTileFiles, catalog: CatalogView, metricsShard: Int,
+        timeouts: ConnectionTimeoutHandler?
+    ) {
+        self.services = services
+        self.date = date
+        self.openTiles = openTiles
+        self.catalog = catalog
+        self.metricsShard = metricsShard
+        self.timeouts = timeouts
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        headScratch = context.channel.allocator.buffer(capacity: 512)
+        let loop = context.eventLoop
+        let handler = NIOLoopBound(self, eventLoop: loop)
+        let tiles = TileLookup(store: services.tiles, openFiles: openTiles, usesCachestat: services.configuration.usesCachestat)
+        router = Router(services: services, catalog: catalog, tiles: tiles) { response in
+            loop.execute { handler.value.responseArrived(response) }
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        accept(.part(unwrapInboundIn(data)), context: context)
+    }
+
+    private func accept(_ inbound: ConnectionState.Inbound, context: ChannelHandlerContext) {
+        guard !state.isClosing else { return }
+        if state.mustQueue {
+            state.enqueue(inbound)
+        } else {
+            process(inbound, context: context)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushIfNeeded(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if state.askRead() {
+            context.read()
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            // I/O errors (a reset connection): nothing to answer.
+            context.close(promise: nil)
+            return
+        }
+        let requestError =
+            parserError == .headerOverflow
+            ? RequestError(status: .headersTooLarge, message: "the request head is larger than \(services.configuration.maxHeadBytes) bytes")
+            : RequestError.badRequest("malformed request (\(parserError))")
+        if !state.decodingFailed(requestError) && !state.isClosing {
+            answerMalformed(requestError, context: context)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let simple = event as? SimpleRequestEvent {
+            accept(.simple(simple.request), context: context)
+        } else if event is ChannelShouldQuiesceEvent {
+            state.quiesce()
+            closeIfIdle(context: context)
+        } else if let event = event as? ChannelEvent, event == .inputClosed {
+            state.closeInput()
+            closeIfIdle(context: context)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    /// Handles a simple request (answers it) or a request part (remembers heads, answers at `.end`).
+    private func process(_ inbound: ConnectionState.Inbound, context: ChannelHandlerContext) {
+        let part: HTTPServerRequestPart
+        switch inbound {
+        case .simple(let request):
+            timeouts?.requestStarted()
+            var exchange = Exchange(request)
+            let response = router!.respond(uri: request.uri, exchange: &exchange)
+            return write(response, for: exchange, context: context)
+        case .part(let received):
+            part = received
+        }
+        switch part {
+        case .head(let head):
+            timeouts?.requestStarted()
+            if head.method == .GET || head.method == .HEAD || (head.method == .OPTIONS && IIIFRoute.claims(head.uri.utf8)) {
+                state.receiveHead(head)
+            } else {
+                // Answer at once and close rather than wait for (and time) a body nobody wants.
+                var exchange = Exchange(head: head)
+                let response = router!.refuseMethod(head, exchange: &exchange)
+                write(response, for: exchange, context: context)
+            }
+        case .body:
+            break
+        case .end:
+            guard let head = state.receiveEnd() else { return }
+            var exchange = Exchange(head: head)
+            let response = router!.respond(to: head, exchange: &exchange, channel: context.channel)
+            write(response, for: exchange, context: context)
+        }
+    }
+
+    /// Writes the awaited response once it has arrived (if the connection still waits for it), then answers what
+    /// queued up.
+    private func responseArrived(_ response: Response) {
+        guard let context, let exchange = state.responseArrived() else { return }
+        write(response, for: exchange, context: context)
+        resume(context: context)
+    }
+
+    /// Answers the queued requests once no response is awaited, then resumes reading.
+    private func resume(context: ChannelHandlerContext) {
+        while let inbound = state.nextQueued() {
+            process(inbound, context: context)
+        }
+        if let error = state.takeDeferredError() {
+            answerMalformed(error, context: context)
+        }
+        flushIfNeeded(context: context)
+        guard state.mayProceed else { return }
+        closeIfIdle(context: context)
+        if state.releaseHeldRead() {
+            context.read()
+        }
+    }
+
+    /// Starts waiting for a ``Response/later`` answer to `exchange`.
+    func awaitResponse(for exchange: Exchange) {
+        state.awaitResponse(for: exchange)
+    }
+
+    /// After a response: closes (once written) if it said so, else tells the timeout handler when all is answered.
+    func finish(_ exchange: Exchange, status: HTTPStatus, close: Bool, context: ChannelHandlerContext) {
+        let elapsed = NIODeadline.now() - exchange.started
+        services.metrics.record(route: exchange.route, status: status, nanoseconds: elapsed.nanoseconds, shard: metricsShard)
+        if close {
+            closeAfterWrites(context: context)
+        } else {
+            needsFlush = true
+            if state.isIdle {
+                timeouts?.becameIdle()
+            }
+        }
+    }
+
+    /// Whether the response being written must close the connection.
+    func mustClose(_ exchange: Exchange) -> Bool {
+        state.mustClose(exchange)
+    }
+
+    private func closeIfIdle(context: ChannelHandlerContext) {
+        guard state.shouldCloseWhenIdle else { return }
+        closeAfterWrites(context: context)
+    }
+
+    /// Stops answering and closes the connection once everything written so far has been sent.
+    func closeAfterWrites(context: ChannelHandlerContext) {
+        state.close()
+        needsFlush = false
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+        uncork(context: context)
+    }
+
+    func flushIfNeeded(context: ChannelHandlerContext) {
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
+        uncork(context: context)
+    }
+
+    /// Holds back partial segments (`TCP_CORK`, one `setsockopt`) until ``uncork(context:)``: a response head
+    /// written with `write` and its body sent with `sendfile` then leave as one segment, not two (which also cost
+    /// the client a second wake-up), as nginx's `tcp_nopush` does.
+    func cork(context: ChannelHandlerContext) {
+        guard !corked else { return }
+        corked = true
+        setCorkOption(1, context: context)
+    }
+
+    /// Sends what cork held back, once the flush has handed it to the socket.
+    private func uncork(context: ChannelHandlerContext) {
+        guard corked else { return }
+        corked = false
+        setCorkOption(0, context: context)
+    }
+
+    private func setCorkOption(_ value: Int, context: ChannelHandlerContext) {
+        try? context.channel.syncOptions?.setOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_CORK)), value: value)
+    }
+}

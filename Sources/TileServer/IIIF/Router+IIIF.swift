@@ -1,0 +1,104 @@
+import NIOCore
+import NIOHTTP1
+
+extension Router {
+    /// Answers a request under `/iiif/`: the IIIF Image API 3.0 service (base URI, image information, images, and
+    /// CORS preflight); other versions' paths get its 404.
+    func respondIIIF(to head: HTTPRequestHead, exchange: inout Exchange, channel: any Channel) -> Response {
+        let route: IIIFRoute
+        do {
+            route = try IIIFRoute(uri: head.uri, maxPathBytes: services.configuration.maxPathBytes)
+        } catch {
+            return .error(error)
+        }
+        switch route {
+        case .unknown:
+            return .error(.notFound("nothing at \(head.uri); IIIF requests are /iiif/3/{id}/…"))
+        case .base(let identifier), .info(let identifier):
+            exchange.route = .iiifInfo
+            guard let image = catalog.image(named: identifier) else { return .error(.notFound("no image named \(identifier)")) }
+            if head.method == .OPTIONS {
+                return preflightResponse(head)
+            }
+            return infoResponse(of: image, redirect: route == .base(identifier: identifier), head, channel: channel)
+        case .image(let identifier, let region, let size, let rotation, let qualityAndFormat):
+            exchange.route = .iiifImage
+            guard let image = catalog.image(named: identifier) else { return .error(.notFound("no image named \(identifier)")) }
+            if head.method == .OPTIONS {
+                return preflightResponse(head)
+            }
+            let request: IIIFImageRequest
+            do {
+                request = try IIIFImageRequest(
+                    region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat, imageWidth: image.pyramid.width,
+                    imageHeight: image.pyramid.height, limits: services.configuration.iiif.limits)
+            } catch {
+                return .error(error)
+            }
+            return imageResponse(request, of: image, head: head, exchange: exchange, channel: channel)
+        }
+    }
+
+    /// The base URI (`redirect`: 303 to info.json) or info.json itself, as JSON-LD or JSON as negotiated.
+    private func infoResponse(of image: CatalogImage, redirect: Bool, _ head: HTTPRequestHead, channel: any Channel) -> Response {
+        var idBuffer = channel.allocator.buffer(capacity: 128)
+        writeID(of: image, head, into: &idBuffer, channel: channel)
+        let id = String(buffer: idBuffer)
+        if redirect {
+            return .body(
+                status: .seeOther, headerLines: IIIFResponses.empty.headerLines, extraHeaders: "Location: \(id)/info.json\r\n",
+                body: ByteBuffer())
+        }
+        let headers = head.headers
+        let type = IIIFMediaType.negotiate(accept: headers.contains(name: "accept") ? headers[canonicalForm: "accept"].joined(separator: ",") : nil)
+        let json = IIIFInfo.json(
+            id: id, pyramid: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format),
+            limits: services.configuration.iiif.limits)
+        return .body(
+            status: .ok, headerLines: (type == .jsonLD ? IIIFResponses.infoJSONLD : IIIFResponses.infoJSON).headerLines,
+            extraHeaders: "Vary: Accept\r\nLink: <\(IIIFInfo.profileDocument)>;rel=\"profile\"\r\n", body: ByteBuffer(string: json))
+    }
+
+    /// Writes `image`'s IIIF id, its base URI: the service's base URL — the configured public URL, else `http://`
+    /// and the request's `Host` (when it is a plausible host), else the address the connection arrived at — then
+    /// `/iiif/3/` and the percent-encoded name.
+    func writeID(of image: CatalogImage, _ head: HTTPRequestHead, into buffer: inout ByteBuffer, channel: any Channel) {
+        if let configured = services.configuration.iiif.publicURL {
+            buffer.writeString(configured)
+        } else if let host = head.headers.first(name: "host"), !host.isEmpty, host.utf8.count <= 255, host.utf8.allSatisfy(Self.isHostByte) {
+            buffer.writeStaticString("http://")
+            buffer.writeString(host)
+        } else {
+            let address = channel.localAddress
+            let host = address?.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "127.0.0.1"
+            buffer.writeString("http://\(host):\(address?.port ?? 80)")
+        }
+        buffer.writeStaticString("/iiif/3/")
+        buffer.writeString(IIIFIdentifier.encode(image.name))
+    }
+
+    /// Whether `byte` may be in a `Host` header used to build ids: letters, digits, `.`, `-`, `_`, `:`, `[`, `]`.
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// A CORS preflight (`OPTIONS`) for a IIIF resource: 200, empty, allowing `GET` and `HEAD` from anywhere.
+    private func preflightResponse(_ head: HTTPRequestHead) -> Response {
+        var headers = "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\nAllow: GET, HEAD, OPTIONS\r\nAccess-Control-Max-Age: 86400\r\n"
+        if let asked = head.headers.first(name: "access-control-request-headers"), asked.utf8.count <= 512,
+            asked.utf8.allSatisfy({ Self.headerListBytes.contains($0) })
+        {
+            headers += "Access-Control-Allow-Headers: \(asked)\r\n"
+        }
+        return .body(status: .ok, headerLines: IIIFResponses.empty.headerLines, extraHeaders: headers, body: ByteBuffer())
+    }
+
+    /// The bytes of a list of header names: token characters, commas and spaces.
+    private static let headerListBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_, ".utf8)
+}

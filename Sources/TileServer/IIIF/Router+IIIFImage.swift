@@ -1,0 +1,66 @@
+import NIOCore
+import NIOHTTP1
+
+extension Router {
+    /// A resolved IIIF image request: a stored tile's bytes when the request is exactly a tile (as cheap as a tile
+    /// fetch), else a rendered image. Every answer carries the canonical and profile `Link` header.
+    func imageResponse(
+        _ request: IIIFImageRequest, of image: CatalogImage, head: HTTPRequestHead, exchange: Exchange, channel: any Channel
+    ) -> Response {
+        let tile = request.storedTile(in: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format))
+        let key = tile.map { TileKey(image: image.id, address: $0) }
+        let cached = key.flatMap { tiles.cached($0) }
+        // The header lines after the Date line: X-Cache for stored tiles, then the Link line, built in one buffer.
+        var headers = channel.allocator.buffer(capacity: 256)
+        if key != nil {
+            headers.writeStaticString(cached == nil ? "X-Cache: miss\r\n" : "X-Cache: hit\r\n")
+        }
+        headers.writeStaticString("Link: <")
+        writeID(of: image, head, into: &headers, channel: channel)
+        headers.writeStaticString("/")
+        request.writeCanonicalParameters(into: &headers)
+        headers.writeStaticString(">;rel=\"canonical\", <http://iiif.io/api/image/3/level2.json>;rel=\"profile\"\r\n")
+        if let file = cached {
+            return .file(file, profile: image.tileProfile, extraHeaders: headers)
+        }
+        if let key {
+            return missResponse(key, of: image, extraHeaders: headers, route: exchange.route)
+        }
+        return renderResponse(request, of: image, headers: headers, exchange: exchange, channel: channel)
+    }
+
+    /// A request that is not a stored tile: 304 if the client has it, else a render on the render pool (503 with
+    /// `Retry-After` when the pool is full). `headers` are the header lines to add (the `Link` line).
+    private func renderResponse(
+        _ request: IIIFImageRequest, of image: CatalogImage, headers: ByteBuffer, exchange: Exchange, channel: any Channel
+    ) -> Response {
+        let etag = IIIFResponses.etag(of: request, image: image)
+        let profile = IIIFResponses.image(request.format)
+        if let ifNoneMatch = exchange.ifNoneMatch, ETagMatch.matches(ifNoneMatch, etag: etag.utf8) {
+            return .file(LoadedFile(bytes: [], etag: etag), profile: profile, extraHeaders: headers)
+        }
+        let store = services.tiles
+        let logger = services.configuration.logger
+        let deliver = self.deliver
+        let admitted = services.renders.submit { workspace in
+            // A client that hung up while its render waited in the queue gets nothing: skip the work.
+            guard channel.isActive else { throw CancellationError() }
+            return LoadedFile(bytes: try RegionRenderer(request: request, image: image, tiles: store, workspace: workspace).render(), etag: etag)
+        } completion: { result in
+            switch result {
+            case .success(let file):
+                deliver(.file(file, profile: profile, extraHeaders: headers))
+            case .failure(let error) where error is CancellationError:
+                deliver(.error(RequestError(status: .serviceUnavailable, message: "the server is shutting down")))
+            case .failure(let error):
+                logger.error("Rendering a IIIF image failed: \(error)")
+                deliver(.error(RequestError(status: .internalServerError, message: "the image could not be rendered")))
+            }
+        }
+        guard admitted else {
+            let error = RequestError(status: .serviceUnavailable, message: "the server is busy rendering images; retry shortly")
+            return .error(error, extraHeaders: "Retry-After: 1\r\n", close: false)
+        }
+        return .later
+    }
+}

@@ -1,0 +1,57 @@
+extension Metrics {
+    /// The Prometheus text exposition (format 0.0.4) of the request counters and `statistics`.
+    func prometheusText(statistics: ServerStatistics) -> String {
+        let counts = snapshot()
+        var out = ""
+        out.reserveCapacity(4096)
+        family(&out, "tiler_http_requests_total", "counter", "HTTP requests answered, by route and status.")
+        for route in RouteLabel.allCases {
+            for status in HTTPStatus.allCases where counts.requests(route: route, status: status) > 0 {
+                let value = counts.requests(route: route, status: status)
+                out += "tiler_http_requests_total{route=\"\(route.name)\",status=\"\(status.rawValue)\"} \(value)\n"
+            }
+        }
+        family(&out, "tiler_http_request_duration_seconds", "histogram", "Time from a request's head to its response, by route.")
+        let bounds = Metrics.latencyBuckets
+        for route in RouteLabel.allCases {
+            let slots = counts.buckets[(route.rawValue * (bounds.count + 1))..<((route.rawValue + 1) * (bounds.count + 1))]
+            let total = slots.reduce(0, +)
+            guard total > 0 else { continue }
+            var cumulative = 0
+            for (offset, count) in slots.enumerated() {
+                cumulative += count
+                let bound = offset < bounds.count ? "\(bounds[offset])" : "+Inf"
+                out += "tiler_http_request_duration_seconds_bucket{route=\"\(route.name)\",le=\"\(bound)\"} \(cumulative)\n"
+            }
+            out += "tiler_http_request_duration_seconds_sum{route=\"\(route.name)\"} \(counts.latencySum[route.rawValue])\n"
+            out += "tiler_http_request_duration_seconds_count{route=\"\(route.name)\"} \(total)\n"
+        }
+        let numbers = statistics
+        sample(&out, "tiler_cache_hits_total", "counter", "Tile cache lookups that found the tile.", numbers.cacheHits)
+        sample(&out, "tiler_cache_misses_total", "counter", "Tile cache lookups that did not find the tile.", numbers.cacheMisses)
+        sample(&out, "tiler_cache_evictions_total", "counter", "Tiles evicted to respect the cache budget.", numbers.cacheEvictions)
+        sample(&out, "tiler_cache_bytes", "gauge", "Bytes held by the tile cache.", numbers.cacheBytes)
+        sample(&out, "tiler_cache_entries", "gauge", "Tiles held by the tile cache.", numbers.cacheEntries)
+        sample(&out, "tiler_cache_budget_bytes", "gauge", "The tile cache's budget in bytes.", numbers.cacheBudget)
+        sample(&out, "tiler_tile_disk_reads_total", "counter", "Tile files read into the cache.", numbers.diskReads)
+        sample(
+            &out, "tiler_tile_event_loop_reads_total", "counter", "Tile reads done on an event loop (page cache, no thread hop).",
+            numbers.diskReadsOnEventLoops)
+        sample(&out, "tiler_tile_warming_reads_total", "counter", "Tile reads done by background warming.", numbers.diskReadsWarming)
+        sample(
+            &out, "tiler_tile_file_sends_total", "counter", "Tile misses not admitted to the cache, sent from their files without entering it.",
+            numbers.fileSends)
+        sample(&out, "tiler_images", "gauge", "Pyramids being served.", numbers.images)
+        sample(&out, "tiler_open_connections", "gauge", "Open client connections.", numbers.connections)
+        return out
+    }
+
+    private func family(_ out: inout String, _ name: String, _ type: String, _ help: String) {
+        out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+    }
+
+    private func sample(_ out: inout String, _ name: String, _ type: String, _ help: String, _ value: Int) {
+        family(&out, name, type, help)
+        out += "\(name) \(value)\n"
+    }
+}

@@ -1,0 +1,47 @@
+import TileCache
+
+/// A snapshot of a server's counters and sizes besides its request counts: the tile cache, the tile reads by kind,
+/// the catalog and the connections. The one statistics type: ``Server/statistics`` returns it and `/metrics` shows it.
+public struct ServerStatistics: Sendable, Hashable {
+    /// Tile requests answered from memory.
+    public var cacheHits: Int
+    /// Tile requests that had to wait for the disk (or for another request's read of the same tile).
+    public var cacheMisses: Int
+    /// Tiles evicted to keep within the budget.
+    public var cacheEvictions: Int
+    /// Bytes the cache holds (tile bytes plus their prepared header lines).
+    public var cacheBytes: Int
+    /// Tiles the cache holds.
+    public var cacheEntries: Int
+    /// The cache's budget, in bytes.
+    public var cacheBudget: Int
+    /// Tile files read from disk: once per tile brought into the cache, however many requests wanted it.
+    public var diskReads: Int
+    /// Of ``diskReads``, those done on an event loop, because the file was in the page cache (no thread hop).
+    public var diskReadsOnEventLoops: Int
+    /// Of ``diskReads``, those done by background warming after visible-rect queries.
+    public var diskReadsWarming: Int
+    /// Tile misses the cache did not admit (not asked for more often than the tile they would evict), sent from their
+    /// files without entering the cache (`sendfile` from the page cache, or a read that does not wait for the disk).
+    public var fileSends: Int
+    /// Pyramids being served.
+    public var images: Int
+    /// Open client connections.
+    public var connections: Int
+
+    /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's and the connections' counts.
+    init(cache: CacheStatistics, tiles: TileStore, images: Int, connections: Int) {
+        cacheHits = cache.hits
+        cacheMisses = cache.misses
+        cacheEvictions = cache.evictions
+        cacheBytes = cache.bytes
+        cacheEntries = cache.entries
+        cacheBudget = cache.budget
+        diskReads = tiles.readCount
+        diskReadsOnEventLoops = tiles.eventLoopReadCount
+        diskReadsWarming = tiles.warmingReadCount
+        fileSends = tiles.fileSendCount
+        self.images = images
+        self.connections = connections
+    }
+}

@@ -1,0 +1,35 @@
+import NIOCore
+
+/// What a route answers, as a value; ``ConnectionHandler`` is the one writer that turns every case into bytes on
+/// the socket (status line, the profile's pre-encoded header lines, `Date`, the connection line, the body).
+///
+/// Cheap to make on the hot path: every payload is a reference or a small struct, nothing is formatted until
+/// written. (A byte range, when ranges are served, belongs in the file cases.)
+enum Response: Sendable {
+    /// A file's bytes in memory (a cached tile, a descriptor, a viewer file, a rendered image): 200 with `profile`'s
+    /// head, or 304 when the request's `If-None-Match` matches its entity tag. `extraHeaders` are header lines written
+    /// after the `Date` line (`X-Cache`, IIIF's `Link`).
+    case file(LoadedFile, profile: ResponseProfile, extraHeaders: ByteBuffer?)
+    /// A tile file sent from its open descriptor with `sendfile`, otherwise like ``file(_:profile:extraHeaders:)``.
+    case openFile(OpenTile, profile: ResponseProfile, extraHeaders: ByteBuffer)
+    /// `status` with `headerLines` (e.g. a profile's), `extraHeaders` (each line ending in CRLF) and `body`.
+    case body(status: HTTPStatus, headerLines: ByteBuffer, extraHeaders: String, body: ByteBuffer)
+    /// A refusal: its status and a JSON body `{"error":"…","status":N}`; `close` closes the connection after it.
+    case error(RequestError, extraHeaders: String, close: Bool)
+    /// The answer is being produced elsewhere (a file thread's read, a render) and will be handed to the
+    /// connection's ``ResponseDelivery`` once; later requests on the connection wait for it.
+    case later
+
+    /// A refusal that keeps the connection open.
+    static func error(_ error: RequestError) -> Response {
+        .error(error, extraHeaders: "", close: false)
+    }
+
+    /// 200 with `body` and `profile`'s header lines.
+    static func ok(_ body: ByteBuffer, profile: ResponseProfile) -> Response {
+        .body(status: .ok, headerLines: profile.headerLines, extraHeaders: "", body: body)
+    }
+}
+
+/// Where a ``Response/later`` answer goes: the connection's, callable once from any thread.
+typealias ResponseDelivery = @Sendable (Response) -> Void

@@ -1,0 +1,149 @@
+import NIOCore
+import NIOHTTP1
+import TileGeometry
+
+/// Answers requests with ``Response`` values: a function from a request (and the services it needs) to a response,
+/// with no socket and no writing. One per connection; `catalog` and `openTiles` belong to the connection's event
+/// loop, so the router is only used there.
+///
+/// Routes: the tiles, descriptors, image list and visible-rect query of the Deep Zoom service, `/healthz`,
+/// `/metrics`, the viewer's files (here and in `Router+Tiles.swift`), and the IIIF Image API under `/iiif/`
+/// (`Router+IIIF.swift`). Which requests are IIIF's is decided by one rule, ``IIIFRoute/claims(_:)``.
+struct Router {
+    /// What every connection shares: catalog, tile store, renders, viewer files, metrics.
+    let services: Services
+    /// The event loop's view of the catalog, for lookups without a lock shared with other loops.
+    let catalog: CatalogView
+    /// The tiles: cache, open files, reads (the event loop's).
+    let tiles: TileLookup
+    /// Where answers that come later (``Response/later``) go.
+    let deliver: ResponseDelivery
+
+    /// Answers a complete `GET`, `HEAD` (or, under `/iiif/`, `OPTIONS`) request read by NIO's decoder.
+    ///
+    /// - Parameter channel: The connection (for IIIF ids built from its local address and for renders skipped once
+    ///   the client has gone).
+    func respond(to head: HTTPRequestHead, exchange: inout Exchange, channel: any Channel) -> Response {
+        if IIIFRoute.claims(head.uri.utf8) {
+            return respondIIIF(to: head, exchange: &exchange, channel: channel)
+        }
+        return respond(uri: head.uri, exchange: &exchange)
+    }
+
+    /// Answers a `GET` or `HEAD` request for `uri` (outside `/iiif/`), setting `exchange`'s route label.
+    func respond(uri: String, exchange: inout Exchange) -> Response {
+        let target: RequestTarget
+        do {
+            target = try RequestTarget(uri, maxPathBytes: services.configuration.maxPathBytes)
+        } catch {
+            return .error(error)
+        }
+        let route = Route(path: target.path)
+        exchange.route = route.label
+        switch route {
+        case .tile(let name, let tile, let format):
+            return tileResponse(name: name, tile: tile, format: format, exchange: exchange)
+        case .descriptor(let name):
+            guard let image = catalog.image(named: name) else { return .error(.notFound("no image named \(name)")) }
+            return .file(image.descriptorFile, profile: services.blocks.descriptor, extraHeaders: nil)
+        case .imageList:
+            return .ok(services.catalog.listJSON, profile: services.blocks.json)
+        case .visible(let name):
+            return visibleResponse(name: name, query: QueryString(text: target.query))
+        case .health:
+            let count = services.catalog.count
+            let body = JSONWriter.text { writer in
+                writer.openObject()
+                writer.member("status", "ok")
+                writer.member("images", count)
+                writer.closeObject()
+            }
+            return .ok(ByteBuffer(string: body), profile: services.blocks.jsonNoStore)
+        case .metrics:
+            let body = services.metrics.prometheusText(statistics: services.statistics)
+            return .ok(ByteBuffer(string: body), profile: services.blocks.metrics)
+        case .staticFile(let path):
+            return staticFileResponse(path: path, exchange: exchange)
+        case .unknown(let path):
+            return .error(.notFound("nothing at \(path)"))
+        }
+    }
+
+    /// Refuses a request whose method is neither `GET` nor `HEAD` with 405 and `Allow`, closing the connection (its
+    /// body is never read); `exchange` gets the route the path would have had.
+    func refuseMethod(_ head: HTTPRequestHead, exchange: inout Exchange) -> Response {
+        if let target = try? RequestTarget(head.uri, maxPathBytes: services.configuration.maxPathBytes) {
+            exchange.route = Route(path: target.path).label
+        }
+        let error = RequestError(status: .methodNotAllowed, message: "method \(head.method) is not allowed; use GET or HEAD")
+        return .error(error, extraHeaders: "Allow: GET, HEAD\r\n", close: true)
+    }
+
+    private func visibleResponse(name: Substring, query: QueryString) -> Response {
+        guard let image = catalog.image(named: name) else { return .error(.notFound("no image named \(name)")) }
+        let answer: VisibleTiles
+        do throws(GeometryError) {
+            let viewport = try Viewport(parameters: { query.value(named: $0) })
+            answer = try image.pyramid.visibleTiles(in: viewport)
+        } catch {
+            return .error(.badRequest(error.message))
+        }
+        let body = answer.json(tileURLPrefix: image.urlPrefix + "_files/", tileURLSuffix: "." + image.descriptor.format)
+        warm(answer, of: image)
+        return .ok(ByteBuffer(string: body), profile: services.blocks.json)
+    }
+
+    /// Marks the viewport's tiles most recently used (the centre one first) and loads the missing ones in the
+    /// background, so the client's tile requests that follow hit memory and the tiles evicted are off-screen ones.
+    private func warm(_ answer: VisibleTiles, of image: CatalogImage) {
+        guard !answer.tiles.isEmpty else { return }
+        let keys = answer.tiles.map { TileKey(image: image.id, address: TileAddress(level: $0.level, column: $0.column, row: $0.row)) }
+        // When every tile is cached already (the steady state), there is nothing to warm.
+        if services.tiles.cache.touch(keys) < keys.count {
+            services.warmer.enqueue(keys, of: image)
+        }
+    }
+
+    private func staticFileResponse(path: Substring, exchange: Exchange) -> Response {
+        guard let files = services.staticFiles else {
+            return .error(.notFound("no viewer installed (no Public/ folder)"))
+        }
+        let resolved: (path: String, profile: ResponseProfile)
+        do {
+            resolved = try files.resolve(path)
+        } catch {
+            return .error(error)
+        }
+        let services = self.services
+        let deliver = self.deliver
+        let route = exchange.route
+        files.load(resolved.path) { result in
+            deliver(Self.response(to: result, profile: resolved.profile, extraHeaders: nil, route: route, services: services))
+        }
+        return .later
+    }
+
+    /// The response to a file read (or not): the file, 404 when it is missing, 503 while shutting down, else 500.
+    static func response(
+        to result: Result<LoadedFile, any Error>, profile: ResponseProfile, extraHeaders: ByteBuffer?, route: RouteLabel, services: Services
+    ) -> Response {
+        switch result {
+        case .success(let file):
+            return .file(file, profile: profile, extraHeaders: extraHeaders)
+        case .failure(let error as FileLoadError) where error.kind != .unreadable:
+            return .error(.notFound(route == .tile ? "tile not found" : "no such file"))
+        case .failure(let error):
+            services.configuration.logger.error("Reading a file failed: \(error)")
+            let status: HTTPStatus = error is CancellationError ? .serviceUnavailable : .internalServerError
+            return .error(RequestError(status: status, message: "the file could not be read"))
+        }
+    }
+
+    /// Whether a request for `target` (its bytes) is answered from the target alone (with the method, version,
+    /// keep-alive and `If-None-Match`): every request but IIIF's, answered from their headers too (content
+    /// negotiation, `Host`, CORS). The server gives this rule to ``SimpleRequestDecoder``, which leaves the others to
+    /// NIO's decoder.
+    static func answersFromTarget(_ target: UnsafeRawBufferPointer) -> Bool {
+        !IIIFRoute.claims(target)
+    }
+}

@@ -1,0 +1,135 @@
+import Dispatch
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A running Tiler HTTP server: every `*.dzi` pyramid under ROOT, the visible-rect query, `/metrics`, `/healthz`
+/// and the viewer, on SwiftNIO.
+///
+/// One lifecycle, the same in production and in tests: ``start(_:)`` returns once it listens on ``port``;
+/// ``shutdown()`` stops it gracefully and returns once it has stopped (``waitUntilStopped()`` waits for that
+/// without starting it). `tiler serve` bridges these to its synchronous `run()` and calls ``shutdown()`` on SIGINT
+/// or SIGTERM; the tests call them directly.
+public final class Server: Sendable {
+    /// The configuration it was started with.
+    public let configuration: ServerConfiguration
+    /// The TCP port it listens on (the one the system chose when the configuration said 0).
+    public let port: Int
+    /// The URL to open, e.g. `http://127.0.0.1:8080/` (a wildcard host is shown as the loopback address).
+    public let url: String
+    let context: Services
+    private let parts: ServerRuntime
+    private let channel: any Channel
+    private let rescanTask: RepeatedTask
+    private let stopping = Atomic<Bool>(false)
+    private let stopped = DispatchGroup()
+
+    /// Starts a server: validates the configuration, scans ROOT once, binds, and starts rescanning ROOT.
+    ///
+    /// - Throws: ``ServerError`` for a bad configuration, a missing ROOT or an address it cannot listen on.
+    public static func start(_ configuration: ServerConfiguration) async throws -> Server {
+        let parts = try ServerRuntime(configuration)
+        do {
+            _ = try await parts.threadPool.runIfActive { parts.context.catalog.rescan() }
+            let channel = try await parts.bootstrap().bind(host: configuration.host, port: configuration.port).get()
+            return Server(parts: parts, channel: channel)
+        } catch {
+            await parts.shutdown()
+            throw ServerError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+        }
+    }
+
+    private init(parts: ServerRuntime, channel: any Channel) {
+        self.parts = parts
+        self.configuration = parts.configuration
+        self.context = parts.context
+        self.channel = channel
+        self.port = channel.localAddress?.port ?? parts.configuration.port
+        self.url = "http://\(Self.displayHost(parts.configuration.host)):\(port)/"
+        stopped.enter()
+        let catalog = parts.context.catalog
+        let tiles = parts.context.tiles
+        let pool = parts.threadPool
+        let loop = parts.group.next()
+        let interval = TimeAmount(parts.configuration.rescanInterval)
+        rescanTask = loop.scheduleRepeatedAsyncTask(initialDelay: interval, delay: interval) { _ in
+            pool.runIfActive(eventLoop: loop) {
+                let removed = Set(catalog.rescan().removed.map(\.id))
+                tiles.evict(images: removed)
+                if !removed.isEmpty { parts.closeTileFiles(of: removed) }
+            }
+        }
+        let count = catalog.count
+        configuration.logger.info("Serving \(count) image\(count == 1 ? "" : "s") from \(catalog.root) at \(url)")
+    }
+
+    /// Counters and sizes of the cache and the catalog, as `/metrics` shows them.
+    public var statistics: ServerStatistics {
+        context.statistics
+    }
+
+    /// Starts a graceful shutdown (see ``shutdown()``) and returns at once: stop accepting, let every connection answer what it has
+    /// received (the last response says `Connection: close`), close idle connections, and after the grace period
+    /// close the rest; then stop the threads. Calling it again does nothing.
+    private func beginShutdown() {
+        guard !stopping.exchange(true, ordering: .relaxed) else { return }
+        configuration.logger.info("Shutting down: finishing requests in flight")
+        rescanTask.cancel()
+        let connections = context.connections
+        let group = parts.group
+        let pool = parts.threadPool
+        let renders = context.renders
+        let warmer = context.warmer
+        let grace = TimeAmount(configuration.shutdownGracePeriod)
+        let stopped = self.stopped
+        let parts = self.parts
+        channel.close().whenComplete { _ in
+            let open = connections.all
+            for connection in open {
+                connection.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+            }
+            let loop = group.next()
+            let deadline = loop.scheduleTask(in: grace) {
+                for connection in connections.all { connection.close(promise: nil) }
+            }
+            EventLoopFuture.andAllComplete(open.map(\.closeFuture), on: loop).whenComplete { _ in
+                deadline.cancel()
+                parts.closeTileFiles(of: nil)
+                // Renders wait for tile reads on the file threads: stop them first.
+                renders.shutdownGracefully { _ in
+                    warmer.shutdownGracefully { _ in
+                        pool.shutdownGracefully { _ in
+                            group.shutdownGracefully(queue: .global()) { _ in stopped.leave() }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Shuts down gracefully and returns once the server has stopped: it stops accepting, lets every connection
+    /// answer what it has received (the last response says `Connection: close`), closes idle connections, closes the
+    /// rest after the grace period, then stops the threads. Calling it again (or concurrently) only waits.
+    public func shutdown() async {
+        beginShutdown()
+        await waitUntilStopped()
+    }
+
+    /// Returns once the server has stopped (after a ``shutdown()`` called elsewhere).
+    public func waitUntilStopped() async {
+        let stopped = self.stopped
+        await withCheckedContinuation { continuation in
+            stopped.notify(queue: .global()) { continuation.resume() }
+        }
+    }
+
+    private static func displayHost(_ host: String) -> String {
+        switch host {
+        case "0.0.0.0", "": "127.0.0.1"
+        case "::": "[::1]"
+        case _ where host.contains(":"): "[\(host)]"
+        default: host
+        }
+    }
+}

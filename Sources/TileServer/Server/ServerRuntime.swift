@@ -1,0 +1,138 @@
+import Glibc
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// The pieces of a server before it listens: threads, catalog, cache, and the pipeline every connection gets.
+struct ServerRuntime: Sendable {
+    let configuration: ServerConfiguration
+    let group: MultiThreadedEventLoopGroup
+    let threadPool: NIOThreadPool
+    let context: Services
+    let loops: [ObjectIdentifier: LoopResources]
+
+    /// Validates `configuration`, resolves its folders and starts the threads.
+    ///
+    /// - Throws: ``ServerError`` for a bad setting, a missing ROOT or a missing `--public` folder.
+    init(_ configuration: ServerConfiguration) throws(ServerError) {
+        try Self.validate(configuration)
+        guard let root = PathContainment.realPath(configuration.root), FileSignature.isDirectory(root) else {
+            throw ServerError("ROOT \(configuration.root) is not a folder")
+        }
+        let publicDirectory = StaticFiles.locate(explicit: configuration.publicDirectory)
+        if let explicit = configuration.publicDirectory, publicDirectory == nil {
+            throw ServerError("the public folder \(explicit) is not a folder")
+        }
+        let descriptorLimit = Self.raiseDescriptorLimit()
+        self.configuration = configuration
+        group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)
+        let threadPool = NIOThreadPool(numberOfThreads: configuration.fileThreads)
+        threadPool.start()
+        self.threadPool = threadPool
+        let catalog = ImageCatalog(root: root, maxDepth: configuration.maxScanDepth, logger: configuration.logger)
+        var loops: [ObjectIdentifier: LoopResources] = [:]
+        let openTileFiles = min(configuration.openTileFilesPerLoop, descriptorLimit / 2 / configuration.eventLoopThreads)
+        for (index, loop) in group.makeIterator().enumerated() {
+            loops[ObjectIdentifier(loop)] = LoopResources(
+                eventLoop: loop, catalog: catalog, metricsShard: index, openTileFiles: openTileFiles)
+        }
+        self.loops = loops
+        let tiles = TileStore(budget: configuration.cacheBytes, threadPool: threadPool)
+        context = Services(
+            configuration: configuration, catalog: catalog, tiles: tiles,
+            warmer: TileWarmer(limit: configuration.maxPrefetchTiles) { key, image in tiles.warm(key, of: image) },
+            renders: RenderPool(
+                threads: configuration.iiif.renderThreads, queueLimit: configuration.iiif.renderQueueLimit,
+                jpegQuality: configuration.iiif.jpegQuality),
+            staticFiles: publicDirectory.map { StaticFiles(root: $0, threadPool: threadPool, maxBytes: configuration.maxStaticFileBytes) },
+            metrics: Metrics(shardCount: loops.count), connections: ConnectionRegistry())
+    }
+
+    /// Lifts the soft limit on open descriptors to the hard one (as servers do): each connection takes one, and each
+    /// served pyramid keeps its level folders open (see ``LevelDirectories``). Beyond the limit nothing breaks —
+    /// accepts wait, and tiles take the path-based read — but nothing should hit Debian's default soft 1024.
+    ///
+    /// - Returns: The soft limit in force afterwards.
+    private static func raiseDescriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = min(limit.rlim_max, 1 << 20)
+            var wanted = limit
+            wanted.rlim_cur = raised
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &wanted) == 0 { limit.rlim_cur = raised }
+        }
+        return Int(min(limit.rlim_cur, 1 << 20))
+    }
+
+    /// Closes, on each event loop, the open tile files of the given images (every one when `images` is `nil`).
+    func closeTileFiles(of images: Set<Int>?) {
+        for resources in loops.values {
+            resources.closeTileFiles(of: images)
+        }
+    }
+
+    private static func validate(_ configuration: ServerConfiguration) throws(ServerError) {
+        guard (0...65535).contains(configuration.port) else { throw ServerError("port must be 0…65535 (got \(configuration.port))") }
+        guard configuration.cacheBytes >= 0 else { throw ServerError("the cache budget must be ≥ 0 bytes") }
+        guard configuration.eventLoopThreads >= 1, configuration.fileThreads >= 1 else { throw ServerError("thread counts must be ≥ 1") }
+        guard configuration.maxPrefetchTiles >= 0 else { throw ServerError("maxPrefetchTiles must be ≥ 0") }
+        guard configuration.openTileFilesPerLoop >= 0 else { throw ServerError("openTileFilesPerLoop must be ≥ 0") }
+        let durations = [configuration.headTimeout, configuration.idleTimeout, configuration.rescanInterval, configuration.shutdownGracePeriod]
+        guard durations.allSatisfy({ $0 > .zero }) else { throw ServerError("timeouts and intervals must be > 0") }
+        guard configuration.maxHeadBytes >= 256, configuration.maxPathBytes >= 16 else {
+            throw ServerError("maxHeadBytes must be ≥ 256 and maxPathBytes ≥ 16")
+        }
+        try configuration.iiif.validate()
+    }
+
+    /// The bootstrap that gives each connection the handlers of ``addHandlers(to:resources:)``.
+    func bootstrap() -> ServerBootstrap {
+        let loops = self.loops
+        let runtime = self
+        return ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    runtime.context.connections.add(channel)
+                    try runtime.addHandlers(to: channel, resources: loops[ObjectIdentifier(channel.eventLoop)]!)
+                }
+            }
+    }
+
+    /// Adds one connection's handlers to `channel` (on its event loop, whose `resources` they use): timeouts →
+    /// ``SimpleRequestDecoder`` → NIO's HTTP/1.1 decoder (size limits) → ``ConnectionHandler``. The bootstrap and
+    /// the socket-free tests build connections with it.
+    func addHandlers(to channel: any Channel, resources: LoopResources) throws {
+        let configuration = self.configuration
+        let metrics = context.metrics
+        let timeouts = ConnectionTimeoutHandler(
+            headTimeout: TimeAmount(configuration.headTimeout), idleTimeout: TimeAmount(configuration.idleTimeout)
+        ) { sentResponse in
+            if sentResponse {
+                metrics.record(route: .invalid, status: .requestTimeout, nanoseconds: 0, shard: resources.metricsShard)
+            }
+        }
+        let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: configuration.decoderLimits)
+        let handler = ConnectionHandler(
+            services: context, date: resources.date.value, openTiles: resources.openTiles.value, catalog: resources.catalog.value,
+            metricsShard: resources.metricsShard, timeouts: timeouts)
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(timeouts)
+        try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, takes: Router.answersFromTarget))
+        try pipeline.addHandler(ByteToMessageHandler(decoder))
+        try pipeline.addHandler(handler)
+    }
+
+    /// Stops the threads (after a failed start).
+    func shutdown() async {
+        await context.renders.shutdown()
+        await context.warmer.shutdown()
+        try? await threadPool.shutdownGracefully()
+        try? await group.shutdownGracefully()
+    }
+}

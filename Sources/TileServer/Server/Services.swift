@@ -1,0 +1,45 @@
+import NIOCore
+
+/// The services every connection's handler uses: the catalog, the tile store, the viewer's files, the metrics and the
+/// pre-encoded response pieces. Immutable or internally synchronised.
+final class Services: Sendable {
+    /// The configuration the server started with.
+    let configuration: ServerConfiguration
+    /// The pyramids being served.
+    let catalog: ImageCatalog
+    /// The tile cache and loader.
+    let tiles: TileStore
+    /// Background loading of the tiles visible-rect queries return.
+    let warmer: TileWarmer
+    /// The IIIF render threads.
+    let renders: RenderPool
+    /// The viewer's files, if a `Public/` folder was found.
+    let staticFiles: StaticFiles?
+    /// Request counters.
+    let metrics: Metrics
+    /// The open client connections.
+    let connections: ConnectionRegistry
+    /// The fixed pieces of responses.
+    let blocks = ResponseBlocks()
+
+    /// Assembles the shared state.
+    init(
+        configuration: ServerConfiguration, catalog: ImageCatalog, tiles: TileStore, warmer: TileWarmer, renders: RenderPool,
+        staticFiles: StaticFiles?,
+        metrics: Metrics, connections: ConnectionRegistry
+    ) {
+        self.configuration = configuration
+        self.catalog = catalog
+        self.tiles = tiles
+        self.warmer = warmer
+        self.renders = renders
+        self.staticFiles = staticFiles
+        self.metrics = metrics
+        self.connections = connections
+    }
+
+    /// The numbers `/metrics` shows besides request counts.
+    var statistics: ServerStatistics {
+        ServerStatistics(cache: tiles.cache.statistics, tiles: tiles, images: catalog.count, connections: connections.count)
+    }
+}

@@ -1,0 +1,16 @@
+import NIOCore
+
+extension LoadedFile {
+    /// Prepares `bytes` as a body with the strong entity tag `etag` (quotes included), copying them once.
+    init(bytes: [UInt8], etag: String) {
+        let etagLine = "ETag: \(etag)\r\n"
+        let lengthLine = "Content-Length: \(bytes.count)\r\n\r\n"
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(etagLine.utf8.count + lengthLine.utf8.count + bytes.count)
+        buffer.writeString(etagLine)
+        buffer.writeString(lengthLine)
+        let bodyOffset = buffer.writerIndex
+        buffer.writeBytes(bytes)
+        self.init(preparedBuffer: buffer, etagLineLength: etagLine.utf8.count, bodyOffset: bodyOffset)
+    }
+}

@@ -1,0 +1,94 @@
+import CFileIO
+import Glibc
+import NIOCore
+
+/// A tile file kept open to be sent with `sendfile` (the kernel copies the page cache to the socket; the bytes
+/// never enter the process), with its response header lines prepared once.
+///
+/// Immutable; kept by one event loop's table (see ``OpenTileFiles``). The descriptor is closed when the last reference goes: the
+/// loop's table, or a response still being written.
+final class OpenTile: Sendable {
+    /// The open file; sent with `FileRegion`s.
+    let handle: NIOFileHandle
+    /// The file's size in bytes.
+    let size: Int
+    /// `ETag: "…"\r\nContent-Length: N\r\n\r\n`, as in ``LoadedFile``.
+    let head: ByteBuffer
+    /// The length of the `ETag` line at the start of ``head``.
+    let etagLineLength: Int
+    private let descriptor: Int32
+    private let modified: timespec
+
+    /// Opens tile file `{column}_{row}.{format}` of the level folder open as `directory` (see ``LevelDirectories``)
+    /// with `O_NOFOLLOW`, so it cannot leave that checked folder.
+    ///
+    /// - Returns: `nil` when the name is missing, is a symlink (the path-based load judges those), is not a regular
+    ///   file or is larger than `maxBytes`, or no descriptor is left: the caller reads the tile the usual way, which
+    ///   gives the right answer or error.
+    init?(column: Int32, row: Int32, format: String.UTF8View, in directory: Int32, maxBytes: Int) {
+        let descriptor = FileLoader.openTile(column: column, row: row, format: format, in: directory)
+        guard descriptor >= 0 else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) <= maxBytes else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+        self.size = Int(status.st_size)
+        self.modified = status.st_mtim
+        var head = ByteBuffer()
+        head.reserveCapacity(LoadedFile.maxHeadLength)
+        self.etagLineLength = LoadedFile.writeHead(
+            into: &head, size: size, seconds: Int(status.st_mtim.tv_sec), nanoseconds: Int(status.st_mtim.tv_nsec))
+        self.head = head
+        self.handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
+    }
+
+    deinit {
+        try? handle.close()
+    }
+
+    /// Whether the file is still as it was opened: not unlinked, same size and modification time. One `fstat`.
+    ///
+    /// Tiles are not meant to change in place, but a file truncated under `sendfile` would leave the response
+    /// short of its `Content-Length`: checked before every send, such a file is reopened instead.
+    var isCurrent: Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return false }
+        return status.st_nlink > 0 && Int(status.st_size) == size && status.st_mtim.tv_sec == modified.tv_sec
+            && status.st_mtim.tv_nsec == modified.tv_nsec
+    }
+
+    /// What a cached copy would cost against the cache's budget: the header lines plus the body, in bytes.
+    var cost: Int { head.readableBytes + size }
+
+    /// The entity tag with its quotes, as sent.
+    var etag: ByteBufferView { LoadedFile.etag(in: head, etagLineLength: etagLineLength) }
+
+    /// The `ETag` line alone (for 304).
+    var etagLine: ByteBuffer { LoadedFile.etagLine(in: head, etagLineLength: etagLineLength) }
+
+    /// Whether every byte is in the page cache, so that sending it cannot wait for the disk; `nil` when this kernel
+    /// cannot tell (before Linux 6.5, or a seccomp filter): then treat it as not. One system call.
+    var isInPageCache: Bool? {
+        switch tiler_is_in_page_cache(descriptor, size) {
+        case 1: true
+        case 0: false
+        default: nil
+        }
+    }
+
+    /// Reads the whole file into a ``LoadedFile`` (for the cache) from the open descriptor, waiting for the disk if
+    /// need be: for file threads, which are handed the file a miss opened rather than opening it again. Its size and
+    /// time are those checked by the last ``isCurrent``.
+    func read() throws(FileLoadError) -> LoadedFile {
+        // Without pageCacheOnly the read never gives up for want of memory: nil cannot come back.
+        try FileLoader.readOpened(descriptor, size: size, modified: modified, pageCacheOnly: false)!
+    }
+
+    /// Reads the whole file into a ``LoadedFile`` (for the cache) from the open descriptor, without waiting for the
+    /// disk; `nil` if that would wait. Its size and time are those checked by the last ``isCurrent`` (no `fstat`).
+    func readIfCached() throws(FileLoadError) -> LoadedFile? {
+        try FileLoader.readOpened(descriptor, size: size, modified: modified, pageCacheOnly: true)
+    }
+}

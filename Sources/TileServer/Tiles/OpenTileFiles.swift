@@ -1,0 +1,59 @@
+import NIOCore
+import TileCache
+
+/// One event loop's table of open tile files, like nginx's `open_file_cache`: a miss that is sent from its file
+/// (see ``TileLookup/miss(_:of:onRead:)``) skips `openat`, `fstat` and `close` when
+/// the file was opened before. The least recently used file is closed when the table is full.
+///
+/// Staleness: like the tile cache, it trusts that a pyramid's tiles do not change in place (`tiler slice` replaces
+/// a pyramid whole, which gives it a new catalog id); the files of removed or replaced pyramids are closed by
+/// ``removeAll(images:)`` when the catalog notices.
+///
+/// Touched only on its event loop: no lock.
+final class OpenTileFiles {
+    /// The most files held open.
+    let capacity: Int
+    private var files: LRUCache<TileKey, OpenTile>
+
+    /// Creates an empty table holding at most `capacity` files (0: none, every call of ``file(for:of:maxBytes:)``
+    /// answers `nil`).
+    init(capacity: Int) {
+        self.capacity = capacity
+        self.files = LRUCache(budget: capacity)
+    }
+
+    /// Tile `key` of `image`, open: from the table if the file is unchanged (one `fstat`, see
+    /// ``OpenTile/isCurrent``), or opened now (one `openat` and one `fstat`) and kept.
+    ///
+    /// - Returns: `nil` when the table is off, the pyramid's level folder is not open, or the file cannot be opened
+    ///   here (see ``OpenTile/init(column:row:format:in:maxBytes:)``).
+    /// - Complexity: O(1).
+    func file(for key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenTile? {
+        guard capacity > 0 else { return nil }
+        if let file = files.value(for: key) {
+            if file.isCurrent { return file }
+            files.removeValue(for: key)
+        }
+        guard let directory = image.levels.descriptor(level: Int(key.level)),
+            let file = OpenTile(column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory, maxBytes: maxBytes)
+        else { return nil }
+        files.insert(file, for: key, cost: 1)
+        return file
+    }
+
+    /// Closes the files of the given images (once no response is still sending them).
+    ///
+    /// - Complexity: O(n) for n open files.
+    func removeAll(images: Set<Int>) {
+        guard !images.isEmpty else { return }
+        let doomed = files.compactMap { images.contains($0.key.image) ? $0.key : nil }
+        for key in doomed {
+            files.removeValue(for: key)
+        }
+    }
+
+    /// Closes every file (once no response is still sending it).
+    func removeAll() {
+        files.removeAll()
+    }
+}

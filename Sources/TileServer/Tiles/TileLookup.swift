@@ -1,0 +1,60 @@
+import NIOCore
+
+/// "Give me this tile": the one place that decides how a tile is answered — from the cache, sent from its open file,
+/// read now from the page cache, or read on a file thread (joining a read already in flight) — owning the cache's
+/// admission check, the page-cache check and the event loop's open-file table. The router turns its answers into
+/// responses.
+///
+/// One per connection, used on its event loop (``OpenTileFiles`` is the loop's); the store behind it is shared.
+struct TileLookup {
+    /// What a miss comes to.
+    enum Miss {
+        /// Not admitted to the cache, and all in the page cache: send it from this open file (`sendfile`).
+        case sendFile(OpenTile)
+        /// Read now without waiting for the disk — admitted into the cache, or, not admitted, read to be sent once —
+        /// or failed for certain.
+        case read(Result<LoadedFile, any Error>)
+        /// Being read on a file thread (this request's read or one already in flight): the result goes to the
+        /// `onRead` given, once, from another thread.
+        case reading
+    }
+
+    /// The tile cache and its reads, shared by every loop.
+    let store: TileStore
+    /// The event loop's open tile files.
+    let openFiles: OpenTileFiles
+    /// Whether to ask `cachestat(2)` before sending a file (see ``ServerConfiguration``).
+    let usesCachestat: Bool
+
+    /// The cached tile for `key`, marked most recently used (counts a hit or a miss).
+    func cached(_ key: TileKey) -> LoadedFile? {
+        store.cached(key)
+    }
+
+    /// Tile `key` of `image`, which was not cached. When the cache is full and does not admit the tile (it was not
+    /// asked for more often lately than the tile it would evict), the tile is answered from its open file without
+    /// entering the cache: sent as it is (`sendfile`, nothing copied into the process) when `cachestat` says it is all
+    /// in the page cache; where the kernel cannot tell (before Linux 6.5), read without waiting (`RWF_NOWAIT`) and
+    /// sent. Otherwise the tile is read into the cache: at once when it can be read without waiting (page cache),
+    /// else on a file thread, which reads the file this miss opened (not the name again).
+    func miss(_ key: TileKey, of image: CatalogImage, onRead: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void) -> Miss {
+        let file = openFiles.file(for: key, of: image, maxBytes: store.maxTileBytes)
+        if let file, !store.cache.admits(key, cost: file.cost) {
+            switch usesCachestat ? file.isInPageCache : nil {
+            case true?:
+                store.countFileSend()
+                return .sendFile(file)
+            case nil:
+                // Errors (a file changed while read) and a file not all in memory take the usual path below.
+                if let read = try? file.readIfCached() {
+                    store.countFileSend()
+                    return .read(.success(read))
+                }
+            case false?:
+                break
+            }
+        }
+        guard let now = store.loadNow(key, of: image, opened: file, onResult: onRead) else { return .reading }
+        return .read(now)
+    }
+}

@@ -1,0 +1,168 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+import TileCache
+
+/// The tiles in memory: a byte-budgeted LRU cache of ``LoadedFile``s in front of the disk, where concurrent misses
+/// for one tile share a single read (``SingleFlight``) done on a thread pool, never on an event loop.
+final class TileStore: Sendable {
+    /// The cache; its statistics feed `/metrics`.
+    let cache: ConcurrentLRUCache<TileKey, LoadedFile>
+    private let flights = SingleFlight<TileKey, LoadedFile>()
+    private let threadPool: NIOThreadPool
+    private let reads = Atomic<Int>(0)
+    private let inlineReads = Atomic<Int>(0)
+    private let warmingReads = Atomic<Int>(0)
+    private let fileSends = Atomic<Int>(0)
+    /// Tile files larger than this are refused.
+    let maxTileBytes: Int
+
+    /// Creates an empty store holding at most `budget` bytes, reading on `threadPool` what is not in the page cache.
+    init(budget: Int, threadPool: NIOThreadPool, maxTileBytes: Int = 64 << 20) {
+        // Sized for tiles of about 16 KiB.
+        self.cache = ConcurrentLRUCache(budget: budget, admission: .frequency(expectedEntries: budget >> 14))
+        self.threadPool = threadPool
+        self.maxTileBytes = maxTileBytes
+    }
+
+    /// Tile files read into the cache so far: by requests (on an event loop or a file thread) and by warming.
+    var readCount: Int { reads.load(ordering: .relaxed) }
+    /// Of ``readCount``, the reads done on an event loop (page cache, no thread hop).
+    var eventLoopReadCount: Int { inlineReads.load(ordering: .relaxed) }
+    /// Of ``readCount``, the reads done by background warming.
+    var warmingReadCount: Int { warmingReads.load(ordering: .relaxed) }
+    /// Misses the cache did not admit, sent from their files without entering the cache.
+    var fileSendCount: Int { fileSends.load(ordering: .relaxed) }
+
+    /// Counts a miss the cache did not admit, sent from its file instead.
+    func countFileSend() {
+        fileSends.add(1, ordering: .relaxed)
+    }
+
+    /// The cached tile for `key`, marked most recently used; counts a cache hit or miss.
+    func cached(_ key: TileKey) -> LoadedFile? {
+        cache.value(for: key)
+    }
+
+    /// Loads tile `key` of `image` for an event loop: at once when its bytes are in the page cache (as nginx reads
+    /// small files, but never waiting for the device), else on the file threads like ``load(_:of:onResult:)``.
+    /// Joins a load already under way for `key`, so concurrent misses still read once. `opened`, the tile's file
+    /// already open on this loop, spares the event loop's read an `openat`.
+    ///
+    /// - Returns: The result when it was had at once (`onResult` is then never called), or `nil`: `onResult` will be
+    ///   called once, on another thread.
+    func loadNow(
+        _ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil,
+        onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void
+    ) -> Result<LoadedFile, any Error>? {
+        guard flights.lead(key, otherwise: onResult) else { return nil }
+        if let file = cache.peek(key) {
+            flights.complete(key, with: .success(file))
+            return .success(file)
+        }
+        let result: Result<LoadedFile, any Error>
+        do {
+            let loaded: LoadedFile?
+            if let opened {
+                loaded = try opened.readIfCached()
+            } else {
+                loaded = try readTile(key, of: image, pageCacheOnly: true)
+            }
+            guard let file = loaded else {
+                // On disk only: wait for a file thread like any other caller.
+                _ = flights.join(key, onResult: onResult)
+                // The file opened for this miss is the file read: the thread gets the descriptor, not the name.
+                threadPool.submit { [self] state in read(key, of: image, opened: opened, state: state) }
+                return nil
+            }
+            inlineReads.add(1, ordering: .relaxed)
+            result = .success(store(file, for: key, of: image))
+        } catch {
+            result = .failure(error)
+        }
+        flights.complete(key, with: result)
+        return result
+    }
+
+    /// Reads tile `key` of `image` into the cache unless it is there or being read: for the warming thread, which
+    /// never joins a request's read nor makes one wait for it (it runs at the lowest priority). Blocking.
+    func warm(_ key: TileKey, of image: CatalogImage) {
+        guard image.isServed, !cache.contains(key), flights.waiterCount(for: key) == nil else { return }
+        guard let file = try? readTile(key, of: image, pageCacheOnly: false) else { return }
+        if !cache.contains(key) {
+            warmingReads.add(1, ordering: .relaxed)
+            _ = store(file, for: key, of: image)
+        }
+    }
+
+    /// Loads tile `key` of `image` and calls `onResult` once, on a thread-pool thread: with the tile, or with a
+    /// ``FileLoadError`` (or `CancellationError` while shutting down). Joins a load already under way for `key`.
+    func load(_ key: TileKey, of image: CatalogImage, onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void) {
+        if flights.join(key, onResult: onResult) {
+            startLoad(key, of: image)
+        }
+    }
+
+    /// Drops every cached tile of the images with the given ids.
+    func evict(images: Set<Int>) {
+        guard !images.isEmpty else { return }
+        cache.removeAll { images.contains($0.image) }
+    }
+
+    private func startLoad(_ key: TileKey, of image: CatalogImage) {
+        threadPool.submit { [self] state in read(key, of: image, state: state) }
+    }
+
+    /// The file-thread side of a flight: reads (unless cached meanwhile or shutting down) and completes it.
+    private func read(_ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil, state: NIOThreadPool.WorkItemState) {
+        let result: Result<LoadedFile, any Error>
+        if let file = cache.peek(key) {
+            // Filled by a flight that completed between this caller's miss and its join.
+            result = .success(file)
+        } else if case .cancelled = state {
+            result = .failure(CancellationError())
+        } else {
+            do {
+                let file: LoadedFile
+                if let opened {
+                    file = try opened.read()
+                } else {
+                    file = try readTile(key, of: image, pageCacheOnly: false)!
+                }
+                result = .success(store(file, for: key, of: image))
+            } catch {
+                result = .failure(error)
+            }
+        }
+        flights.complete(key, with: result)
+    }
+
+    /// Reads tile `key` of `image`: through its open level folder when there is one, else by path (checked with
+    /// `realpath`). `nil` only with `pageCacheOnly`, when the bytes are not all in memory.
+    private func readTile(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool) throws(FileLoadError) -> LoadedFile? {
+        if let directory = image.levels.descriptor(level: Int(key.level)) {
+            switch try FileLoader.loadTile(
+                column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory, maxBytes: maxTileBytes,
+                pageCacheOnly: pageCacheOnly)
+            {
+            case .loaded(let file): return file
+            case .notInMemory: return nil
+            case .askByPath: break
+            }
+        }
+        let path = image.tilePath(key)
+        if pageCacheOnly {
+            return try FileLoader.loadIfCached(path, inside: image.root, maxBytes: maxTileBytes)
+        }
+        return try FileLoader.load(path, inside: image.root, maxBytes: maxTileBytes)
+    }
+
+    /// Counts a read of `file` and caches it; returns it.
+    private func store(_ file: LoadedFile, for key: TileKey, of image: CatalogImage) -> LoadedFile {
+        reads.add(1, ordering: .relaxed)
+        cache.insert(file, for: key, cost: file.cost)
+        // An image removed while its tile was being read must not leave the tile behind.
+        if !image.isServed { cache.removeValue(for: key) }
+        return file
+    }
+}

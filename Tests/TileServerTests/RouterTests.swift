@@ -1,0 +1,55 @@
+import NIOCore
+import Testing
+
+@testable import TileServer
+
+/// The router without a socket: each route's answer as a ``Response`` value.
+@Suite struct RouterTests {
+    static func body(_ response: Response) -> (status: HTTPStatus, text: String)? {
+        switch response {
+        case .body(let status, _, _, let body): (status, String(buffer: body))
+        case .file(let file, _, _): (.ok, String(decoding: file.buffer.readableBytesView.dropFirst(file.bodyOffset), as: UTF8.self))
+        case .error(let error, _, _): (error.status, error.json)
+        case .openFile, .later: nil
+        }
+    }
+
+    @Test func answersEachRouteWithAValue() async throws {
+        let fixture = try PyramidFixture()
+        try fixture.addPyramid("alpha", width: 1000, height: 600, tileBytes: 500)
+        let connection = try await EmbeddedConnection(testConfiguration(root: fixture.root))
+        let router = connection.router()
+        var exchange = Exchange(malformedAt: .now())
+        let health = Self.body(router.respond(uri: "/healthz", exchange: &exchange))
+        #expect(health?.status == .ok && health?.text == #"{"status":"ok","images":1}"#)
+        #expect(exchange.route == .health)
+        let list = Self.body(router.respond(uri: "/api/images", exchange: &exchange))
+        #expect(
+            list?.text
+                == #"[{"name":"alpha","width":1000,"height":600,"tileSize":256,"overlap":0,"format":"jpg","maxLevel":10,"dzi":"/images/alpha.dzi"}]"#
+        )
+        let tile = Self.body(router.respond(uri: "/images/alpha_files/10/3_2.jpg", exchange: &exchange))
+        #expect(exchange.route == .tile)
+        #expect(tile?.status == .ok && Array(tile!.text.utf8) == PyramidFixture.tileBytes(level: 10, column: 3, row: 2, count: 500))
+        let missing = Self.body(router.respond(uri: "/images/alpha_files/11/0_0.jpg", exchange: &exchange))
+        #expect(missing?.status == .notFound && missing?.text == #"{"error":"alpha has no tile 11/0_0.jpg","status":404}"#)
+        let unknown = Self.body(router.respond(uri: "/images/nobody.dzi", exchange: &exchange))
+        #expect(unknown?.status == .notFound && unknown?.text == #"{"error":"no image named nobody","status":404}"#)
+        let badQuery = Self.body(router.respond(uri: "/api/images/alpha/visible?x=0&y=0&width=10&height=10&zoomScale=-1", exchange: &exchange))
+        #expect(badQuery?.status == .badRequest && badQuery?.text.contains("zoomScale") == true)
+        let traversal = Self.body(router.respond(uri: "/images/%2e%2e/secret", exchange: &exchange))
+        #expect(traversal?.status == .badRequest || traversal?.status == .notFound)
+        await connection.stop()
+    }
+
+    @Test func onlyIIIFRequestsNeedTheirHeaders() {
+        let claimed = ["/iiif/3/a/info.json", "/iiif/2/a/info.json", "/iiif/"]
+        let plain = ["/images/a.dzi", "/iiif", "/api/images", "/"]
+        for target in claimed {
+            #expect(!Array(target.utf8).withUnsafeBytes { Router.answersFromTarget($0) }, "\(target)")
+        }
+        for target in plain {
+            #expect(Array(target.utf8).withUnsafeBytes { Router.answersFromTarget($0) }, "\(target)")
+        }
+    }
+}
