@@ -6,7 +6,7 @@
  * 60% to slicing a large image. A matrix-shaper profile is three tone curves and a 3×3 matrix, so the same
  * conversion is three 256-entry decoding tables, a matrix and one encoding table — several times faster. The tables
  * are read from the profiles by lcms, and before they are used they are checked against lcms's unoptimised
- * floating-point transform over a 17³ grid of colours plus every gray: if any sample differs by more than 1 level (a
+ * floating-point transform over a 9³ grid of colours plus every gray: if any sample differs by more than 1 level (a
  * profile whose black point compensation or curves the tables do not capture), the lcms transform is used instead. Gray 8-bit sources use a
  * 256-entry table filled by a floating-point lcms transform.
  */
@@ -58,7 +58,7 @@ static void tiler_lcms_prepare_gray(tiler_lcms_transform *t, cmsHPROFILE source,
     cmsDeleteTransform(precise);
     for (int i = 0; i < 256; i++) {
         float level = out[i] * 255.0f + 0.5f;
-        t->gray[i] = (unsigned char)(level < 0 ? 0 : level > 255 ? 255 : level);
+        t->gray[i] = (unsigned char)(level > 0 ? (level < 255 ? level : 255) : 0);
     }
     t->fast = TILER_LCMS_FAST_GRAY8;
 }
@@ -72,6 +72,7 @@ static int tiler_lcms_tables(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPR
         for (int c = 0; c < 3; c++) {
             double sum = 0;
             for (int k = 0; k < 3; k++) sum += inverse[r * 3 + k] * from[k * 3 + c];
+            if (!isfinite(sum) || fabs(sum) > 1e6) return 0;
             t->matrix[r * 3 + c] = (float)sum;
         }
     }
@@ -79,7 +80,11 @@ static int tiler_lcms_tables(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPR
     for (int c = 0; c < 3; c++) {
         const cmsToneCurve *curve = cmsReadTag(source, trcs[c]);
         if (curve == NULL) return 0;
-        for (int i = 0; i < 256; i++) t->linear[c][i] = cmsEvalToneCurveFloat(curve, (cmsFloat32Number)(i / 255.0));
+        for (int i = 0; i < 256; i++) {
+            float v = cmsEvalToneCurveFloat(curve, (cmsFloat32Number)(i / 255.0));
+            if (!isfinite(v)) return 0;
+            t->linear[c][i] = v;
+        }
     }
     const cmsToneCurve *encoding = cmsReadTag(destination, cmsSigRedTRCTag);
     cmsToneCurve *reverse = encoding == NULL ? NULL : cmsReverseToneCurve(encoding);
@@ -87,16 +92,16 @@ static int tiler_lcms_tables(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPR
     for (int i = 0; i <= TILER_LCMS_OUT_STEPS; i++) {
         float v = cmsEvalToneCurveFloat(reverse, (cmsFloat32Number)i / TILER_LCMS_OUT_STEPS);
         float level = v * 255.0f + 0.5f;
-        t->encode[i] = (unsigned char)(level < 0 ? 0 : level > 255 ? 255 : level);
+        t->encode[i] = (unsigned char)(level > 0 ? (level < 255 ? level : 255) : 0);
     }
     cmsFreeToneCurve(reverse);
     return 1;
 }
 
 /* The largest difference between the tables and lcms's unoptimised floating-point transform (the exact answer)
- * over a 17³ grid and every gray; 256 if it cannot check. */
+ * over a 9³ grid and every gray; 256 if it cannot check. */
 static int tiler_lcms_table_error(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination) {
-    enum { grid = 17, count = grid * grid * grid + 256 };
+    enum { grid = 9, count = grid * grid * grid + 256 };
     int step = t->input.alpha ? 4 : 3;
     cmsHTRANSFORM exact_transform =
         cmsCreateTransformTHR(t->context, source, TYPE_RGB_FLT, destination, TYPE_RGB_FLT, INTENT_RELATIVE_COLORIMETRIC,
@@ -128,7 +133,7 @@ static int tiler_lcms_table_error(tiler_lcms_transform *t, cmsHPROFILE source, c
         for (size_t i = 0; i < (size_t)count; i++) {
             for (int c = 0; c < 3; c++) {
                 float level = exact[i * 3 + c] * 255.0f;
-                level = level < 0 ? 0 : level > 255 ? 255 : level;
+                level = level > 0 ? (level < 255 ? level : 255) : 0;
                 int d = abs((int)(level + 0.5f) - (int)fast[i * step + c]);
                 if (d > worst) worst = d;
             }
@@ -143,20 +148,22 @@ static int tiler_lcms_table_error(tiler_lcms_transform *t, cmsHPROFILE source, c
     return worst;
 }
 
-void tiler_lcms_prepare_fast(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination) {
+int tiler_lcms_prepare_fast(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination) {
     t->fast = TILER_LCMS_FAST_NONE;
-    if (t->input.bytes != 1) return;
+    if (t->input.bytes != 1) return 0;
     if (t->input.space == TILER_LCMS_SPACE_GRAY) {
         tiler_lcms_prepare_gray(t, source, destination);
-        return;
+        return t->fast != TILER_LCMS_FAST_NONE;
     }
-    if (t->input.space != TILER_LCMS_SPACE_RGB || !tiler_lcms_tables(t, source, destination)) return;
+    if (t->input.space != TILER_LCMS_SPACE_RGB || !tiler_lcms_tables(t, source, destination)) return 0;
     t->fast = TILER_LCMS_FAST_RGB8;
     if (tiler_lcms_table_error(t, source, destination) > 1) t->fast = TILER_LCMS_FAST_NONE;
+    return t->fast != TILER_LCMS_FAST_NONE;
 }
 
 static inline unsigned char tiler_lcms_encode(const tiler_lcms_transform *t, float v) {
-    v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+    /* Written so that NaN (from a damaged profile) becomes 0, never an index out of the table. */
+    v = v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
     return t->encode[(int)(v * TILER_LCMS_OUT_STEPS + 0.5f)];
 }
 

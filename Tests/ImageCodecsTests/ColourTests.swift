@@ -1,5 +1,6 @@
 import Foundation
 import ImageCodecs
+import SeededRandom
 import Testing
 
 /// Embedded profiles and PNG colour chunks are converted to sRGB, compared with Pillow's ImageCms (an independent
@@ -186,6 +187,35 @@ import Testing
         _ = try ImageDecoder.decode(path: path, options: DecodeOptions(onWarning: log.lenientOptions.onWarning))
         #expect(log.lines.count == 1)
         #expect(log.lines.first?.contains("CMYK with no usable embedded profile: converted to RGB with the uncalibrated formula") == true, "\(log.lines)")
+    }
+
+    @Test("Truncated and mutated profiles are parsed or refused, never a crash", .timeLimit(.minutes(1)))
+    func mutatedProfiles() throws {
+        let original = try ColourFixtures.profile("Gamma5000K")
+        var random = SplitMix64(seed: 15)
+        var outcomes = (built: 0, refused: 0)
+        var candidates = stride(from: 0, to: original.count, by: 193).map { Array(original.prefix($0)) }
+        for _ in 0..<300 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            }
+            candidates.append(bytes)
+        }
+        let pixels: [UInt8] = (0..<48).map { UInt8($0 * 5) }
+        var out = [UInt8](repeating: 0, count: 48)
+        for bytes in candidates {
+            do {
+                _ = try ICCProfile(bytes: bytes)
+                let transform = try ColourTransform(iccProfile: bytes, input: ColourInput(space: .rgb))
+                transform.apply(pixels, to: &out, pixels: 16)
+                outcomes.built += 1
+            } catch {
+                #expect(!error.message.isEmpty && !error.message.contains("\n"))
+                outcomes.refused += 1
+            }
+        }
+        #expect(outcomes.built > 0 && outcomes.refused > 0, "\(outcomes)")
     }
 
     @Test("Matrix-shaper 8-bit sources use the checked tables; 16-bit ones lcms itself")
