@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
 
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "SeededRandom"]),
-        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "SeededRandom"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "CLCMS", "SeededRandom"]),
         .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry", "SeededRandom"]),
         .testTarget(name: "TileCacheTests", dependencies: ["TileCache", "SeededRandom"]),
         .testTarget(

@@ -1,3 +1,4 @@
+import CLCMS
 import Foundation
 import ImageCodecs
 import SeededRandom
@@ -177,6 +178,32 @@ import Testing
         }
         #expect(try ImageDecoder.decode(path: tagged, options: DecodeOptions(colour: .keep)).bytes == image.bytes)
         #expect(try ImageDecoder.readHeader(path: tagged, options: DecodeOptions(colour: .keep)).colourConversion == nil)
+    }
+
+    @Test(
+        "CMYK, Adobe-inverted CMYK and YCCK JPEGs go through their embedded CMYK profile",
+        arguments: [JPEGFixture.all[9], JPEGFixture.all[10], JPEGFixture.all[11]])
+    func cmykProfile(fixture: JPEGFixture) throws {
+        var buffer: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        try #require(tiler_lcms_test_cmyk_profile(&buffer, &length) == 0)
+        defer { tiler_lcms_free(buffer) }
+        let profile = Array(UnsafeBufferPointer(start: buffer, count: length))
+        let directory = try TemporaryDirectory()
+        try fixture.write(to: directory.file("plain.jpg"))
+        let path = try directory.write(ColourFixtures.jpegWithICC(try directory.read("plain.jpg"), profile: profile), to: "tagged.jpg")
+        let log = WarningLog()
+        let decoded = try ImageDecoder.decode(path: path, options: DecodeOptions(onWarning: log.lenientOptions.onWarning))
+        #expect(log.lines.isEmpty, "\(log.lines)")
+        #expect(try ImageDecoder.readHeader(path: path).colourConversion?.contains("Tiler test CMYK") == true)
+        // The profile reproduces the uncalibrated formula, so each patch's centre must come out as that formula says
+        // (within 6 levels: JPEG, and a 9⁴ table); ink read the wrong way round would be off by over 100.
+        for patch in 0..<8 {
+            let (x, y) = (patch % 4 * 16 + 8, patch / 4 * 16 + 8)
+            let got = Array(decoded.bytes[(y * JPEGFixture.width + x) * 3..<(y * JPEGFixture.width + x) * 3 + 3])
+            let want = fixture.expectedPatch(patch)
+            #expect(ColourFixtures.maxDifference(got, want) <= 6, "patch \(patch): \(got) vs \(want)")
+        }
     }
 
     @Test("A CMYK JPEG without a profile says which conversion was used")

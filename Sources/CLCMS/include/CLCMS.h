@@ -65,4 +65,13 @@ const char *tiler_lcms_method(const tiler_lcms_transform *transform);
 /* Frees the transform. Accepts NULL. */
 void tiler_lcms_destroy(tiler_lcms_transform *transform);
 
+/*
+ * For the tests: a CMYK output profile whose AToB0 table reproduces the uncalibrated formula (see
+ * lcms_test_profile.c). Returns 0 and a buffer to free with tiler_lcms_free, or -1.
+ */
+int tiler_lcms_test_cmyk_profile(unsigned char **out, size_t *length);
+
+/* Frees a buffer from tiler_lcms_test_cmyk_profile. Accepts NULL. */
+void tiler_lcms_free(void *buffer);
+
 #endif

@@ -22,7 +22,8 @@ struct SliceReport {
         if keptColour && header.colourTag != .untagged {
             return "kept as stored (--keep-colour): the tiles carry the source's numbers, untagged; found \(header.colourTag.summary)"
         }
-        return header.colourConversion ?? "untouched (\(header.colourTag.summary))"
+        if let conversion = header.colourConversion { return conversion }
+        return header.colourTag == .untagged ? "untouched (no colour information: taken as sRGB)" : "untouched (\(header.colourTag.summary))"
     }
 
     var text: String {
