@@ -139,6 +139,10 @@ extension OrientedRowSource {
     }
 
     private func swapRows(_ a: UnsafeMutablePointer<UInt8>, _ b: UnsafeMutablePointer<UInt8>, bytes: Int) {
-        for i in 0..<bytes { swap(&a[i], &b[i]) }
+        let temporary = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes)
+        defer { temporary.deallocate() }
+        temporary.update(from: a, count: bytes)
+        a.update(from: b, count: bytes)
+        b.update(from: temporary, count: bytes)
     }
 }

@@ -15,7 +15,8 @@ public final class OrientedRowSource: RowSource {
     public let orientation: Orientation
     public let width: Int
     public let height: Int
-    public var channels: Int { source.channels }
+    /// Stored once: the hot loops below must not call through the `any RowSource` existential per pixel.
+    public let channels: Int
     /// Stored rows per block of the spool file, and displayed rows per band read back.
     let blockRows = 64
 
@@ -36,6 +37,7 @@ public final class OrientedRowSource: RowSource {
     public init(_ source: any RowSource, orientation: Orientation, scratchFolder: String, isCancelled: @escaping () -> Bool = { false }) {
         self.source = source
         self.orientation = orientation
+        self.channels = source.channels
         (width, height) = orientation.displaySize(width: source.width, height: source.height)
         self.scratchFolder = scratchFolder
         self.isCancelled = isCancelled
@@ -65,13 +67,18 @@ public final class OrientedRowSource: RowSource {
         return count
     }
 
-    /// Reverses the order of the pixels of one displayed row in place.
+    /// Reverses the order of the pixels of one displayed row in place. O(width).
     func mirror(_ row: UnsafeMutablePointer<UInt8>) {
-        var (left, right) = (0, width - 1)
+        let channels = self.channels
+        var (left, right) = (0, (width - 1) * channels)
         while left < right {
-            for sample in 0..<channels { swap(&row[left * channels + sample], &row[right * channels + sample]) }
-            left += 1
-            right -= 1
+            for sample in 0..<channels {
+                let value = row[left + sample]
+                row[left + sample] = row[right + sample]
+                row[right + sample] = value
+            }
+            left += channels
+            right -= channels
         }
     }
 }
