@@ -8,8 +8,6 @@
 
 #define TILER_LCMS_FAST_NONE 0
 #define TILER_LCMS_FAST_GRAY8 1
-#define TILER_LCMS_FAST_RGB8 2
-#define TILER_LCMS_OUT_STEPS 16384 /* linear-light steps of the output table: 0.2 sRGB levels per step at black */
 
 typedef struct tiler_lcms_log tiler_lcms_log;
 struct tiler_lcms_log {
@@ -24,15 +22,12 @@ struct tiler_lcms_transform {
     int channels;
     tiler_lcms_log log;
     char message[512];
-    int fast; /* TILER_LCMS_FAST_*: tables proven against `transform` at creation */
+    int fast; /* TILER_LCMS_FAST_*: a gray table replaces `transform` */
     unsigned char gray[256];
-    float linear[3][256];
-    float matrix[9];
-    unsigned char encode[TILER_LCMS_OUT_STEPS + 1];
 };
 
 cmsToneCurve *tiler_lcms_srgb_curve(cmsContext context);
-/* Builds the checked tables when they apply; returns 1 if `fast` is set (no lcms integer transform is needed). */
+/* Builds the gray table when it applies; returns 1 if `fast` is set (no lcms integer transform is needed). */
 int tiler_lcms_prepare_fast(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination);
 void tiler_lcms_apply_fast(const tiler_lcms_transform *t, const void *src, unsigned char *dst, size_t pixels);
 

@@ -157,7 +157,7 @@ static tiler_lcms_transform *tiler_lcms_finish(tiler_lcms_transform *t, cmsHPROF
         cmsUInt32Number out_format = gray ? (t->input.alpha ? TYPE_GRAYA_8 : TYPE_GRAY_8)
                                           : (t->input.alpha ? TYPE_RGBA_8 : TYPE_RGB_8);
         cmsUInt32Number flags = cmsFLAGS_BLACKPOINTCOMPENSATION | (t->input.alpha ? cmsFLAGS_COPY_ALPHA : 0);
-        /* The checked tables, when they apply, make lcms's own (slow to build) integer transform unnecessary. */
+        /* The gray table, when it applies, makes lcms's integer transform unnecessary. */
         if (!tiler_lcms_prepare_fast(t, source, destination)) {
             t->transform = cmsCreateTransformTHR(t->context, source, in_format, destination, out_format,
                                                  INTENT_RELATIVE_COLORIMETRIC, flags);
@@ -242,7 +242,7 @@ void tiler_lcms_apply(tiler_lcms_transform *t, const void *src, unsigned char *d
 int tiler_lcms_output_channels(const tiler_lcms_transform *t) { return t->channels; }
 
 const char *tiler_lcms_method(const tiler_lcms_transform *t) {
-    return t->fast == TILER_LCMS_FAST_NONE ? "lcms" : "lcms-checked tables";
+    return t->fast == TILER_LCMS_FAST_NONE ? "lcms" : "lcms gray table";
 }
 
 void tiler_lcms_destroy(tiler_lcms_transform *t) {

@@ -59,7 +59,7 @@ void tiler_lcms_apply(tiler_lcms_transform *transform, const void *src, unsigned
 /* Samples per output pixel: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA. */
 int tiler_lcms_output_channels(const tiler_lcms_transform *transform);
 
-/* How the rows are converted: "lcms" or, for 8-bit matrix-shaper sources, "lcms-checked tables" (see the .c). */
+/* How the rows are converted: "lcms", or "lcms gray table" for 8-bit gray sources (see lcms_fast.c). */
 const char *tiler_lcms_method(const tiler_lcms_transform *transform);
 
 /* Frees the transform. Accepts NULL. */

@@ -50,8 +50,8 @@ public final class ColourTransform {
     /// Samples per output pixel: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA (8 bits each).
     public var outputChannels: Int { Int(tiler_lcms_output_channels(handle)) }
 
-    /// `"lcms"`, or `"lcms-checked tables"` for 8-bit matrix-shaper and gray sources, whose tables are proven
-    /// against lcms's unoptimised floating-point transform (within 1 level) when the transform is built.
+    /// `"lcms"`, or `"lcms gray table"` for 8-bit gray sources: 256 values computed by lcms's unoptimised
+    /// floating-point transform when the transform is built (its optimised integer gray path is coarse near black).
     public var method: String { String(cString: tiler_lcms_method(handle)) }
 
     /// Converts `pixels` pixels laid out as ``input`` at `source` into 8-bit pixels at `destination`
