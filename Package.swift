@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Tiler: a tiled large-image server. Targets follow dependency lines:
-/// TileGeometry (pure) ← Slicing → ImageCodecs → CPNG / CJPEG (C shims), and a thin `tiler` executable.
+/// TileGeometry (pure) ← Slicing → ImageCodecs → CPNG / CJPEG / CLCMS (C shims), and a thin `tiler` executable.
 let package = Package(
     name: "Tiler",
     products: [
@@ -17,12 +17,14 @@ let package = Package(
         // Pure geometry: Deep Zoom pyramid, visible-rect query, UIScrollView math. Standard library only.
         .target(name: "TileGeometry"),
         // C shims: the only code that includes png.h / jpeglib.h; each entry point owns its setjmp.
-        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        // Little CMS 2: colour profiles to sRGB; its error handler is routed, never printed.
+        .target(name: "CLCMS", linkerSettings: [.linkedLibrary("lcms2")]),
         // C shim for the Linux file calls Swift's Glibc module hides (page-cache-only reads, fd real paths).
         .target(name: "CFileIO"),
         // Safe Swift over the shims: format sniffing, streaming row readers, tile encoders.
-        .target(name: "ImageCodecs", dependencies: ["CPNG", "CJPEG"]),
+        .target(name: "ImageCodecs", dependencies: ["CPNG", "CJPEG", "CLCMS"]),
         // A deterministic photo-like procedural picture of any size (demo and benchmark input).
         .target(name: "SampleImage", dependencies: ["ImageCodecs"]),
         // The streaming pyramid builder (dzsave's shape).
@@ -55,7 +57,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
-        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "TestSupport"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "CLCMS", "TestSupport"]),
         .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry", "TestSupport"]),
         .testTarget(name: "TileCacheTests", dependencies: ["TileCache", "TestSupport"]),
         .testTarget(

@@ -11,11 +11,17 @@ public struct DecodeOptions: Sendable {
     /// Receives warnings as one line each, prefixed with the path (at most 100 per file). Called on
     /// the thread that is decoding, while it decodes.
     public var onWarning: (@Sendable (String) -> Void)?
+    /// What to do with embedded colour profiles and colour chunks: convert to sRGB (the default), keep the
+    /// numbers, or convert and fail on a profile that cannot be used.
+    public var colour: ColourPolicy = .convert
 
     /// Creates options; the defaults fail loudly on damage and accept up to 2^34 pixels.
-    public init(maxPixels: Int = 1 << 34, lenient: Bool = false, onWarning: (@Sendable (String) -> Void)? = nil) {
+    public init(
+        maxPixels: Int = 1 << 34, lenient: Bool = false, onWarning: (@Sendable (String) -> Void)? = nil, colour: ColourPolicy = .convert
+    ) {
         self.maxPixels = maxPixels
         self.lenient = lenient
         self.onWarning = onWarning
+        self.colour = colour
     }
 }

@@ -16,11 +16,11 @@ public enum ImageDecoder {
         let file = try InputFile.open(path: path)
         switch file.format {
         case .png:
-            let (source, header) = try PNGRowSource.open(file: file, options: options)
-            return StripReader(source: source, header: header, path: path)
+            let (source, header, transform) = try PNGRowSource.open(file: file, options: options)
+            return StripReader(source: source, header: header, path: path, transform: transform)
         case .jpeg:
-            let (source, header) = try JPEGRowSource.open(file: file, options: options)
-            return StripReader(source: source, header: header, path: path)
+            let (source, header, transform) = try JPEGRowSource.open(file: file, options: options)
+            return StripReader(source: source, header: header, path: path, transform: transform)
         }
     }
 

@@ -25,6 +25,17 @@ public struct ImageHeader: Sendable, Equatable {
     /// APP1 Exif marker. Rows are always delivered as stored; applying the orientation is the caller's choice.
     public var orientation: Int?
 
+    /// What the file says about its colours (profile, PNG colour chunks, or nothing).
+    public var colourTag: ColourTag = .untagged
+    /// How delivered rows differ from the stored numbers, e.g. `"ICC profile \"Adobe RGB (1998)\" → sRGB"`;
+    /// nil when rows carry the stored numbers (untagged, sRGB, `--keep-colour`).
+    public var colourConversion: String?
+
+    /// The size once `orientation` is applied: width and height swap for orientations 5–8.
+    public var displaySize: (width: Int, height: Int) {
+        (orientation ?? 1) >= 5 ? (height, width) : (width, height)
+    }
+
     /// Whether rows can be decoded in strips with memory O(width × strip height).
     public var canStream: Bool { !interlaced }
 
