@@ -14,12 +14,16 @@ struct InfoReport {
 
     var text: String {
         var lines: [String] = []
-        let name = header.format == .png ? "PNG" : "JPEG"
+        let name = header.tiff?.bigTIFF == true ? "BigTIFF" : header.format.displayName
         var facts = ["\(header.bitDepth)-bit \(header.colorType)"]
         if let subsampling = header.chromaSubsampling { facts.append(subsampling) }
         if header.format == .jpeg { facts.append(header.progressive ? "progressive" : "baseline") }
-        if let orientation = header.orientation { facts.append("EXIF orientation \(orientation)") }
+        if let orientation = header.orientation {
+            facts.append(header.format == .tiff ? "orientation \(orientation)" : "EXIF orientation \(orientation)")
+        }
+        if let icc = header.iccProfile { facts.append("ICC profile (\(icc.count) bytes)") }
         lines.append("\(path): \(name), \(header.width) × \(header.height), \(facts.joined(separator: ", "))")
+        if let tiff = header.tiff { lines += Self.tiffLines(tiff) }
         lines.append("  decodes to: \(header.pixelFormat.name), \(header.channels) channel\(header.channels == 1 ? "" : "s"), 8-bit")
         if header.interlaced {
             let bytes = header.width * header.height * header.channels
@@ -55,6 +59,8 @@ struct InfoReport {
             ] as [String: Any],
         ]
         if let rows = verifiedRows { object["verifiedRows"] = rows }
+        if let tiff = header.tiff { object["tiff"] = Self.tiffObject(tiff) }
+        if let icc = header.iccProfile { object["iccProfileBytes"] = icc.count }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self) + "\n"
     }

@@ -1,0 +1,54 @@
+/* The reader's state, shared by tiff_reader.c, tiff_header.c and tiff_rows.c (not part of the module's API). */
+#ifndef TILER_TIFF_READER_INTERNAL_H
+#define TILER_TIFF_READER_INTERNAL_H
+
+#include "CTIFF.h"
+
+#include <tiffio.h>
+
+/* What one delivered pixel is made of. */
+enum tiler_tiff_kind { TILER_KIND_GRAY, TILER_KIND_RGB, TILER_KIND_PALETTE, TILER_KIND_CMYK };
+
+struct tiler_tiff_reader {
+    TIFF *tif;
+    int fd; /* owned: TIFFClose closes it */
+    int lenient;
+    tiler_tiff_warning_fn warn;
+    void *warn_context;
+    int warnings;
+
+    int code;                 /* TILER_TIFF_* of the first error, sticky */
+    int64_t error_row;
+    char message[512];
+    char library_error[512];  /* the first error libtiff reported, consumed by tiler_tiff_library_failure */
+    char damage[400];         /* strict mode: a libjpeg damage warning, turned into an error after the read */
+    int header_done;
+
+    /* The page being read. */
+    uint32_t width, height;
+    int bps, spp, photometric, planar, path, out_channels, alpha, alpha_sample;
+    enum tiler_tiff_kind kind;
+    int white_is_zero;        /* MinIsWhite */
+    uint16_t *colormap[3];    /* owned by libtiff */
+    int colormap_8bit;        /* every entry ≤ 255: an old writer's 8-bit map */
+    uint32_t tile_width, tile_height, rows_per_strip, strips_per_plane;
+
+    /* The current band: planes × band_rows rows of plane_row_bytes, holding image rows band_start ..< band_start + band_rows. */
+    unsigned char *band;
+    size_t plane_row_bytes;
+    uint32_t band_capacity_rows;
+    uint32_t band_start, band_rows;
+    unsigned char *tile;      /* one decoded tile (tiled path) */
+    uint32_t *raster;         /* RGBA path: band_capacity_rows × width ABGR pixels */
+    TIFFRGBAImage rgba;
+    int rgba_started;
+    uint32_t next_row;
+};
+
+/* Records the first error (later ones are ignored) with a printf-style message. */
+void tiler_tiff_fail(tiler_tiff_reader *r, int code, const char *format, ...) __attribute__((format(printf, 3, 4)));
+
+/* Sends a line to the warning callback (counted against the limit). */
+void tiler_tiff_warn(tiler_tiff_reader *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
