@@ -59,18 +59,21 @@ static void tiler_tiff_put(unsigned char *row, size_t index, int bps, unsigned v
     }
 }
 
-/* The pixels of plane `plane` (or all samples when contiguous) for rows y0 ..< y1 and columns x0 ..< x0 + w,
-   packed into `out` with rows `out_row` bytes apart (zero-padded past the image). */
+/* The pixels of plane `plane` (or all samples when contiguous) for rows y0 ..< y0 + h and columns x0 ..< x0 + w,
+   packed into `out` with rows `out_row` bytes apart; past the image the edge repeats, as libvips pads tiles (zeros
+   there would bleed into the edge pixels through JPEG's chroma subsampling). */
 static void tiler_tiff_cut(const tiler_tiff_test_page *p, int plane, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h,
                            unsigned char *out, size_t out_row) {
     int samples = p->planar == PLANARCONFIG_SEPARATE ? 1 : p->samples_per_pixel;
     memset(out, 0, out_row * h);
-    for (uint32_t y = 0; y < h && y0 + y < p->height; y++) {
-        const unsigned char *src = p->rows + (size_t)(y0 + y) * p->row_bytes;
-        for (uint32_t x = 0; x < w && x0 + x < p->width; x++) {
+    for (uint32_t y = 0; y < h; y++) {
+        uint32_t sy = y0 + y < p->height ? y0 + y : p->height - 1;
+        const unsigned char *src = p->rows + (size_t)sy * p->row_bytes;
+        for (uint32_t x = 0; x < w; x++) {
+            uint32_t sx = x0 + x < p->width ? x0 + x : p->width - 1;
             for (int s = 0; s < samples; s++) {
                 int source = p->planar == PLANARCONFIG_SEPARATE ? plane : s;
-                unsigned v = tiler_tiff_get(src, (size_t)(x0 + x) * (size_t)p->samples_per_pixel + (size_t)source, p->bits_per_sample);
+                unsigned v = tiler_tiff_get(src, (size_t)sx * (size_t)p->samples_per_pixel + (size_t)source, p->bits_per_sample);
                 tiler_tiff_put(out + (size_t)y * out_row, (size_t)x * (size_t)samples + (size_t)s, p->bits_per_sample, v);
             }
         }
