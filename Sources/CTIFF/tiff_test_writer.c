@@ -41,6 +41,7 @@ static unsigned tiler_tiff_get(const unsigned char *row, size_t index, int bps) 
     switch (bps) {
     case 8: return row[index];
     case 16: return ((const uint16_t *)(const void *)row)[index];
+    case 32: return ((const uint32_t *)(const void *)row)[index];
     default: {
         size_t bit = index * (size_t)bps;
         return (row[bit / 8] >> (8 - bps - bit % 8)) & ((1u << bps) - 1);
@@ -52,6 +53,7 @@ static void tiler_tiff_put(unsigned char *row, size_t index, int bps, unsigned v
     switch (bps) {
     case 8: row[index] = (unsigned char)value; break;
     case 16: ((uint16_t *)(void *)row)[index] = (uint16_t)value; break;
+    case 32: ((uint32_t *)(void *)row)[index] = (uint32_t)value; break;
     default: {
         size_t bit = index * (size_t)bps;
         row[bit / 8] |= (unsigned char)(value << (8 - bps - bit % 8));
@@ -100,6 +102,7 @@ static void tiler_tiff_set_fields(TIFF *tif, const tiler_tiff_test_page *p) {
         TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)1, &type);
     }
     if (p->orientation > 0) TIFFSetField(tif, TIFFTAG_ORIENTATION, (uint16_t)p->orientation);
+    if (p->sample_format > 0) TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, (uint16_t)p->sample_format);
     if (p->subfile_type > 0) TIFFSetField(tif, TIFFTAG_SUBFILETYPE, (uint32_t)p->subfile_type);
     if (p->colormap != NULL) {
         size_t n = (size_t)1 << p->bits_per_sample;

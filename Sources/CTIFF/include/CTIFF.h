@@ -123,6 +123,7 @@ typedef struct tiler_tiff_test_page {
     int extra_sample;    /* -1 none, else EXTRASAMPLE_* for the last sample */
     int orientation;     /* 0 = unset */
     int subfile_type;    /* NewSubfileType */
+    int sample_format;   /* 0 = unset (unsigned), else SAMPLEFORMAT_* (samples are written as given) */
     const uint16_t *colormap; /* 3 × 2^bits entries (R…, G…, B…) for palette images */
     const unsigned char *icc;
     uint32_t icc_length;

@@ -23,6 +23,8 @@ struct TIFFFixture: Sendable, CustomStringConvertible {
     var orientation: Int32 = 0
     /// NewSubfileType 1: a reduced-resolution page.
     var reduced = false
+    /// SAMPLEFORMAT_* (0: unset, unsigned).
+    var sampleFormat: Int32 = 0
     var width = 45
     var height = 37
 
@@ -73,7 +75,9 @@ struct TIFFFixture: Sendable, CustomStringConvertible {
                 for s in 0..<samples {
                     let value = stored ? storedSample(x: x, y: y, s: s) : sample(x: x, y: y, s: s)
                     let at = y * rowBytes + bit / 8
-                    if bits == 16 {
+                    if bits == 32 {
+                        for k in 0..<4 { bytes[at + k] = UInt8(value >> (8 * k) & 0xFF) }
+                    } else if bits == 16 {
                         (bytes[at], bytes[at + 1]) = bigEndian16 ? (UInt8(value >> 8), UInt8(value & 0xFF)) : (UInt8(value & 0xFF), UInt8(value >> 8))
                     } else if bits == 8 {
                         bytes[at] = UInt8(value)
@@ -114,6 +118,7 @@ struct TIFFFixture: Sendable, CustomStringConvertible {
                 page.extra_sample = fixture.extra
                 page.orientation = fixture.orientation
                 page.subfile_type = fixture.reduced ? 1 : 0
+                page.sample_format = fixture.sampleFormat
                 page.colormap = fixture.photometric == 3 ? mapPointers[index] : nil
                 if index == 0, icc != nil {
                     page.icc = iccPointer
