@@ -176,6 +176,7 @@ int tiler_jpeg_reader_read_header(tiler_jpeg_reader *r, tiler_jpeg_header *heade
     if (setjmp(r->jmp)) return r->code;
     jpeg_stdio_src(&r->cinfo, r->fp);
     jpeg_save_markers(&r->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&r->cinfo, JPEG_APP0 + 2, 0xFFFF);
     (void)jpeg_read_header(&r->cinfo, TRUE);
 
     memset(header, 0, sizeof *header);
@@ -264,6 +265,27 @@ int tiler_jpeg_reader_read_rows(tiler_jpeg_reader *r, unsigned char *dst, size_t
         r->finished = 1;
     }
     *rows_done = n;
+    return TILER_JPEG_OK;
+}
+
+int tiler_jpeg_reader_marker(const tiler_jpeg_reader *r, int app, size_t index, const unsigned char **data,
+                             size_t *length) {
+    if (!r->header_done) return 0;
+    size_t seen = 0;
+    for (jpeg_saved_marker_ptr m = r->cinfo.marker_list; m != NULL; m = m->next) {
+        if (m->marker != JPEG_APP0 + app) continue;
+        if (seen++ == index) {
+            *data = m->data;
+            *length = m->data_length;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int tiler_jpeg_reader_keep_cmyk(tiler_jpeg_reader *r) {
+    if (!r->header_done || r->started || !r->cmyk) return TILER_JPEG_ERR_ARGUMENT;
+    r->cmyk = 0; /* rows now go straight to the caller as CMYK */
     return TILER_JPEG_OK;
 }
 

@@ -41,6 +41,7 @@ struct tiler_png_reader {
     uint32_t height;
     int interlaced;
     int out_channels;
+    int keep_16;           /* deliver 16-bit samples (big-endian) instead of scaling them to 8 */
     size_t row_bytes;
     uint32_t next_row;     /* rows handed to the caller */
     unsigned char *image;  /* Adam7 only: the whole decoded image */
@@ -112,8 +113,11 @@ tiler_png_reader *tiler_png_reader_create(FILE *fp, int lenient, tiler_png_warni
 }
 
 /* Ancillary chunks Tiler never uses: skipped unparsed (still CRC-checked), so their quirks cannot fail a read. */
-static const png_byte tiler_png_ignored_chunks[] = "bKGD\0cHRM\0gAMA\0hIST\0iCCP\0iTXt\0oFFs\0pCAL\0pHYs\0"
-                                                   "sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt";
+static const png_byte tiler_png_ignored_chunks[] = "bKGD\0hIST\0iTXt\0oFFs\0pCAL\0pHYs\0"
+                                                   "sBIT\0sCAL\0sPLT\0tEXt\0tIME\0zTXt";
+/* Colour chunks are kept raw and parsed by the Swift side: libpng's own checks would make a bad profile fatal,
+ * where Tiler warns and treats the image as sRGB. */
+static const png_byte tiler_png_colour_chunks[] = "cHRM\0gAMA\0iCCP\0sRGB";
 
 static void tiler_png_configure(tiler_png_reader *r) {
     png_set_read_fn(r->png, r, tiler_png_read_data);
@@ -121,6 +125,8 @@ static void tiler_png_configure(tiler_png_reader *r) {
     png_set_user_limits(r->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
     png_set_keep_unknown_chunks(r->png, PNG_HANDLE_CHUNK_NEVER, tiler_png_ignored_chunks,
                                 (int)(sizeof tiler_png_ignored_chunks / 5));
+    png_set_keep_unknown_chunks(r->png, PNG_HANDLE_CHUNK_ALWAYS, tiler_png_colour_chunks,
+                                (int)(sizeof tiler_png_colour_chunks / 5));
     if (r->lenient) {
         png_set_crc_action(r->png, PNG_CRC_WARN_USE, PNG_CRC_WARN_USE);
         png_set_benign_errors(r->png, 1);
@@ -181,12 +187,13 @@ static void tiler_png_start(tiler_png_reader *r) {
     if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(r->png);
     if (color_type == PNG_COLOR_TYPE_GRAY && bit_depth < 8) png_set_expand_gray_1_2_4_to_8(r->png);
     if (png_get_valid(r->png, r->info, PNG_INFO_tRNS) != 0) png_set_tRNS_to_alpha(r->png);
-    if (bit_depth == 16) png_set_scale_16(r->png);
+    if (bit_depth == 16 && !r->keep_16) png_set_scale_16(r->png);
     if (r->interlaced) (void)png_set_interlace_handling(r->png);
     png_read_update_info(r->png, r->info);
     r->row_bytes = png_get_rowbytes(r->png, r->info);
-    if (png_get_channels(r->png, r->info) != r->out_channels || png_get_bit_depth(r->png, r->info) != 8 ||
-        r->row_bytes != (size_t)r->width * (size_t)r->out_channels) {
+    int bytes = (bit_depth == 16 && r->keep_16) ? 2 : 1;
+    if (png_get_channels(r->png, r->info) != r->out_channels || png_get_bit_depth(r->png, r->info) != 8 * bytes ||
+        r->row_bytes != (size_t)r->width * (size_t)r->out_channels * (size_t)bytes) {
         png_error(r->png, "unexpected pixel layout after transforms");
     }
     r->started = 1;
@@ -270,6 +277,25 @@ int tiler_png_reader_read_rows(tiler_png_reader *r, unsigned char *dst, size_t s
     }
     *rows_done = n;
     return TILER_PNG_OK;
+}
+
+int tiler_png_reader_keep_16(tiler_png_reader *r) {
+    if (!r->header_done || r->started) return TILER_PNG_ERR_ARGUMENT;
+    r->keep_16 = png_get_bit_depth(r->png, r->info) == 16;
+    return TILER_PNG_OK;
+}
+
+int tiler_png_reader_chunk(const tiler_png_reader *r, const char *name, const unsigned char **data, size_t *length) {
+    png_unknown_chunkp chunks = NULL;
+    int count = r->header_done ? png_get_unknown_chunks(r->png, r->info, &chunks) : 0;
+    for (int i = 0; i < count; i++) {
+        if (memcmp(chunks[i].name, name, 4) == 0) {
+            *data = chunks[i].data;
+            *length = chunks[i].size;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 const char *tiler_png_reader_message(const tiler_png_reader *r) { return r->message; }

@@ -9,7 +9,7 @@ public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String {
             case notFound, permissionDenied, isDirectory, empty, unsupportedFormat, truncated, corrupt
-            case tooLarge, outOfMemory, io, invalidArgument
+            case tooLarge, outOfMemory, io, invalidArgument, badColourProfile
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -36,6 +36,8 @@ public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let io = Kind(.io)
         /// A parameter was out of range (e.g. JPEG quality 0).
         public static let invalidArgument = Kind(.invalidArgument)
+        /// The embedded colour profile cannot be used and ``ColourPolicy/strict`` was asked for.
+        public static let badColourProfile = Kind(.badColourProfile)
 
         /// The kind's name, e.g. `"truncated"`.
         public var description: String { base.rawValue }

@@ -23,11 +23,11 @@ public enum ImageDecoder {
             let (source, header) = try TIFFRowSource.open(file: file, options: options)
             return StripReader(source: source, header: header, path: path)
         case .png:
-            let (source, header) = try PNGRowSource.open(file: file, options: options)
-            return StripReader(source: source, header: header, path: path)
+            let (source, header, transform) = try PNGRowSource.open(file: file, options: options)
+            return StripReader(source: source, header: header, path: path, transform: transform)
         case .jpeg:
-            let (source, header) = try JPEGRowSource.open(file: file, options: options)
-            return StripReader(source: source, header: header, path: path)
+            let (source, header, transform) = try JPEGRowSource.open(file: file, options: options)
+            return StripReader(source: source, header: header, path: path, transform: transform)
         }
     }
 

@@ -31,6 +31,17 @@ public struct ImageHeader: Sendable, Equatable {
     /// For TIFF: how the page is stored (strips or tiles, compression, pages); nil for other formats.
     public var tiff: TIFFLayout? = nil
 
+    /// What the file says about its colours (profile, PNG colour chunks, or nothing).
+    public var colourTag: ColourTag = .untagged
+    /// How delivered rows differ from the stored numbers, e.g. `"ICC profile \"Adobe RGB (1998)\" → sRGB"`;
+    /// nil when rows carry the stored numbers (untagged, sRGB, `--keep-colour`).
+    public var colourConversion: String?
+
+    /// The size once `orientation` is applied: width and height swap for orientations 5–8.
+    public var displaySize: (width: Int, height: Int) {
+        (orientation ?? 1) >= 5 ? (height, width) : (width, height)
+    }
+
     /// Whether rows can be decoded in strips with memory O(width × strip height).
     public var canStream: Bool { !interlaced }
 

@@ -15,7 +15,7 @@ final class JPEGRowSource: RowSource {
     deinit { tiler_jpeg_reader_destroy(reader) }
 
     /// Reads the markers of `file` up to the first scan (no pixels) and checks them against `options.maxPixels`.
-    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (JPEGRowSource, ImageHeader) {
+    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (JPEGRowSource, ImageHeader, ColourTransform?) {
         let relay = options.onWarning.map { WarningRelay(path: file.path, handler: $0) }
         guard
             let reader = tiler_jpeg_reader_create(
@@ -28,9 +28,42 @@ final class JPEGRowSource: RowSource {
             if status == TILER_JPEG_ERR_TRUNCATED { throw InputFile.truncatedHeader(.jpeg, path: file.path, size: file.size) }
             throw CodecError(kind: CodecError.kind(forShimStatus: status), path: file.path, message: source.message)
         }
-        let header = makeHeader(raw)
+        var header = makeHeader(raw)
         try header.checkLimits(maxPixels: options.maxPixels, path: file.path)
-        return (source, header)
+        let transform = try source.colourSetup(&header, inverted: raw.saw_adobe != 0, options: options, path: file.path)
+        return (source, header, transform)
+    }
+
+    /// Reads the ICC profile (APP2 markers) into `header` and builds the transform it needs. CMYK and YCCK rows go
+    /// through the profile as CMYK; without a usable one they are converted with the uncalibrated formula, and the
+    /// warning handler is told so.
+    private func colourSetup(_ header: inout ImageHeader, inverted: Bool, options: DecodeOptions, path: String) throws(CodecError)
+        -> ColourTransform?
+    {
+        var payloads: [[UInt8]] = []
+        var data: UnsafePointer<UInt8>?
+        var length = 0
+        while tiler_jpeg_reader_marker(reader, 2, payloads.count, &data, &length) == 1, let data {
+            payloads.append(Array(UnsafeBufferPointer(start: data, count: length)))
+        }
+        header.colourTag = JPEGICCAssembly.tag(payloads)
+        let cmyk = header.colorType == "cmyk" || header.colorType == "ycck"
+        let warn = { (line: String) -> Void in options.onWarning?("\(path): \(line)") }
+        let space: ColourInput.Space = cmyk ? .cmyk : header.pixelFormat == .gray ? .gray : .rgb
+        let input = ColourInput(space: space, invertedCMYK: cmyk && inverted)
+        let transform = try ColourManagement.transform(
+            for: header.colourTag, input: input, policy: options.colour, path: path, warn: warn)
+        if let transform {
+            if cmyk { _ = tiler_jpeg_reader_keep_cmyk(reader) }
+            header.colourConversion = "\(header.colourTag.summary) → sRGB"
+            return transform
+        }
+        if cmyk {
+            let why = options.colour == .keep ? "--keep-colour" : "no usable embedded profile"
+            warn("\(header.colorType.uppercased()) with \(why): converted to RGB with the uncalibrated formula R = (1 − C)(1 − K)")
+            header.colourConversion = "\(header.colorType.uppercased()) → RGB, uncalibrated formula"
+        }
+        return nil
     }
 
     private static func makeHeader(_ raw: tiler_jpeg_header) -> ImageHeader {

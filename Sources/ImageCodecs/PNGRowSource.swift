@@ -21,7 +21,7 @@ final class PNGRowSource: RowSource {
     deinit { tiler_png_reader_destroy(reader) }
 
     /// Reads the header of `file` (no pixels) and checks it against `options.maxPixels`.
-    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (PNGRowSource, ImageHeader) {
+    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (PNGRowSource, ImageHeader, ColourTransform?) {
         // libpng reads on to the first IDAT before it reports the size; an absurd IHDR is refused before that.
         if let (width, height) = peekSize(file), width > 0, height > 0 {
             try ImageHeader.checkPixelCount(width: width, height: height, maxPixels: options.maxPixels, path: file.path)
@@ -38,9 +38,41 @@ final class PNGRowSource: RowSource {
             if status == TILER_PNG_ERR_TRUNCATED { throw InputFile.truncatedHeader(.png, path: file.path, size: file.size) }
             throw CodecError(kind: CodecError.kind(forShimStatus: status), path: file.path, message: source.message)
         }
-        let header = makeHeader(raw)
+        var header = makeHeader(raw)
         try header.checkLimits(maxPixels: options.maxPixels, path: file.path)
-        return (source, header)
+        let transform = try source.colourSetup(&header, options: options, path: file.path)
+        return (source, header, transform)
+    }
+
+    /// Reads the colour chunks into `header` and builds the transform they need (16-bit rows are then delivered
+    /// at full depth, so they are converted before being reduced to 8 bits).
+    private func colourSetup(_ header: inout ImageHeader, options: DecodeOptions, path: String) throws(CodecError) -> ColourTransform? {
+        header.colourTag = PNGColourChunks.tag(chunk: chunk, inflate: Self.inflate)
+        guard header.colourTag.needsTransform else { return nil }
+        let gray = header.pixelFormat == .gray || header.pixelFormat == .grayAlpha
+        let input = ColourInput(
+            space: gray ? .gray : .rgb, bytesPerSample: header.bitDepth == 16 ? 2 : 1, hasAlpha: header.pixelFormat.hasAlpha)
+        let warn = { (line: String) -> Void in options.onWarning?("\(path): \(line)") }
+        guard let transform = try ColourManagement.transform(for: header.colourTag, input: input, policy: options.colour, path: path, warn: warn)
+        else { return nil }
+        if input.bytesPerSample == 2 { _ = tiler_png_reader_keep_16(reader) }
+        header.colourConversion = "\(header.colourTag.summary) → sRGB"
+        return transform
+    }
+
+    private func chunk(_ name: String) -> [UInt8]? {
+        var data: UnsafePointer<UInt8>?
+        var length = 0
+        guard tiler_png_reader_chunk(reader, name, &data, &length) == 1, let data else { return nil }
+        return Array(UnsafeBufferPointer(start: data, count: length))
+    }
+
+    private static func inflate(_ data: [UInt8], limit: Int) -> [UInt8]? {
+        var out: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        guard tiler_png_inflate(data, data.count, limit, &out, &length) == TILER_PNG_OK, let out else { return nil }
+        defer { tiler_png_free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: length))
     }
 
     /// The size the IHDR chunk declares, read from the first 24 bytes; the stream is left at the start.

@@ -1,3 +1,4 @@
+import ImageCodecs
 import TileGeometry
 
 extension PyramidBuilder {
@@ -64,7 +65,8 @@ extension PyramidBuilder {
             do {
                 count = try source.readRows(into: target.start, rowCount: target.count)
             } catch {
-                throw SliceError(.source, "source failed at row \(row) of \(top.height): \(SliceError.oneLine(error))")
+                if cancellation.isCancelled { throw SliceError.cancelledError }
+                throw SliceError(.source, Self.sourceFailure(error, row: row, height: top.height))
             }
             guard count >= 1 && count <= target.count else {
                 let what = count == 0 ? "ended early" : "returned \(count) rows when asked for \(target.count)"
@@ -73,6 +75,15 @@ extension PyramidBuilder {
             top.commitRows(count)
             read(top.rowsReceived)
         }
+    }
+
+    /// One line for a source failure, naming the row once: a decoder's error that already says where it broke
+    /// (a ``CodecError`` with its row, or a turned image's stored row) is passed on as it is.
+    static func sourceFailure(_ error: any Error, row: Int, height: Int) -> String {
+        let text = SliceError.oneLine(error)
+        if let codec = error as? CodecError, codec.row != nil { return "source failed: \(text)" }
+        if error is SpoolFile.Failure { return "source failed: \(text)" }
+        return "source failed at row \(row) of \(height): \(text)"
     }
 
     /// Links the levels from 1×1 up to full size and returns the full-size one.

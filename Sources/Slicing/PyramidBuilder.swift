@@ -30,25 +30,34 @@ public final class PyramidBuilder: Sendable {
         cancellation.cancel()
     }
 
-    /// Slices `source` into `directory/name.dzi` and `directory/name_files/`.
+    /// Slices `source`, turned to its display `orientation`, into `directory/name.dzi` and `directory/name_files/`.
     ///
     /// - Parameters:
-    ///   - source: The image, read top to bottom on this thread.
+    ///   - source: The image as stored, read top to bottom on this thread.
+    ///   - orientation: How the stored rows are turned (EXIF/TIFF 1–8); the pyramid has the displayed size. Anything
+    ///     but 1 and 2 first copies the stored pixels to an unlinked temporary file in the staging folder (see
+    ///     ``OrientedRowSource``): disk O(width × height), memory still O(width).
     ///   - directory: An existing, writable folder.
     ///   - name: The pyramid's file name stem (no `/`).
     ///   - progress: Called on this thread at most every ``SliceOptions/progressInterval`` seconds, and once at the end.
     /// - Returns: What was written and what it cost.
     /// - Throws: ``SliceError``; nothing is then left behind and the destination is untouched.
     /// - Complexity: O(width × height); memory O(width × (tileSize + 2·overlap) × channels).
-    public func slice(_ source: any RowSource, into directory: String, name: String, progress: ((SliceProgress) -> Void)? = nil)
-        throws(SliceError) -> SliceSummary
-    {
+    public func slice(
+        _ stored: any RowSource, orientation: Orientation = .up, into directory: String, name: String,
+        progress: ((SliceProgress) -> Void)? = nil
+    ) throws(SliceError) -> SliceSummary {
         var meter = ProgressMeter(interval: options.progressInterval, callback: progress)
         try options.validate()
-        try Self.validate(source)
+        try Self.validate(stored)
         if cancellation.isCancelled { throw SliceError.cancelledError }
-        let pyramid = Pyramid(width: source.width, height: source.height, tileSize: options.tileSize, overlap: options.overlap)
         let staging = try StagingFolder.create(directory: directory, name: name, force: options.force)
+        let cancellation = self.cancellation
+        let source: any RowSource =
+            orientation == .up
+            ? stored
+            : OrientedRowSource(stored, orientation: orientation, scratchFolder: staging.path) { cancellation.isCancelled }
+        let pyramid = Pyramid(width: source.width, height: source.height, tileSize: options.tileSize, overlap: options.overlap)
         do throws(SliceError) {
             let outcome = try build(source, pyramid: pyramid, in: staging, meter: &meter)
             if cancellation.isCancelled { throw SliceError.cancelledError }

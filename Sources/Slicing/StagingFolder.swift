@@ -42,7 +42,7 @@ struct StagingFolder {
         let probe = StagingFolder(directory: directory, name: name, path: "")
         if !force {
             for existing in [probe.destinationDZI, probe.destinationFiles] where exists(existing) {
-                throw SliceError(.destinationExists, "\(existing) already exists (use force to replace it)")
+                throw SliceError(.destinationExists, "\(existing) already exists (use --force to replace it)")
             }
         }
         var template = Array("\(directory)/.\(name).tiler-XXXXXX".utf8CString)

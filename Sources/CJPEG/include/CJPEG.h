@@ -78,6 +78,19 @@ int tiler_jpeg_reader_read_header(tiler_jpeg_reader *reader, tiler_jpeg_header *
 int tiler_jpeg_reader_read_rows(tiler_jpeg_reader *reader, unsigned char *dst, size_t stride, uint32_t count,
                                 uint32_t *rows_done);
 
+/*
+ * The payload of the `index`-th (0-based) APPn marker with n = `app` (1 or 2) before the first scan. Returns 1 and
+ * sets *data / *length (owned by the reader), or 0 when there are no more. ICC profiles arrive in APP2 markers.
+ */
+int tiler_jpeg_reader_marker(const tiler_jpeg_reader *reader, int app, size_t index, const unsigned char **data,
+                             size_t *length);
+
+/*
+ * After read_header and before the first read_rows, for a CMYK or YCCK file: deliver the 4 stored CMYK samples
+ * per pixel (inverted when header.saw_adobe) instead of converting them to RGB, so a profile can convert them.
+ */
+int tiler_jpeg_reader_keep_cmyk(tiler_jpeg_reader *reader);
+
 /* The message of the last error (empty if none). */
 const char *tiler_jpeg_reader_message(const tiler_jpeg_reader *reader);
 

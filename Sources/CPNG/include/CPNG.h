@@ -69,6 +69,29 @@ int tiler_png_reader_read_header(tiler_png_reader *reader, tiler_png_header *hea
 int tiler_png_reader_read_rows(tiler_png_reader *reader, unsigned char *dst, size_t stride, uint32_t count,
                                uint32_t *rows_done);
 
+/*
+ * After read_header and before the first read_rows: a 16-bit image is delivered with 2-byte big-endian samples
+ * (rows twice as wide) instead of being scaled to 8 bits, so a colour conversion can use every bit. No effect on
+ * other depths. Returns TILER_PNG_ERR_ARGUMENT when called at the wrong time.
+ */
+int tiler_png_reader_keep_16(tiler_png_reader *reader);
+
+/*
+ * The raw data of the first chunk named `name` (4 letters) among cHRM, gAMA, iCCP and sRGB seen before the image
+ * data. Returns 1 and sets *data / *length (owned by the reader), or 0 when there is none.
+ */
+int tiler_png_reader_chunk(const tiler_png_reader *reader, const char *name, const unsigned char **data,
+                           size_t *length);
+
+/*
+ * Inflates zlib data (an iCCP profile) into a new buffer of at most `limit` bytes. Returns TILER_PNG_OK and sets
+ * *out (free it with tiler_png_free) and *out_length; TILER_PNG_ERR_CORRUPT for damaged or over-long data.
+ */
+int tiler_png_inflate(const unsigned char *data, size_t length, size_t limit, unsigned char **out, size_t *out_length);
+
+/* Frees a buffer from tiler_png_inflate. Accepts NULL. */
+void tiler_png_free(void *buffer);
+
 /* The message of the last error (empty if none). Valid until the next call on the reader. */
 const char *tiler_png_reader_message(const tiler_png_reader *reader);
 
