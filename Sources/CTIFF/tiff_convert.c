@@ -49,12 +49,47 @@ static inline unsigned tiler_tiff_unpremultiply(unsigned value, unsigned alpha, 
 
 static int tiler_tiff_plain(const tiler_tiff_reader *r) {
     return r->bps == 8 && r->planar != PLANARCONFIG_SEPARATE && !r->white_is_zero && r->alpha != TILER_TIFF_ALPHA_ASSOCIATED &&
-           (r->kind == TILER_KIND_GRAY || r->kind == TILER_KIND_RGB) && r->spp == r->out_channels;
+           (r->kind == TILER_KIND_GRAY || r->kind == TILER_KIND_RGB || (r->kind == TILER_KIND_CMYK && r->keep_source)) &&
+           r->spp == r->out_samples;
+}
+
+/* keep_source: the colour samples in the source's model, 16-bit as big-endian pairs, then alpha. */
+static void tiler_tiff_convert_source_row(const tiler_tiff_reader *r, const unsigned char *const *planes, unsigned char *out) {
+    unsigned max = (1u << r->bps) - 1;
+    int has_alpha = r->alpha != TILER_TIFF_ALPHA_NONE;
+    int colours = r->kind == TILER_KIND_CMYK ? 4 : (r->kind == TILER_KIND_GRAY ? 1 : 3);
+    for (uint32_t x = 0; x < r->width; x++) {
+        unsigned alpha = has_alpha ? tiler_tiff_sample(r, planes, x, r->alpha_sample) : max;
+        unsigned v[5] = {0, 0, 0, 0, 0};
+        if (r->kind == TILER_KIND_PALETTE) {
+            unsigned index = tiler_tiff_sample(r, planes, x, 0);
+            for (int c = 0; c < 3; c++) {
+                unsigned entry = r->colormap[c][index];
+                v[c] = r->colormap_8bit ? entry : tiler_tiff_scale16(entry);
+            }
+        } else {
+            for (int c = 0; c < colours; c++) {
+                v[c] = tiler_tiff_sample(r, planes, x, c);
+                if (r->alpha == TILER_TIFF_ALPHA_ASSOCIATED) v[c] = tiler_tiff_unpremultiply(v[c], alpha, max);
+                if (r->white_is_zero) v[c] = max - v[c];
+                if (r->out_bytes == 1) v[c] = tiler_tiff_to8(r, v[c]);
+            }
+        }
+        if (has_alpha) v[colours] = r->out_bytes == 1 ? tiler_tiff_to8(r, alpha) : alpha;
+        for (int c = 0; c < colours + has_alpha; c++) {
+            if (r->out_bytes == 2) *out++ = (unsigned char)(v[c] >> 8);
+            *out++ = (unsigned char)(v[c] & 0xFF);
+        }
+    }
 }
 
 void tiler_tiff_convert_row(const tiler_tiff_reader *r, const unsigned char *const *planes, unsigned char *out) {
     if (tiler_tiff_plain(r)) {
         memcpy(out, planes[0], (size_t)r->width * (size_t)r->spp);
+        return;
+    }
+    if (r->keep_source) {
+        tiler_tiff_convert_source_row(r, planes, out);
         return;
     }
     unsigned max = (1u << r->bps) - 1;

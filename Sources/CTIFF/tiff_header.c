@@ -117,6 +117,8 @@ static int tiler_tiff_choose_kind(tiler_tiff_reader *r, int compression) {
         r->alpha_sample = color;
     }
     r->out_channels = (r->kind == TILER_KIND_GRAY ? 1 : 3) + (r->alpha != TILER_TIFF_ALPHA_NONE ? 1 : 0);
+    r->out_samples = r->out_channels;
+    r->out_bytes = 1;
     return TILER_TIFF_OK;
 }
 
@@ -133,6 +135,8 @@ static int tiler_tiff_choose_path(tiler_tiff_reader *r) {
         r->rgba.orientation = ORIENTATION_TOPLEFT; /* rows as stored: orientation is the caller's to apply */
         r->alpha = r->rgba.alpha != 0 ? TILER_TIFF_ALPHA_ASSOCIATED : TILER_TIFF_ALPHA_NONE;
         r->out_channels = r->rgba.alpha != 0 ? 4 : 3;
+        r->out_samples = r->out_channels;
+        r->out_bytes = 1;
         rows = TIFFIsTiled(r->tif) ? r->tile_height : r->rows_per_strip;
         bytes_per_row = (size_t)r->width * 4;
     } else if (TIFFIsTiled(r->tif)) {
@@ -219,6 +223,18 @@ static int tiler_tiff_describe(tiler_tiff_reader *r, tiler_tiff_header *h) {
     h->alpha = r->alpha;
     h->path = r->path;
     h->out_channels = r->out_channels;
+    return TILER_TIFF_OK;
+}
+
+int tiler_tiff_reader_keep_source(tiler_tiff_reader *r, int *bytes_per_sample) {
+    if (r->code != TILER_TIFF_OK) return r->code;
+    if (!r->header_done || r->path == TILER_TIFF_PATH_RGBA || r->band != NULL || r->next_row > 0) {
+        return tiler_tiff_fail(r, TILER_TIFF_ERR_ARGUMENT, "the source's own samples are not available here"), r->code;
+    }
+    r->keep_source = 1;
+    r->out_bytes = r->bps == 16 && r->kind != TILER_KIND_PALETTE ? 2 : 1;
+    r->out_samples = (r->kind == TILER_KIND_CMYK ? 4 : r->kind == TILER_KIND_GRAY ? 1 : 3) + (r->alpha != TILER_TIFF_ALPHA_NONE ? 1 : 0);
+    *bytes_per_sample = r->out_bytes;
     return TILER_TIFF_OK;
 }
 

@@ -29,6 +29,9 @@ struct tiler_tiff_reader {
     int bps, spp, photometric, planar, path, out_channels, alpha, alpha_sample;
     enum tiler_tiff_kind kind;
     int white_is_zero;        /* MinIsWhite */
+    int keep_source;          /* deliver CMYK as ink and 16-bit as big-endian 16-bit (for a colour transform) */
+    int out_bytes;            /* bytes per delivered sample: 1, or 2 with keep_source and 16-bit samples */
+    int out_samples;          /* samples per delivered pixel */
     uint16_t *colormap[3];    /* owned by libtiff */
     int colormap_8bit;        /* every entry ≤ 255: an old writer's 8-bit map */
     uint32_t tile_width, tile_height, rows_per_strip, strips_per_plane;

@@ -150,7 +150,7 @@ int tiler_tiff_reader_read_rows(tiler_tiff_reader *r, unsigned char *dst, size_t
                 uint32_t end = row - row % band + band;
                 if (end > r->height) end = r->height;
                 for (; r->next_row < end && *rows_done < count; r->next_row++, (*rows_done)++) {
-                    memset(dst + (size_t)*rows_done * stride, 0, (size_t)r->width * (size_t)r->out_channels);
+                    memset(dst + (size_t)*rows_done * stride, 0, (size_t)r->width * (size_t)r->out_samples * (size_t)r->out_bytes);
                 }
                 continue;
             }

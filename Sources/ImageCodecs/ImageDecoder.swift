@@ -20,8 +20,8 @@ public enum ImageDecoder {
         }
         switch file.format {
         case .tiff:
-            let (source, header) = try TIFFRowSource.open(file: file, options: options)
-            return StripReader(source: source, header: header, path: path)
+            let (source, header, transform) = try TIFFRowSource.open(file: file, options: options)
+            return StripReader(source: source, header: header, path: path, transform: transform)
         case .png:
             let (source, header, transform) = try PNGRowSource.open(file: file, options: options)
             return StripReader(source: source, header: header, path: path, transform: transform)

@@ -9,7 +9,7 @@ import CTIFF
 /// A libtiff reader (via CTIFF) positioned at the chosen page, delivering 8-bit rows a strip or a row of tiles
 /// at a time.
 final class TIFFRowSource: RowSource {
-    private let reader: OpaquePointer
+    let reader: OpaquePointer
     private let file: InputFile
     private let relay: WarningRelay?
 
@@ -23,7 +23,7 @@ final class TIFFRowSource: RowSource {
 
     /// Opens page `options.page` of `file` (the first full-resolution page when nil), reads its directory (no
     /// pixels) and checks it against `options.maxPixels`.
-    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (TIFFRowSource, ImageHeader) {
+    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (TIFFRowSource, ImageHeader, ColourTransform?) {
         if let page = options.page, page < 0 {
             throw CodecError(kind: .invalidArgument, path: file.path, message: "page must be 0 or more, got \(page)")
         }
@@ -39,9 +39,10 @@ final class TIFFRowSource: RowSource {
             let kind: CodecError.Kind = status == TILER_TIFF_ERR_UNSUPPORTED ? .unsupportedFormat : CodecError.kind(forShimStatus: status)
             throw CodecError(kind: kind, path: file.path, message: source.message)
         }
-        let header = makeHeader(raw)
+        var header = makeHeader(raw)
         try header.checkLimits(maxPixels: options.maxPixels, path: file.path)
-        return (source, header)
+        let transform = try source.colourSetup(&header, options: options, path: file.path)
+        return (source, header, transform)
     }
 
     private static func makeHeader(_ raw: tiler_tiff_header) -> ImageHeader {

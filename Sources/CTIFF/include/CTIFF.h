@@ -90,6 +90,15 @@ int tiler_tiff_reader_read_header(tiler_tiff_reader *reader, int page, tiler_tif
 int tiler_tiff_reader_read_rows(tiler_tiff_reader *reader, unsigned char *dst, size_t stride, uint32_t count,
                                 uint32_t *rows_done);
 
+/*
+ * After read_header and before the first read_rows, so a colour profile can convert the stored numbers: deliver
+ * each pixel's colour samples in the source's own model (gray, RGB — palette looked up —, or CMYK ink, 4 samples)
+ * followed by alpha, with 16-bit samples kept as 16 bits, big-endian (2 bytes each). Min-is-white is still inverted
+ * and associated alpha still undone. Not available on the RGBA path (TILER_TIFF_ERR_ARGUMENT); returns the bytes
+ * per sample (1 or 2) through *bytes_per_sample.
+ */
+int tiler_tiff_reader_keep_source(tiler_tiff_reader *reader, int *bytes_per_sample);
+
 /* The message of the last error (empty if none). */
 const char *tiler_tiff_reader_message(const tiler_tiff_reader *reader);
 
