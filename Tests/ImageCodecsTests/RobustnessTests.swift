@@ -37,7 +37,8 @@ import Testing
             return try directory.read("seed")
         },
         Seed(description: "TIFF RGB LZW predictor strips") { directory in
-            try TIFFFixture(name: "", photometric: 2, samples: 3, bits: 8, compression: TIFFFixture.lzw, predictor: 2).write(to: directory.file("seed"))
+            try TIFFFixture(name: "", photometric: 2, samples: 3, bits: 8, compression: TIFFFixture.lzw, predictor: 2).write(
+                to: directory.file("seed"))
             return try directory.read("seed")
         },
         Seed(description: "TIFF JPEG YCbCr tiles") { directory in

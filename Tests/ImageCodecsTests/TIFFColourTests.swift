@@ -1,9 +1,9 @@
+import ImageCodecs
+import Testing
+
 #if canImport(Glibc)
     import Glibc
 #endif
-
-import ImageCodecs
-import Testing
 
 /// A TIFF's ICC profile (tag 34675) and CMYK go through the same colour path as JPEG's and PNG's.
 @Suite struct TIFFColourTests {
@@ -19,12 +19,14 @@ import Testing
 
     func swappedProfile() throws -> [UInt8] { try [UInt8](contentsOfFile: Self.swapped) }
 
-    @Test("An RGB profile converts 8- and 16-bit, contiguous and separate, to sRGB", arguments: [
-        TIFFFixture(name: "RGB 8-bit", photometric: 2, samples: 3, bits: 8, compression: TIFFFixture.lzw),
-        TIFFFixture(name: "RGB 16-bit separate", photometric: 2, samples: 3, bits: 16, planar: 2),
-        TIFFFixture(name: "RGBA 16-bit associated tiles", photometric: 2, samples: 4, bits: 16, tiled: true, extra: 1),
-        TIFFFixture(name: "palette 8-bit", photometric: 3, samples: 1, bits: 8),
-    ])
+    @Test(
+        "An RGB profile converts 8- and 16-bit, contiguous and separate, to sRGB",
+        arguments: [
+            TIFFFixture(name: "RGB 8-bit", photometric: 2, samples: 3, bits: 8, compression: TIFFFixture.lzw),
+            TIFFFixture(name: "RGB 16-bit separate", photometric: 2, samples: 3, bits: 16, planar: 2),
+            TIFFFixture(name: "RGBA 16-bit associated tiles", photometric: 2, samples: 4, bits: 16, tiled: true, extra: 1),
+            TIFFFixture(name: "palette 8-bit", photometric: 3, samples: 1, bits: 8),
+        ])
     func profileIsApplied(fixture: TIFFFixture) throws {
         let (header, converted) = try decode(fixture, icc: try swappedProfile())
         let (_, plain) = try decode(fixture, icc: nil)

@@ -6,7 +6,8 @@ extension InfoReport {
         var lines: [String] = []
         let layout =
             tiff.tiled
-            ? "tiles of \(tiff.tileWidth ?? 0) × \(tiff.tileHeight ?? 0)" : "strips of \(tiff.rowsPerStrip ?? 0) row\(tiff.rowsPerStrip == 1 ? "" : "s")"
+            ? "tiles of \(tiff.tileWidth ?? 0) × \(tiff.tileHeight ?? 0)"
+            : "strips of \(tiff.rowsPerStrip ?? 0) row\(tiff.rowsPerStrip == 1 ? "" : "s")"
         var storage = "\(layout), \(tiff.compressionName) compression (\(tiff.compression))"
         if tiff.predictor != 1 { storage += ", predictor \(tiff.predictor)" }
         storage += tiff.separatePlanes ? ", separate planes" : ", contiguous"

@@ -217,8 +217,8 @@ private func withPointers<R>(
     let iccCopy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, icc.count))
     iccCopy.initialize(from: icc, count: icc.count)
     defer {
-        rowCopies.forEach { $0.deallocate() }
-        mapCopies.forEach { $0?.deallocate() }
+        for copy in rowCopies { copy.deallocate() }
+        for copy in mapCopies { copy?.deallocate() }
         iccCopy.deallocate()
     }
     return try body(rowCopies.map { UnsafePointer($0) }, mapCopies.map { $0.map { UnsafePointer($0) } }, UnsafePointer(iccCopy))
@@ -248,7 +248,8 @@ extension TIFFFixture {
         }
         list += [
             TIFFFixture(name: "RGB 8-bit LZW predictor 2", photometric: 2, samples: 3, bits: 8, compression: lzw, predictor: 2),
-            TIFFFixture(name: "RGB 8-bit Deflate predictor 2 tiles", photometric: 2, samples: 3, bits: 8, compression: deflate, predictor: 2, tiled: true),
+            TIFFFixture(
+                name: "RGB 8-bit Deflate predictor 2 tiles", photometric: 2, samples: 3, bits: 8, compression: deflate, predictor: 2, tiled: true),
             TIFFFixture(name: "RGB 16-bit none", photometric: 2, samples: 3, bits: 16),
             TIFFFixture(name: "RGB 16-bit Deflate predictor 2", photometric: 2, samples: 3, bits: 16, compression: deflate, predictor: 2),
             TIFFFixture(name: "RGB 16-bit ZSTD tiles", photometric: 2, samples: 3, bits: 16, compression: zstd, tiled: true),

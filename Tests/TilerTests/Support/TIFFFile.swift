@@ -30,7 +30,9 @@ enum TIFFFile {
             pointer.initialize(from: bytes, count: bytes.count)
             return pointer
         }
-        defer { buffers.forEach { $0.deallocate() } }
+        defer {
+            for buffer in buffers { buffer.deallocate() }
+        }
         var records: [tiler_tiff_test_page] = []
         for (index, page) in pages.enumerated() {
             var record = tiler_tiff_test_page()
