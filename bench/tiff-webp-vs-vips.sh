@@ -56,7 +56,7 @@ summary() {
     rss=$(cut -d' ' -f3 "$f" | median)
     tiles=$(find "$BENCH_DIR/out-$name/img_files" -mindepth 2 -type f ! -name '*.xml' | wc -l)
     bytes=$(find "$BENCH_DIR/out-$name/img_files" -mindepth 2 -type f ! -name '*.xml' -printf '%s\n' | awk '{ s += $1 } END { print s }')
-    printf '| %-22s | %7.2f | %7.2f | %8.0f | %6d | %8.1f |\n' "$label" "$wall" "$cpu" "$((rss / 1024))" "$tiles" "$(echo "$bytes / 1048576" | bc -l)"
+    printf '| %-24s | %7.2f | %7.2f | %8.0f | %6d | %8.1f |\n' "$label" "$wall" "$cpu" "$((rss / 1024))" "$tiles" "$(echo "$bytes / 1048576" | bc -l)"
     eval "${name//-/_}_wall=$wall ${name//-/_}_cpu=$cpu ${name//-/_}_rss=$rss ${name//-/_}_bytes=$bytes"
 }
 
@@ -82,7 +82,7 @@ tiff_case() {
     eval "tw=\$tiler_${v}_wall vw=\$vips_${v}_wall tc=\$tiler_${v}_cpu vc=\$vips_${v}_cpu tr=\$tiler_${v}_rss vr=\$vips_${v}_rss"
     # shellcheck disable=SC2154
     awk -v tw="$tw" -v vw="$vw" -v tc="$tc" -v vc="$vc" -v tr="$tr" -v vr="$vr" -v l="$label" 'BEGIN {
-        printf "| %-22s | %6.2fx | %6.2fx | %7.2fx |        |          |  goal wall <= 0.50x: %s, peak <= 1.00x: %s\n",
+        printf "| %-24s | %6.2fx | %6.2fx | %7.2fx |        |          |  goal wall <= 0.50x: %s, peak <= 1.00x: %s\n",
             l ": tiler/vips", tw / vw, tc / vc, tr / vr, (tw / vw <= 0.5 ? "met" : "NOT met"), (tr / vr <= 1 ? "met" : "NOT met") }'
 }
 
@@ -109,13 +109,13 @@ webp_case() {
 
 echo "runs per case: $RUNS (medians, order alternating); $(nproc) cores; $(vips --version); tiler release build"
 echo
-echo "| case                   | wall s  | cpu s   | peak MiB | tiles  | MiB out  |"
-echo "|------------------------|---------|---------|----------|--------|----------|"
+echo "| case                     | wall s  | cpu s   | peak MiB | tiles  | MiB out  |"
+echo "|--------------------------|---------|---------|----------|--------|----------|"
 tiff_case tiled-jpeg "$TILED"
 tiff_case striped-lzw "$STRIPED"
 echo
 echo "WebP against JPEG tiles of the same ${WEBP_SIZE}² pyramid (tiler slice, same --quality):"
-echo "| case                   | wall s  | cpu s   | peak MiB | tiles  | MiB out  |"
-echo "|------------------------|---------|---------|----------|--------|----------|"
+echo "| case                     | wall s  | cpu s   | peak MiB | tiles  | MiB out  |"
+echo "|--------------------------|---------|---------|----------|--------|----------|"
 webp_case 85
 webp_case 75

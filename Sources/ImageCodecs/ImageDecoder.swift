@@ -1,4 +1,4 @@
-/// Opens PNG, JPEG and TIFF files, recognised by their magic bytes, for header inspection or streaming.
+/// Opens PNG, JPEG, TIFF and WebP files, recognised by their magic bytes, for header inspection or streaming.
 public enum ImageDecoder {
     /// Reads the header of the image at `path` without decoding pixels.
     ///
@@ -19,6 +19,9 @@ public enum ImageDecoder {
                 kind: .invalidArgument, path: path, message: "there is no page \(page): a \(file.format.displayName) file has one page (0)")
         }
         switch file.format {
+        case .webp:
+            let (source, header) = try WebPRowSource.open(file: file, options: options)
+            return StripReader(source: source, header: header, path: path)
         case .tiff:
             let (source, header, transform) = try TIFFRowSource.open(file: file, options: options)
             return StripReader(source: source, header: header, path: path, transform: transform)

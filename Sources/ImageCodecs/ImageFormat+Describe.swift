@@ -14,17 +14,14 @@ extension ImageFormat {
     ]
 
     /// Says what bytes that are not PNG, JPEG or TIFF look like, e.g.
-    /// `"a GIF image, not a PNG, JPEG or TIFF file"` or
-    /// `"not a PNG, JPEG or TIFF file (starts with 68 65 6c 6c 6f \"hello\")"`.
+    /// `"a GIF image, not a PNG, JPEG, TIFF or WebP file"` or
+    /// `"not a PNG, JPEG, TIFF or WebP file (starts with 68 65 6c 6c 6f \"hello\")"`.
     static func describeUnsupported(_ prefix: [UInt8]) -> String {
         if let known = knownMagic.first(where: { prefix.starts(with: $0.bytes) }) {
-            return "\(known.name), not a PNG, JPEG or TIFF file"
-        }
-        if prefix.count >= 12, prefix.starts(with: Array("RIFF".utf8)), prefix[8..<12].elementsEqual("WEBP".utf8) {
-            return "a WebP image, not a PNG, JPEG or TIFF file"
+            return "\(known.name), not a PNG, JPEG, TIFF or WebP file"
         }
         if prefix.count >= 12, prefix[4..<8].elementsEqual("ftyp".utf8) {
-            return "an ISO media file (HEIF/AVIF/MP4), not a PNG, JPEG or TIFF file"
+            return "an ISO media file (HEIF/AVIF/MP4), not a PNG, JPEG, TIFF or WebP file"
         }
         let shown = prefix.prefix(8)
         let hex = shown.map { byte in
@@ -32,6 +29,6 @@ extension ImageFormat {
             return byte < 16 ? "0" + digits : digits
         }
         let text = String(decoding: shown.map { (0x20..<0x7F).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
-        return "not a PNG, JPEG or TIFF file (starts with \(hex.joined(separator: " ")) \"\(text)\")"
+        return "not a PNG, JPEG, TIFF or WebP file (starts with \(hex.joined(separator: " ")) \"\(text)\")"
     }
 }

@@ -6,6 +6,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     case jpeg
     /// TIFF or BigTIFF, either byte order.
     case tiff
+    /// WebP (RIFF container), lossy or lossless: decoded whole (at most 16383² pixels), e.g. a pyramid's stored tiles.
+    case webp
 
     /// The eight-byte PNG signature.
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -18,11 +20,14 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 
     /// The format whose complete signature begins `prefix`, or nil.
     ///
-    /// Needs 8 bytes to recognise PNG, 4 for TIFF and 3 for JPEG. O(1).
+    /// Needs 12 bytes to recognise WebP, 8 for PNG, 4 for TIFF and 3 for JPEG. O(1).
     public static func sniff(_ prefix: some Collection<UInt8>) -> ImageFormat? {
         if prefix.starts(with: pngSignature) { return .png }
         if prefix.starts(with: jpegSignature) { return .jpeg }
         if tiffSignatures.contains(where: { prefix.starts(with: $0) }) { return .tiff }
+        if prefix.count >= 12, prefix.starts(with: Array("RIFF".utf8)), prefix.dropFirst(8).prefix(4).elementsEqual("WEBP".utf8) {
+            return .webp
+        }
         return nil
     }
 
@@ -42,6 +47,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .png: ImageFormat.pngSignature.count
         case .jpeg: ImageFormat.jpegSignature.count
         case .tiff: 4
+        case .webp: 12
         }
     }
 
@@ -51,6 +57,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .png: "PNG"
         case .jpeg: "JPEG"
         case .tiff: "TIFF"
+        case .webp: "WebP"
         }
     }
 }

@@ -52,6 +52,7 @@ import Testing
             ).write(to: directory.file("seed"))
             return try directory.read("seed")
         },
+        Seed(description: "WebP lossy RGBA") { _ in try WebPEncoder(quality: 70).encode(SmoothImage.make(width: 48, height: 40, format: .rgba)) },
         Seed(description: "TIFF palette 4-bit PackBits") { directory in
             try TIFFFixture(name: "", photometric: 3, samples: 1, bits: 4, compression: TIFFFixture.packBits).write(to: directory.file("seed"))
             return try directory.read("seed")

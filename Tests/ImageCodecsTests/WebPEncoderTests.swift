@@ -48,6 +48,20 @@ import Testing
         #expect(cut == (try encoder.encode(tile)))
     }
 
+    @Test("A WebP file decodes through ImageDecoder like any image (the server renders from stored WebP tiles)", arguments: [false, true])
+    func decodesAsAFile(lossless: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let image = SmoothImage.make(width: 90, height: 50, format: .rgba)
+        let bytes = try WebPEncoder(quality: 80, lossless: lossless).encode(image)
+        let path = try directory.write(bytes, to: "tile.webp")
+        let header = try ImageDecoder.readHeader(path: path)
+        #expect((header.format, header.width, header.height, header.pixelFormat) == (.webp, 90, 50, .rgba))
+        #expect(try ImageDecoder.decode(path: path) == (try WebPDecoder.decode(bytes)))
+        #expect(decodeError(path, options: DecodeOptions(maxPixels: 4000))?.kind == .tooLarge)
+        let cut = try directory.write(Array(bytes.prefix(bytes.count / 2)), to: "cut.webp")
+        #expect(decodeError(cut)?.description == cut + ": damaged WebP data (at row 0 of 50)")
+    }
+
     @Test func badArgumentsThrow() throws {
         #expect(throws: CodecError.self) { try WebPEncoder(quality: 101) }
         #expect(throws: CodecError.self) { try WebPEncoder(quality: 50, method: 7) }
