@@ -64,6 +64,7 @@ static int tiler_tiff_choose_kind(tiler_tiff_reader *r, int compression) {
     if (compression == COMPRESSION_JPEG && r->photometric == PHOTOMETRIC_YCBCR) {
         /* libjpeg converts YCbCr (any subsampling) to RGB while decoding. */
         TIFFSetField(r->tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+        r->jpeg_rgb = 1;
         r->photometric = PHOTOMETRIC_RGB;
     }
     switch (r->photometric) {
@@ -255,6 +256,7 @@ int tiler_tiff_reader_read_header(tiler_tiff_reader *r, int page, tiler_tiff_hea
     if (page < 0) page = tiler_tiff_full_resolution_page(r, pages);
     if (!TIFFSetDirectory(r->tif, (tdir_t)page)) return tiler_tiff_library_failure(r, "cannot read the page's directory");
     h->page = page;
+    r->page = page;
     r->library_error[0] = 0;
     if (tiler_tiff_describe(r, h) != TILER_TIFF_OK) return r->code;
     return TILER_TIFF_OK;

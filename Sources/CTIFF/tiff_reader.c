@@ -141,6 +141,7 @@ int tiler_tiff_codec_configured(int compression) {
 void tiler_tiff_reader_destroy(tiler_tiff_reader *r) {
     if (r == NULL) return;
     if (r->rgba_started) TIFFRGBAImageEnd(&r->rgba);
+    tiler_tiff_close_workers(r);
     if (r->tif != NULL) {
         TIFFClose(r->tif); /* closes r->fd */
     } else if (r->fd >= 0) {

@@ -6,6 +6,25 @@
 
 #include <tiffio.h>
 
+/* A second (third, …) libtiff handle on the same file, reading with pread at its own offset, so bands of tiles or
+   strips decode on several threads at once. Its messages stay here until the band is done. */
+typedef struct tiler_tiff_worker {
+    TIFF *tif;
+    int fd;                /* the reader's descriptor (not owned) */
+    uint64_t offset;       /* this handle's file position */
+    unsigned char *tile;   /* one decoded tile */
+    int lenient;
+    char error[400];
+    char damage[400];
+    int failed;
+    /* the job of the current band */
+    struct tiler_tiff_reader *owner;
+    int part, parts;
+    uint32_t top;
+} tiler_tiff_worker;
+
+#define TILER_TIFF_MAX_WORKERS 4
+
 /* What one delivered pixel is made of. */
 enum tiler_tiff_kind { TILER_KIND_GRAY, TILER_KIND_RGB, TILER_KIND_PALETTE, TILER_KIND_CMYK };
 
@@ -46,7 +65,19 @@ struct tiler_tiff_reader {
     TIFFRGBAImage rgba;
     int rgba_started;
     uint32_t next_row;
+    int page;
+    int jpeg_rgb;             /* JPEGCOLORMODE_RGB was set on the main handle */
+    int worker_count;         /* extra handles (0: decode on the calling thread only) */
+    tiler_tiff_worker workers[TILER_TIFF_MAX_WORKERS];
 };
+
+/* Opens extra handles when the band can be split (tiles across, or strips), on a machine with several cores. */
+void tiler_tiff_open_workers(tiler_tiff_reader *r);
+/* Decodes the band starting at `top` with the calling thread and every worker; 0 or a TILER_TIFF_* error. */
+int tiler_tiff_load_parallel(tiler_tiff_reader *r, uint32_t top);
+/* Closes the extra handles. */
+void tiler_tiff_close_workers(tiler_tiff_reader *r);
+int tiler_tiff_library_failure(tiler_tiff_reader *r, const char *fallback);
 
 /* Records the first error (later ones are ignored) with a printf-style message. */
 void tiler_tiff_fail(tiler_tiff_reader *r, int code, const char *format, ...) __attribute__((format(printf, 3, 4)));

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tiler_tiff_library_failure(tiler_tiff_reader *r, const char *fallback);
-
 static int tiler_tiff_planes(const tiler_tiff_reader *r) { return r->planar == PLANARCONFIG_SEPARATE ? r->spp : 1; }
 
 static int tiler_tiff_allocate(tiler_tiff_reader *r) {
@@ -29,6 +27,21 @@ static int tiler_tiff_allocate(tiler_tiff_reader *r) {
     if (r->path == TILER_TIFF_PATH_STRIPS) {
         size_t strip = (size_t)TIFFStripSize64(r->tif);
         if (strip > r->plane_row_bytes * rows) r->plane_row_bytes = (strip + rows - 1) / rows;
+    }
+    if (r->path == TILER_TIFF_PATH_TILES || r->path == TILER_TIFF_PATH_SCANLINES) tiler_tiff_open_workers(r);
+    if (r->path == TILER_TIFF_PATH_SCANLINES && r->worker_count > 0) {
+        /* Whole strips, one per thread: worth it only while the band stays small. */
+        size_t strip = (size_t)TIFFStripSize64(r->tif);
+        size_t row = r->plane_row_bytes > (strip + r->rows_per_strip - 1) / r->rows_per_strip ? r->plane_row_bytes
+                                                                                                : (strip + r->rows_per_strip - 1) / r->rows_per_strip;
+        size_t total = row * r->rows_per_strip * (size_t)(r->worker_count + 1);
+        if (total > ((size_t)256 << 20)) {
+            tiler_tiff_close_workers(r);
+        } else {
+            r->plane_row_bytes = row;
+            rows = (size_t)r->rows_per_strip * (size_t)(r->worker_count + 1);
+            r->band_capacity_rows = (uint32_t)rows;
+        }
     }
     r->band = malloc(r->plane_row_bytes * rows * (size_t)planes);
     if (r->band == NULL) return tiler_tiff_fail(r, TILER_TIFF_ERR_NOMEM, "out of memory for a band of %zu rows", rows), r->code;
@@ -101,13 +114,19 @@ static int tiler_tiff_load(tiler_tiff_reader *r, uint32_t row) {
     int status;
     switch (r->path) {
     case TILER_TIFF_PATH_SCANLINES:
+        if (r->worker_count > 0) {
+            status = tiler_tiff_load_parallel(r, row - row % r->band_capacity_rows);
+            break;
+        }
         if (TIFFReadScanline(r->tif, r->band, row, 0) < 0) return tiler_tiff_library_failure(r, "cannot decode a scanline");
         r->band_start = row;
         r->band_rows = 1;
         status = TILER_TIFF_OK;
         break;
     case TILER_TIFF_PATH_STRIPS: status = tiler_tiff_load_strips(r, row - row % r->rows_per_strip); break;
-    case TILER_TIFF_PATH_TILES: status = tiler_tiff_load_tiles(r, row - row % r->tile_height); break;
+    case TILER_TIFF_PATH_TILES:
+        status = r->worker_count > 0 ? tiler_tiff_load_parallel(r, row - row % r->tile_height) : tiler_tiff_load_tiles(r, row - row % r->tile_height);
+        break;
     default: status = tiler_tiff_load_rgba(r, row - row % r->band_capacity_rows); break;
     }
     return status == TILER_TIFF_OK ? tiler_tiff_check_damage(r) : status;
@@ -146,7 +165,7 @@ int tiler_tiff_reader_read_rows(tiler_tiff_reader *r, unsigned char *dst, size_t
                 r->code = TILER_TIFF_OK;
                 r->message[0] = 0;
                 r->damage[0] = 0;
-                uint32_t band = r->path == TILER_TIFF_PATH_SCANLINES ? 1 : r->band_capacity_rows;
+                uint32_t band = r->band_capacity_rows;
                 uint32_t end = row - row % band + band;
                 if (end > r->height) end = r->height;
                 for (; r->next_row < end && *rows_done < count; r->next_row++, (*rows_done)++) {
