@@ -90,6 +90,8 @@ static int tiler_tiff_worker_on_warning(TIFF *tif, void *user, const char *modul
 }
 
 void tiler_tiff_open_workers(tiler_tiff_reader *r) {
+    /* Below a megapixel a second handle (its own directory read) and a thread per band cost more than they save. */
+    if ((uint64_t)r->width * r->height < TILER_TIFF_PARALLEL_PIXELS) return;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int wanted = (int)(cores > TILER_TIFF_MAX_WORKERS + 1 ? TILER_TIFF_MAX_WORKERS : cores - 1);
     int parts = r->path == TILER_TIFF_PATH_TILES ? (int)((r->width + r->tile_width - 1) / r->tile_width) : (int)r->strips_per_plane;

@@ -24,6 +24,8 @@ typedef struct tiler_tiff_worker {
 } tiler_tiff_worker;
 
 #define TILER_TIFF_MAX_WORKERS 4
+/* Images with fewer pixels decode on the calling thread only. */
+#define TILER_TIFF_PARALLEL_PIXELS ((uint64_t)1 << 20)
 
 /* What one delivered pixel is made of. */
 enum tiler_tiff_kind { TILER_KIND_GRAY, TILER_KIND_RGB, TILER_KIND_PALETTE, TILER_KIND_CMYK };

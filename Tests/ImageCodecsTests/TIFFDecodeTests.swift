@@ -41,6 +41,21 @@ import Testing
         }
     }
 
+    /// Over a megapixel a band decodes on several threads (tile columns, or one strip per thread).
+    @Test(
+        "Images large enough to decode on several threads match PNG",
+        arguments: [
+            TIFFFixture(name: "RGB LZW tiles", photometric: 2, samples: 3, bits: 8, compression: TIFFFixture.lzw, tiled: true),
+            TIFFFixture(name: "RGB Deflate strips", photometric: 2, samples: 3, bits: 8, compression: TIFFFixture.deflate, predictor: 2),
+            TIFFFixture(name: "RGBA 16-bit separate tiles", photometric: 2, samples: 4, bits: 16, planar: 2, tiled: true, extra: 2),
+            TIFFFixture(name: "gray 4-bit strips", photometric: 1, samples: 1, bits: 4, compression: TIFFFixture.packBits),
+        ])
+    func largeImagesMatchPNG(fixture: TIFFFixture) throws {
+        var fixture = fixture
+        (fixture.width, fixture.height) = (1100, 1000)
+        try matchesPNG(fixture: fixture)
+    }
+
     @Test func theCorpusCoversTheCommonCodecs() {
         for code in [TIFFFixture.none, TIFFFixture.packBits, TIFFFixture.lzw, TIFFFixture.deflate, TIFFFixture.jpeg] {
             #expect(tiler_tiff_codec_configured(code) != 0, "compression \(code)")
