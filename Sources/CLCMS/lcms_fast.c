@@ -5,10 +5,10 @@
  * lcms converts 8-bit RGB through a 3D table at about 55 megapixels/s per core here, which alone would add over
  * 60% to slicing a large image. A matrix-shaper profile is three tone curves and a 3×3 matrix, so the same
  * conversion is three 256-entry decoding tables, a matrix and one encoding table — several times faster. The tables
- * are read from the profiles by lcms, and before they are used they are checked against lcms's own transform over a
- * 17³ grid of colours plus every gray: if any sample differs by more than 2 levels (a profile whose black point
- * compensation or curves the tables do not capture), the lcms transform is used instead. Gray 8-bit sources use a
- * 256-entry table filled by the lcms transform itself, which is exact.
+ * are read from the profiles by lcms, and before they are used they are checked against lcms's unoptimised
+ * floating-point transform over a 9³ grid of colours plus every gray: if any sample differs by more than 1 level (a
+ * profile whose black point compensation or curves the tables do not capture), the lcms transform is used instead. Gray 8-bit sources use a
+ * 256-entry table filled by a floating-point lcms transform.
  */
 #include "lcms_private.h"
 
@@ -45,15 +45,21 @@ static int tiler_lcms_colorants(cmsHPROFILE profile, double m[9]) {
     return 1;
 }
 
-static void tiler_lcms_prepare_gray(tiler_lcms_transform *t) {
-    unsigned char in[512], out[512];
-    int step = t->input.alpha ? 2 : 1;
+/* Every 8-bit gray value through an unoptimised floating-point lcms transform: lcms's optimised integer gray paths
+ * join the curves into a coarse table (up to 10 levels off near black for a linear source). */
+static void tiler_lcms_prepare_gray(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination) {
+    cmsHTRANSFORM precise =
+        cmsCreateTransformTHR(t->context, source, TYPE_GRAY_FLT, destination, TYPE_GRAY_FLT, INTENT_RELATIVE_COLORIMETRIC,
+                              cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOOPTIMIZE);
+    if (precise == NULL) return;
+    cmsFloat32Number in[256], out[256];
+    for (int i = 0; i < 256; i++) in[i] = (cmsFloat32Number)i / 255.0f;
+    cmsDoTransform(precise, in, out, 256);
+    cmsDeleteTransform(precise);
     for (int i = 0; i < 256; i++) {
-        in[i * step] = (unsigned char)i;
-        if (t->input.alpha) in[i * step + 1] = 255;
+        float level = out[i] * 255.0f + 0.5f;
+        t->gray[i] = (unsigned char)(level > 0 ? (level < 255 ? level : 255) : 0);
     }
-    cmsDoTransform(t->transform, in, out, 256);
-    for (int i = 0; i < 256; i++) t->gray[i] = out[i * step];
     t->fast = TILER_LCMS_FAST_GRAY8;
 }
 
@@ -66,6 +72,7 @@ static int tiler_lcms_tables(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPR
         for (int c = 0; c < 3; c++) {
             double sum = 0;
             for (int k = 0; k < 3; k++) sum += inverse[r * 3 + k] * from[k * 3 + c];
+            if (!isfinite(sum) || fabs(sum) > 1e6) return 0;
             t->matrix[r * 3 + c] = (float)sum;
         }
     }
@@ -73,7 +80,11 @@ static int tiler_lcms_tables(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPR
     for (int c = 0; c < 3; c++) {
         const cmsToneCurve *curve = cmsReadTag(source, trcs[c]);
         if (curve == NULL) return 0;
-        for (int i = 0; i < 256; i++) t->linear[c][i] = cmsEvalToneCurveFloat(curve, (cmsFloat32Number)(i / 255.0));
+        for (int i = 0; i < 256; i++) {
+            float v = cmsEvalToneCurveFloat(curve, (cmsFloat32Number)(i / 255.0));
+            if (!isfinite(v)) return 0;
+            t->linear[c][i] = v;
+        }
     }
     const cmsToneCurve *encoding = cmsReadTag(destination, cmsSigRedTRCTag);
     cmsToneCurve *reverse = encoding == NULL ? NULL : cmsReverseToneCurve(encoding);
@@ -81,19 +92,24 @@ static int tiler_lcms_tables(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPR
     for (int i = 0; i <= TILER_LCMS_OUT_STEPS; i++) {
         float v = cmsEvalToneCurveFloat(reverse, (cmsFloat32Number)i / TILER_LCMS_OUT_STEPS);
         float level = v * 255.0f + 0.5f;
-        t->encode[i] = (unsigned char)(level < 0 ? 0 : level > 255 ? 255 : level);
+        t->encode[i] = (unsigned char)(level > 0 ? (level < 255 ? level : 255) : 0);
     }
     cmsFreeToneCurve(reverse);
     return 1;
 }
 
-/* The largest difference between the tables and lcms over a 17³ grid and every gray; 256 if it cannot check. */
-static int tiler_lcms_table_error(tiler_lcms_transform *t) {
-    enum { grid = 17, count = grid * grid * grid + 256 };
+/* The largest difference between the tables and lcms's unoptimised floating-point transform (the exact answer)
+ * over a 9³ grid and every gray; 256 if it cannot check. */
+static int tiler_lcms_table_error(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination) {
+    enum { grid = 9, count = grid * grid * grid + 256 };
     int step = t->input.alpha ? 4 : 3;
-    unsigned char *in = malloc((size_t)count * 4), *exact = malloc((size_t)count * 4), *fast = malloc((size_t)count * 4);
+    cmsHTRANSFORM exact_transform =
+        cmsCreateTransformTHR(t->context, source, TYPE_RGB_FLT, destination, TYPE_RGB_FLT, INTENT_RELATIVE_COLORIMETRIC,
+                              cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOOPTIMIZE);
+    unsigned char *in = malloc((size_t)count * 4), *fast = malloc((size_t)count * 4);
+    float *exact_in = malloc(sizeof(float) * count * 3), *exact = malloc(sizeof(float) * count * 3);
     int worst = 256;
-    if (in != NULL && exact != NULL && fast != NULL) {
+    if (exact_transform != NULL && in != NULL && fast != NULL && exact_in != NULL && exact != NULL) {
         size_t p = 0;
         for (int r = 0; r < grid; r++)
             for (int g = 0; g < grid; g++)
@@ -109,34 +125,45 @@ static int tiler_lcms_table_error(tiler_lcms_transform *t) {
             px[0] = px[1] = px[2] = (unsigned char)v;
             if (t->input.alpha) px[3] = 255;
         }
-        cmsDoTransform(t->transform, in, exact, count);
+        for (size_t i = 0; i < (size_t)count; i++)
+            for (int c = 0; c < 3; c++) exact_in[i * 3 + c] = in[i * step + c] / 255.0f;
+        cmsDoTransform(exact_transform, exact_in, exact, count);
         tiler_lcms_apply_fast(t, in, fast, count);
         worst = 0;
-        for (size_t i = 0; i < (size_t)count * (size_t)step; i++) {
-            int d = abs((int)exact[i] - (int)fast[i]);
-            if (d > worst) worst = d;
+        for (size_t i = 0; i < (size_t)count; i++) {
+            for (int c = 0; c < 3; c++) {
+                float level = exact[i * 3 + c] * 255.0f;
+                level = level > 0 ? (level < 255 ? level : 255) : 0;
+                int d = abs((int)(level + 0.5f) - (int)fast[i * step + c]);
+                if (d > worst) worst = d;
+            }
+            if (t->input.alpha && fast[i * step + 3] != in[i * step + 3]) worst = 256;
         }
     }
+    if (exact_transform != NULL) cmsDeleteTransform(exact_transform);
     free(in);
-    free(exact);
     free(fast);
+    free(exact_in);
+    free(exact);
     return worst;
 }
 
-void tiler_lcms_prepare_fast(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination) {
+int tiler_lcms_prepare_fast(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination) {
     t->fast = TILER_LCMS_FAST_NONE;
-    if (t->input.bytes != 1) return;
+    if (t->input.bytes != 1) return 0;
     if (t->input.space == TILER_LCMS_SPACE_GRAY) {
-        tiler_lcms_prepare_gray(t);
-        return;
+        tiler_lcms_prepare_gray(t, source, destination);
+        return t->fast != TILER_LCMS_FAST_NONE;
     }
-    if (t->input.space != TILER_LCMS_SPACE_RGB || !tiler_lcms_tables(t, source, destination)) return;
+    if (t->input.space != TILER_LCMS_SPACE_RGB || !tiler_lcms_tables(t, source, destination)) return 0;
     t->fast = TILER_LCMS_FAST_RGB8;
-    if (tiler_lcms_table_error(t) > 2) t->fast = TILER_LCMS_FAST_NONE;
+    if (tiler_lcms_table_error(t, source, destination) > 1) t->fast = TILER_LCMS_FAST_NONE;
+    return t->fast != TILER_LCMS_FAST_NONE;
 }
 
 static inline unsigned char tiler_lcms_encode(const tiler_lcms_transform *t, float v) {
-    v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+    /* Written so that NaN (from a damaged profile) becomes 0, never an index out of the table. */
+    v = v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
     return t->encode[(int)(v * TILER_LCMS_OUT_STEPS + 0.5f)];
 }
 

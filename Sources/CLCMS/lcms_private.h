@@ -19,7 +19,7 @@ struct tiler_lcms_log {
 
 struct tiler_lcms_transform {
     cmsContext context;
-    cmsHTRANSFORM transform;
+    cmsHTRANSFORM transform; /* NULL when `fast` tables do the work */
     tiler_lcms_input input;
     int channels;
     tiler_lcms_log log;
@@ -32,7 +32,8 @@ struct tiler_lcms_transform {
 };
 
 cmsToneCurve *tiler_lcms_srgb_curve(cmsContext context);
-void tiler_lcms_prepare_fast(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination);
+/* Builds the checked tables when they apply; returns 1 if `fast` is set (no lcms integer transform is needed). */
+int tiler_lcms_prepare_fast(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination);
 void tiler_lcms_apply_fast(const tiler_lcms_transform *t, const void *src, unsigned char *dst, size_t pixels);
 
 #endif

@@ -157,11 +157,13 @@ static tiler_lcms_transform *tiler_lcms_finish(tiler_lcms_transform *t, cmsHPROF
         cmsUInt32Number out_format = gray ? (t->input.alpha ? TYPE_GRAYA_8 : TYPE_GRAY_8)
                                           : (t->input.alpha ? TYPE_RGBA_8 : TYPE_RGB_8);
         cmsUInt32Number flags = cmsFLAGS_BLACKPOINTCOMPENSATION | (t->input.alpha ? cmsFLAGS_COPY_ALPHA : 0);
-        t->transform = cmsCreateTransformTHR(t->context, source, in_format, destination, out_format,
-                                             INTENT_RELATIVE_COLORIMETRIC, flags);
-        if (t->transform == NULL) problem = "cannot convert this profile to sRGB";
+        /* The checked tables, when they apply, make lcms's own (slow to build) integer transform unnecessary. */
+        if (!tiler_lcms_prepare_fast(t, source, destination)) {
+            t->transform = cmsCreateTransformTHR(t->context, source, in_format, destination, out_format,
+                                                 INTENT_RELATIVE_COLORIMETRIC, flags);
+            if (t->transform == NULL) problem = "cannot convert this profile to sRGB";
+        }
     }
-    if (problem == NULL) tiler_lcms_prepare_fast(t, source, destination);
     if (destination != NULL) cmsCloseProfile(destination);
     cmsCloseProfile(source);
     if (problem != NULL) {

@@ -11,6 +11,8 @@ import Testing
 @Suite struct RobustnessTests {
     struct Seed: Sendable, CustomStringConvertible {
         var description: String
+        /// Mutated copies tried: fewer for seeds whose every decode builds a colour transform (milliseconds each).
+        var mutations = 3000
         var make: @Sendable (TemporaryDirectory) throws -> [UInt8]
     }
 
@@ -31,6 +33,17 @@ import Testing
                 pixels: image.bytes, width: 64, height: 48, components: 3, colorSpace: TILER_JPEG_CS_YCBCR, progressive: true,
                 to: directory.file("seed"))
             return try directory.read("seed")
+        },
+        Seed(description: "PNG with iCCP and eXIf", mutations: 600) { _ in
+            let png = try PNGEncoder().encode(SmoothImage.make(width: 24, height: 20))
+            let exif = PNGChunks.chunk("eXIf", Exif.block(orientation: 6))
+            return ColourFixtures.inserting([ColourFixtures.iccpChunk(try ColourFixtures.profile("Gamma5000K")), exif], into: png)
+        },
+        Seed(description: "JPEG with a profile in two APP2 markers and Exif", mutations: 600) { _ in
+            let jpeg = try JPEGEncoder(quality: 80).encode(SmoothImage.make(width: 32, height: 24))
+            let profile = try ColourFixtures.profile("Gamma5000K")
+            let tagged = ColourFixtures.jpegWithICC(jpeg, profile: profile, piece: profile.count / 2 + 1)
+            return ColourFixtures.jpegWithExif(tagged, exif: Exif.block(orientation: 8))
         },
         Seed(description: "JPEG Adobe CMYK") { directory in
             try JPEGFixture.all[10].write(to: directory.file("seed"))
@@ -81,7 +94,7 @@ import Testing
         let original = try seed.make(directory)
         var random = SplitMix64(seed: UInt64(original.count))
         var outcomes = (decoded: 0, threw: 0)
-        for _ in 0..<3000 {
+        for _ in 0..<seed.mutations {
             var bytes = original
             for _ in 0..<Int.random(in: 1...4, using: &random) {
                 let index = Int.random(in: 0..<bytes.count, using: &random)

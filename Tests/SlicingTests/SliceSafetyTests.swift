@@ -139,7 +139,7 @@ import TileGeometry
         }
         let error = try Self.expectFailure(
             .destinationExists, slicing: MemoryRowSource(Self.image), with: PyramidBuilder(options: SliceFixture.options()), in: fixture)
-        #expect(error?.message == "\(marker) already exists (use force to replace it)")
+        #expect(error?.message == "\(marker) already exists (use --force to replace it)")
     }
 
     @Test func forceReplacesOnlyOnceComplete() throws {

@@ -80,6 +80,21 @@ import Testing
         #expect(entries(out).isEmpty)
     }
 
+    @Test func theOrientationTagIsAppliedLikeEXIF() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let input = fixtures.path("sideways.tif")
+        try TIFFFile.write([TIFFFile.Page(width: 120, height: 80, tiled: true, orientation: 6)], to: input)
+        let out = fixtures.path("o")
+        #expect(try TilerProcess.run(["slice", input, "-o", out, "--quiet"]).status == 0)
+        #expect(try String(contentsOfFile: out + "/sideways.dzi", encoding: .utf8).contains("Width=\"80\" Height=\"120\""))
+        let stored = try TilerProcess.run(["slice", input, "-o", out, "--name", "stored", "--no-autorotate", "--quiet"])
+        #expect(stored.status == 0, "\(stored.stderr)")
+        #expect(try String(contentsOfFile: out + "/stored.dzi", encoding: .utf8).contains("Width=\"120\" Height=\"80\""))
+        let info = try TilerProcess.run(["info", input])
+        #expect(info.stdout.contains("orientation: TIFF tag"), "\(info.stdout)")
+    }
+
     @Test func losslessNeedsWebP() throws {
         let result = try TilerProcess.run(["slice", "x.tif", "--lossless"])
         #expect(result.status != 0 && result.stderr.contains("--lossless needs --format webp"), "\(result.stderr)")

@@ -51,7 +51,7 @@ public final class ColourTransform {
     public var outputChannels: Int { Int(tiler_lcms_output_channels(handle)) }
 
     /// `"lcms"`, or `"lcms-checked tables"` for 8-bit matrix-shaper and gray sources, whose tables are proven
-    /// against lcms's own transform (within 2 levels) when the transform is built.
+    /// against lcms's unoptimised floating-point transform (within 1 level) when the transform is built.
     public var method: String { String(cString: tiler_lcms_method(handle)) }
 
     /// Converts `pixels` pixels laid out as ``input`` at `source` into 8-bit pixels at `destination`

@@ -18,6 +18,8 @@ struct SliceRequest {
     var lossless = false
     var threads: Int
     var force: Bool
+    /// Apply the EXIF orientation (the default) or slice the rows as stored.
+    var autorotate: Bool
     var decodeOptions: DecodeOptions
 
     /// Pyramid names become file names: no separators, no leading dot, nothing a shell or URL trips on.
@@ -38,10 +40,14 @@ struct SliceRequest {
         return result.isEmpty ? "image" : result
     }
 
-    /// Slices, blocking the calling thread, and returns the builder's summary.
-    func run(showProgress: Bool) throws -> SliceSummary {
+    /// Slices, blocking the calling thread, and returns the builder's summary and the source's header. A failure
+    /// leaves no trace: the builder removes its staging folder, and an output folder this run created is removed.
+    func run(showProgress: Bool) throws -> (SliceSummary, ImageHeader) {
         let name = try pyramidName()
         let source = try DecodedImageSource(path: input, options: decodeOptions)
+        let header = source.reader.header
+        let orientation = autorotate ? header.orientation.flatMap(Orientation.init(exif:)) ?? .up : .up
+        let displayed = orientation.displaySize(width: source.width, height: source.height)
         let tileFormat: TileFormat
         switch format {
         case "png": tileFormat = .png(compressionLevel: pngLevel)
@@ -55,18 +61,27 @@ struct SliceRequest {
         options.threads = threads
         options.force = force
         options.progressInterval = 0.1
+        let created = try OutputFolder.create(output)
         do {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            let summary = try slice(source, orientation: orientation, total: displayed, name: name, options: options, showProgress: showProgress)
+            return (summary, header)
         } catch {
-            throw CommandFailure("cannot create the output folder \(output): \((error as NSError).localizedDescription)")
+            created.removeIfCreated()
+            throw error
         }
+    }
+
+    private func slice(
+        _ source: DecodedImageSource, orientation: Orientation, total: (width: Int, height: Int), name: String, options: SliceOptions,
+        showProgress: Bool
+    ) throws -> SliceSummary {
         let builder = PyramidBuilder(options: options)
-        let meter = showProgress ? ProgressLine(label: "slice \(name)", total: source.height, unit: "rows") : nil
+        let meter = showProgress ? ProgressLine(label: "slice \(name)", total: total.height, unit: "rows") : nil
         defer { meter?.finish() }
         let slice = { (_: () -> Bool) throws -> SliceSummary in
             do {
-                return try builder.slice(source, into: output, name: name) { progress in
-                    meter?.update(progress.rowsRead, pixels: progress.rowsRead * source.width, extra: "\(progress.tilesWritten) tiles")
+                return try builder.slice(source, orientation: orientation, into: output, name: name) { progress in
+                    meter?.update(progress.rowsRead, pixels: progress.rowsRead * total.width, extra: "\(progress.tilesWritten) tiles")
                 }
             } catch let error as SliceError where error.reason == .cancelled {
                 throw CancellationError()

@@ -1,4 +1,5 @@
 import ImageCodecs
+import TileGeometry
 
 extension InfoReport {
     /// The TIFF-only lines: layout, compression, planes, pages.
@@ -21,21 +22,26 @@ extension InfoReport {
         return lines
     }
 
-    /// The TIFF facts as a JSON object.
-    static func tiffObject(_ tiff: TIFFLayout) -> [String: Any] {
-        var object: [String: Any] = [
-            "layout": tiff.tiled ? "tiles" : "strips", "compression": tiff.compression, "compressionName": tiff.compressionName,
-            "predictor": tiff.predictor, "planarConfiguration": tiff.separatePlanes ? "separate" : "contiguous",
-            "samplesPerPixel": tiff.samplesPerPixel, "photometric": tiff.photometric, "bigTIFF": tiff.bigTIFF, "page": tiff.page,
-            "pages": tiff.pageCount, "reducedResolution": tiff.reducedResolution, "subIFDs": tiff.subIFDCount,
-            "readPath": tiff.readPath.rawValue,
-        ]
-        if let width = tiff.tileWidth, let height = tiff.tileHeight {
-            object["tileWidth"] = width
-            object["tileHeight"] = height
-        }
-        if let rows = tiff.rowsPerStrip { object["rowsPerStrip"] = rows }
-        if let alpha = tiff.alpha { object["alpha"] = alpha }
-        return object
+    /// Writes the TIFF facts as a JSON object.
+    static func writeTIFF(_ tiff: TIFFLayout, to out: inout JSONWriter) {
+        out.openObject()
+        out.member("layout", tiff.tiled ? "tiles" : "strips")
+        out.member("tileWidth", tiff.tileWidth)
+        out.member("tileHeight", tiff.tileHeight)
+        out.member("rowsPerStrip", tiff.rowsPerStrip)
+        out.member("compression", tiff.compression)
+        out.member("compressionName", tiff.compressionName)
+        out.member("predictor", tiff.predictor)
+        out.member("planarConfiguration", tiff.separatePlanes ? "separate" : "contiguous")
+        out.member("samplesPerPixel", tiff.samplesPerPixel)
+        out.member("photometric", tiff.photometric)
+        out.member("alpha", tiff.alpha)
+        out.member("bigTIFF", tiff.bigTIFF)
+        out.member("page", tiff.page)
+        out.member("pages", tiff.pageCount)
+        out.member("reducedResolution", tiff.reducedResolution)
+        out.member("subIFDs", tiff.subIFDCount)
+        out.member("readPath", tiff.readPath.rawValue)
+        out.closeObject()
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import ImageCodecs
+import Slicing
 import TileGeometry
 
-/// What `tiler info` prints: header facts and the pyramid, as text or JSON.
+/// What `tiler info` prints: header facts, orientation and colour, and the pyramid, as text or JSON.
 struct InfoReport {
     let path: String
     let header: ImageHeader
@@ -12,18 +13,24 @@ struct InfoReport {
 
     var tileCount: Int { (0...pyramid.maxLevel).reduce(0) { $0 + pyramid.grid($1).columns * pyramid.grid($1).rows } }
 
+    var orientation: Orientation { header.orientation.flatMap(Orientation.init(exif:)) ?? .up }
+
     var text: String {
         var lines: [String] = []
         let name = header.tiff?.bigTIFF == true ? "BigTIFF" : header.format.displayName
         var facts = ["\(header.bitDepth)-bit \(header.colorType)"]
         if let subsampling = header.chromaSubsampling { facts.append(subsampling) }
         if header.format == .jpeg { facts.append(header.progressive ? "progressive" : "baseline") }
-        if let orientation = header.orientation {
-            facts.append(header.format == .tiff ? "orientation \(orientation)" : "EXIF orientation \(orientation)")
-        }
-        if let icc = header.iccProfile { facts.append("ICC profile (\(icc.count) bytes)") }
-        lines.append("\(path): \(name), \(header.width) × \(header.height), \(facts.joined(separator: ", "))")
+        lines.append("\(path): \(name), \(header.width) × \(header.height) stored, \(facts.joined(separator: ", "))")
         if let tiff = header.tiff { lines += Self.tiffLines(tiff) }
+        let displayed = header.displaySize
+        if header.orientation != nil {
+            lines.append("  orientation: \(header.format == .tiff ? "TIFF tag" : "EXIF") \(orientation.description); displayed \(displayed.width) × \(displayed.height)")
+        } else {
+            lines.append("  orientation: none (stored upright)")
+        }
+        lines.append("  colour: \(header.colourTag.summary)")
+        if let conversion = header.colourConversion { lines.append("  converts: \(conversion)") }
         lines.append("  decodes to: \(header.pixelFormat.name), \(header.channels) channel\(header.channels == 1 ? "" : "s"), 8-bit")
         if header.interlaced {
             let bytes = header.width * header.height * header.channels
@@ -42,27 +49,59 @@ struct InfoReport {
     }
 
     var json: String {
-        let levels: [[String: Any]] = (0...pyramid.maxLevel).map { level in
-            let size = pyramid.levelSize(level)
-            let grid = pyramid.grid(level)
-            return ["level": level, "width": size.width, "height": size.height, "columns": grid.columns, "rows": grid.rows]
-        }
-        var object: [String: Any] = [
-            "path": path, "format": header.format.rawValue, "width": header.width, "height": header.height,
-            "channels": header.channels, "pixelFormat": header.pixelFormat.name, "bitDepth": header.bitDepth,
-            "colorType": header.colorType, "interlaced": header.interlaced, "progressive": header.progressive,
-            "streamable": header.canStream,
-            "chromaSubsampling": header.chromaSubsampling ?? NSNull(), "orientation": header.orientation ?? NSNull(),
-            "pyramid": [
-                "tileSize": pyramid.tileSize, "overlap": pyramid.overlap, "maxLevel": pyramid.maxLevel,
-                "levelCount": pyramid.levelCount, "tiles": tileCount, "levels": levels,
-            ] as [String: Any],
-        ]
-        if let rows = verifiedRows { object["verifiedRows"] = rows }
-        if let tiff = header.tiff { object["tiff"] = Self.tiffObject(tiff) }
-        if let icc = header.iccProfile { object["iccProfileBytes"] = icc.count }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        JSONWriter.text { out in
+            out.openObject()
+            out.member("path", path)
+            out.member("format", header.format.rawValue)
+            out.member("width", header.displaySize.width)
+            out.member("height", header.displaySize.height)
+            out.member("storedWidth", header.width)
+            out.member("storedHeight", header.height)
+            out.member("orientation", header.orientation)
+            out.member("colour", header.colourTag.summary)
+            if case .iccProfile(let profile) = header.colourTag {
+                out.member("iccDescription", profile.description)
+            } else {
+                out.member("iccDescription", nil as String?)
+            }
+            out.member("colourConversion", header.colourConversion)
+            out.member("channels", header.channels)
+            out.member("pixelFormat", header.pixelFormat.name)
+            out.member("bitDepth", header.bitDepth)
+            out.member("colorType", header.colorType)
+            out.member("interlaced", header.interlaced)
+            out.member("progressive", header.progressive)
+            out.member("streamable", header.canStream)
+            out.member("chromaSubsampling", header.chromaSubsampling)
+            if let rows = verifiedRows { out.member("verifiedRows", rows) }
+            if let tiff = header.tiff {
+                out.key("tiff")
+                Self.writeTIFF(tiff, to: &out)
+            }
+            out.key("pyramid")
+            out.openObject()
+            out.member("tileSize", pyramid.tileSize)
+            out.member("overlap", pyramid.overlap)
+            out.member("maxLevel", pyramid.maxLevel)
+            out.member("levelCount", pyramid.levelCount)
+            out.member("tiles", tileCount)
+            out.key("levels")
+            out.openArray()
+            for level in 0...pyramid.maxLevel {
+                let size = pyramid.levelSize(level)
+                let grid = pyramid.grid(level)
+                out.openObject()
+                out.member("level", level)
+                out.member("width", size.width)
+                out.member("height", size.height)
+                out.member("columns", grid.columns)
+                out.member("rows", grid.rows)
+                out.closeObject()
+            }
+            out.closeArray()
+            out.closeObject()
+            out.closeObject()
+        } + "\n"
     }
 
     static func bytes(_ count: Int) -> String {

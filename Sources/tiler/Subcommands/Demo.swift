@@ -61,9 +61,9 @@ struct Demo: ParsableCommand {
             let request = SliceRequest(
                 input: picture, output: pyramids, name: name, tileSize: 256, overlap: 0, format: "jpg", quality: 85, pngLevel: 6,
                 optimizeHuffman: false, threads: ProcessInfo.processInfo.activeProcessorCount, force: true,
-                decodeOptions: DecodeOptions())
-            let summary = try request.run(showProgress: true)
-            StandardError.print(SliceReport(input: picture, summary: summary).text)
+                autorotate: true, decodeOptions: DecodeOptions())
+            let (summary, header) = try request.run(showProgress: true)
+            StandardError.print(SliceReport(input: picture, summary: summary, header: header, autorotate: true, keptColour: false).text)
         }
         guard !noServe else { return }
         var arguments = [pyramids, "--host", host, "--port", String(port)]

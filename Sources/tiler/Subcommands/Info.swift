@@ -38,7 +38,8 @@ struct Info: ParsableCommand {
         if verify {
             verifiedRows = try ImageVerifier.verify(path: image, options: options)
         }
-        let pyramid = Pyramid(width: header.width, height: header.height, tileSize: tileSize, overlap: 0)
+        // The pyramid `tiler slice` makes by default: displayed orientation.
+        let pyramid = Pyramid(width: header.displaySize.width, height: header.displaySize.height, tileSize: tileSize, overlap: 0)
         let report = InfoReport(path: image, header: header, pyramid: pyramid, verifiedRows: verifiedRows)
         print(json ? report.json : report.text, terminator: "")
     }

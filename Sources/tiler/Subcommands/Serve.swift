@@ -95,13 +95,30 @@ struct Serve: ParsableCommand {
         configuration.fileThreads = fileThreads
         configuration.openTileFilesPerLoop = openFiles
         configuration.iiif = iiifConfiguration()
-        let server = try Server.startBlocking(configuration)
+        let server: Server
+        do {
+            server = try Server.startBlocking(configuration)
+        } catch {
+            throw CommandFailure(Self.startFailure(error, host: host, port: port))
+        }
         SignalHub.shared.setHandler { _ in server.beginShutdown() }
         defer { SignalHub.shared.clear() }
         // Unbuffered, so a script reading stdout learns the URL (and the port when --port 0) at once.
         FileHandle.standardOutput.write(Data("Tiler is serving \(root) at \(server.url)\n".utf8))
         if let openHint { FileHandle.standardOutput.write(Data("Open \(server.url)#image=\(openHint) in a browser.\n".utf8)) }
         server.blockUntilStopped()
+    }
+
+    /// One line for a server that could not start; a busy port says so plainly instead of NIO's bind() text.
+    static func startFailure(_ error: any Error, host: String, port: Int) -> String {
+        let text = String(describing: error)
+        if text.contains("errno: 98") || text.contains("Address already in use") {
+            return "cannot listen on \(host):\(port): the address is already in use (is another server running? pick another --port)"
+        }
+        if text.contains("errno: 13") || text.contains("Permission denied") {
+            return "cannot listen on \(host):\(port): permission denied (ports below 1024 need privileges)"
+        }
+        return text
     }
 
     private func iiifConfiguration() -> IIIFConfiguration {

@@ -46,14 +46,23 @@ struct Slice: ParsableCommand {
     var optimizeHuffman = false
 
     @Option(help: "Encoding and writing threads (default: the number of cores).")
-    var threads = ProcessInfo.processInfo.activeProcessorCount
+    var threads: Int?
+
+    @Flag(help: "Keep the stored orientation: ignore the EXIF orientation tag.")
+    var noAutorotate = false
+
+    @Flag(help: "Keep the stored colour numbers: no conversion to sRGB from an embedded profile or PNG colour chunks.")
+    var keepColour = false
+
+    @Flag(help: "Fail on a broken or unsupported colour profile instead of warning and taking the image as sRGB.")
+    var strictColour = false
 
     @Flag(help: "Replace an existing pyramid of the same name (only once the new one is complete).")
     var force = false
 
     @OptionGroup var decoding: DecodingOptions
 
-    @Flag(help: "No progress output.")
+    @Flag(name: .shortAndLong, help: "No progress output and no summary line.")
     var quiet = false
 
     @Flag(help: "Print a JSON summary on standard output at the end.")
@@ -66,20 +75,28 @@ struct Slice: ParsableCommand {
         guard !lossless || format == "webp" else { throw ValidationError("--lossless needs --format webp") }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1–100") }
         guard (0...9).contains(pngLevel) else { throw ValidationError("--png-level must be 0–9") }
-        guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1–256") }
+        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be 1–256") }
+        if keepColour && strictColour { throw ValidationError("--keep-colour and --strict-colour cannot be used together") }
         if let name { try SliceRequest.validate(name: name) }
     }
 
     func run() throws {
         let request = SliceRequest(
             input: input, output: output, name: name, tileSize: tileSize, overlap: overlap, format: format, quality: quality,
-            pngLevel: pngLevel, optimizeHuffman: optimizeHuffman, lossless: lossless, threads: threads, force: force,
-            decodeOptions: decoding.decodeOptions())
-        let summary = try request.run(showProgress: !quiet)
+            pngLevel: pngLevel, optimizeHuffman: optimizeHuffman, lossless: lossless, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
+            force: force, autorotate: !noAutorotate, decodeOptions: decodeOptions())
+        let (summary, header) = try request.run(showProgress: !quiet)
+        let report = SliceReport(input: input, summary: summary, header: header, autorotate: !noAutorotate, keptColour: keepColour)
         if json {
-            print(try SliceReport(input: input, summary: summary).json)
+            print(report.json)
         } else if !quiet {
-            StandardError.print(SliceReport(input: input, summary: summary).text)
+            StandardError.print(report.text)
         }
+    }
+
+    private func decodeOptions() -> DecodeOptions {
+        var options = decoding.decodeOptions()
+        options.colour = keepColour ? .keep : strictColour ? .strict : .convert
+        return options
     }
 }

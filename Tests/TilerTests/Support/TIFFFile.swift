@@ -8,6 +8,8 @@ enum TIFFFile {
         var height: Int
         var tiled = false
         var compression: Int32 = 5
+        /// The Orientation tag (0: absent).
+        var orientation: Int32 = 0
     }
 
     /// The pattern's pixel bytes (RGB, rows top to bottom).
@@ -48,6 +50,7 @@ enum TIFFFile {
             record.tile_height = 64
             record.rows_per_strip = 16
             record.extra_sample = -1
+            record.orientation = page.orientation
             record.rows = UnsafePointer(buffers[index])
             record.row_bytes = page.width * 3
             records.append(record)
