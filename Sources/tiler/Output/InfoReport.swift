@@ -25,7 +25,8 @@ struct InfoReport {
         if let tiff = header.tiff { lines += Self.tiffLines(tiff) }
         let displayed = header.displaySize
         if header.orientation != nil {
-            lines.append("  orientation: \(header.format == .tiff ? "TIFF tag" : "EXIF") \(orientation.description); displayed \(displayed.width) × \(displayed.height)")
+            let source = header.format == .tiff ? "TIFF tag" : "EXIF"
+            lines.append("  orientation: \(source) \(orientation.description); displayed \(displayed.width) × \(displayed.height)")
         } else {
             lines.append("  orientation: none (stored upright)")
         }

@@ -83,8 +83,8 @@ struct Slice: ParsableCommand {
     func run() throws {
         let request = SliceRequest(
             input: input, output: output, name: name, tileSize: tileSize, overlap: overlap, format: format, quality: quality,
-            pngLevel: pngLevel, optimizeHuffman: optimizeHuffman, lossless: lossless, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
-            force: force, autorotate: !noAutorotate, decodeOptions: decodeOptions())
+            pngLevel: pngLevel, optimizeHuffman: optimizeHuffman, lossless: lossless,
+            threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, force: force, autorotate: !noAutorotate, decodeOptions: decodeOptions())
         let (summary, header) = try request.run(showProgress: !quiet)
         let report = SliceReport(input: input, summary: summary, header: header, autorotate: !noAutorotate, keptColour: keepColour)
         if json {
