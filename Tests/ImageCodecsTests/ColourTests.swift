@@ -105,7 +105,8 @@ import Testing
     func rgbProfileOnGray() throws {
         let directory = try TemporaryDirectory()
         let gray = PixelBuffer(width: 32, height: 8, pixelFormat: .gray, bytes: (0..<256).map { UInt8($0) })
-        let png = ColourFixtures.inserting([ColourFixtures.iccpChunk(try ColourFixtures.profile("AdobeRGB1998"))], into: try PNGEncoder().encode(gray))
+        let png = ColourFixtures.inserting(
+            [ColourFixtures.iccpChunk(try ColourFixtures.profile("AdobeRGB1998"))], into: try PNGEncoder().encode(gray))
         let path = try directory.write(png, to: "gray.png")
         let log = WarningLog()
         let decoded = try ImageDecoder.decode(path: path, options: DecodeOptions(onWarning: log.lenientOptions.onWarning))
@@ -186,7 +187,8 @@ import Testing
         let log = WarningLog()
         _ = try ImageDecoder.decode(path: path, options: DecodeOptions(onWarning: log.lenientOptions.onWarning))
         #expect(log.lines.count == 1)
-        #expect(log.lines.first?.contains("CMYK with no usable embedded profile: converted to RGB with the uncalibrated formula") == true, "\(log.lines)")
+        #expect(
+            log.lines.first?.contains("CMYK with no usable embedded profile: converted to RGB with the uncalibrated formula") == true, "\(log.lines)")
     }
 
     @Test("Truncated and mutated profiles are parsed or refused, never a crash", .timeLimit(.minutes(1)))

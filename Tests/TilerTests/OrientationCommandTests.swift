@@ -59,7 +59,8 @@ import Testing
         let fixtures = try Fixtures()
         defer { fixtures.remove() }
         let stored = try PNGEncoder().encode(TaggedFiles.stored(TaggedFiles.patches(width: 96, height: 64), orientation: 6))
-        let input = try fixtures.file("side.png", bytes: TaggedFiles.png(stored, inserting: [TaggedFiles.chunk("eXIf", TaggedFiles.exif(orientation: 6))]))
+        let input = try fixtures.file(
+            "side.png", bytes: TaggedFiles.png(stored, inserting: [TaggedFiles.chunk("eXIf", TaggedFiles.exif(orientation: 6))]))
         let kept = try TilerProcess.run(["slice", input, "-o", fixtures.path("o"), "--no-autorotate", "-q"])
         #expect(kept.status == 0, "\(kept.stderr)")
         #expect(try String(contentsOfFile: fixtures.path("o/side.dzi"), encoding: .utf8).contains("Width=\"64\""))
