@@ -60,6 +60,12 @@ import Testing
         #expect(info.stdout.contains("BigTIFF, 120 × 80"), "\(info.stdout)")
         #expect(info.stdout.contains("strips of 16 rows, LZW compression (5)"), "\(info.stdout)")
         #expect(info.stdout.contains("page 0 of 2"), "\(info.stdout)")
+        let json = try TilerProcess.run(["info", input, "--page", "1", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let tiff = try #require(object["tiff"] as? [String: Any])
+        #expect(object["format"] as? String == "tiff" && object["width"] as? Int == 70)
+        #expect(tiff["layout"] as? String == "tiles" && tiff["tileWidth"] as? Int == 64 && tiff["compressionName"] as? String == "LZW")
+        #expect(tiff["page"] as? Int == 1 && tiff["pages"] as? Int == 2 && tiff["bigTIFF"] as? Bool == true)
     }
 
     @Test func aBrokenTIFFFailsInOneLineAndLeavesNothing() throws {
