@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Tiler: a tiled large-image server. Targets follow dependency lines:
-/// TileGeometry (pure) ← Slicing → ImageCodecs → CPNG / CJPEG / CLCMS (C shims), and a thin `tiler` executable.
+/// TileGeometry (pure) ← Slicing → ImageCodecs → CPNG / CJPEG / CTIFF / CWebP / CLCMS (C shims), and a thin `tiler` executable.
 let package = Package(
     name: "Tiler",
     products: [
@@ -19,12 +19,16 @@ let package = Package(
         // C shims: the only code that includes png.h / jpeglib.h; each entry point owns its setjmp.
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        // libtiff (TIFF and BigTIFF input): per-file error and warning handlers, nothing printed.
+        .target(name: "CTIFF", linkerSettings: [.linkedLibrary("tiff")]),
+        // libwebp (WebP tiles): the encoder's config and buffer kept per thread; the decoder for tests and the server.
+        .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp")]),
         // Little CMS 2: colour profiles to sRGB; its error handler is routed, never printed.
         .target(name: "CLCMS", linkerSettings: [.linkedLibrary("lcms2")]),
         // C shim for the Linux file calls Swift's Glibc module hides (page-cache-only reads, fd real paths).
         .target(name: "CFileIO"),
         // Safe Swift over the shims: format sniffing, streaming row readers, tile encoders.
-        .target(name: "ImageCodecs", dependencies: ["CPNG", "CJPEG", "CLCMS"]),
+        .target(name: "ImageCodecs", dependencies: ["CPNG", "CJPEG", "CTIFF", "CWebP", "CLCMS"]),
         // A deterministic photo-like procedural picture of any size (demo and benchmark input).
         .target(name: "SampleImage", dependencies: ["ImageCodecs"]),
         // The streaming pyramid builder (dzsave's shape).

@@ -22,7 +22,7 @@ public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let isDirectory = Kind(.isDirectory)
         /// The file has no bytes.
         public static let empty = Kind(.empty)
-        /// The bytes are not a PNG or JPEG file.
+        /// The bytes are not a PNG, JPEG, TIFF or WebP file.
         public static let unsupportedFormat = Kind(.unsupportedFormat)
         /// The file ends before the image does.
         public static let truncated = Kind(.truncated)

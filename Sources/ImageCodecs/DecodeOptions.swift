@@ -11,17 +11,22 @@ public struct DecodeOptions: Sendable {
     /// Receives warnings as one line each, prefixed with the path (at most 100 per file). Called on
     /// the thread that is decoding, while it decodes.
     public var onWarning: (@Sendable (String) -> Void)?
+    /// Which page of a multi-page file to read, from 0 (TIFF); nil reads the first full-resolution page (a
+    /// pyramidal TIFF's largest). Any page but 0 of a PNG or JPEG is an error.
+    public var page: Int?
     /// What to do with embedded colour profiles and colour chunks: convert to sRGB (the default), keep the
     /// numbers, or convert and fail on a profile that cannot be used.
     public var colour: ColourPolicy = .convert
 
     /// Creates options; the defaults fail loudly on damage and accept up to 2^34 pixels.
     public init(
-        maxPixels: Int = 1 << 34, lenient: Bool = false, onWarning: (@Sendable (String) -> Void)? = nil, colour: ColourPolicy = .convert
+        maxPixels: Int = 1 << 34, lenient: Bool = false, onWarning: (@Sendable (String) -> Void)? = nil, page: Int? = nil,
+        colour: ColourPolicy = .convert
     ) {
         self.maxPixels = maxPixels
         self.lenient = lenient
         self.onWarning = onWarning
+        self.page = page
         self.colour = colour
     }
 }

@@ -1,4 +1,4 @@
-/// Opens PNG and JPEG files, recognised by their magic bytes, for header inspection or streaming.
+/// Opens PNG, JPEG, TIFF and WebP files, recognised by their magic bytes, for header inspection or streaming.
 public enum ImageDecoder {
     /// Reads the header of the image at `path` without decoding pixels.
     ///
@@ -14,7 +14,17 @@ public enum ImageDecoder {
     /// `readRows`. The reader owns the file until it is released.
     public static func open(path: String, options: DecodeOptions = .init()) throws -> any ImageRowReader {
         let file = try InputFile.open(path: path)
+        if let page = options.page, page != 0, file.format != .tiff {
+            throw CodecError(
+                kind: .invalidArgument, path: path, message: "there is no page \(page): a \(file.format.displayName) file has one page (0)")
+        }
         switch file.format {
+        case .webp:
+            let (source, header) = try WebPRowSource.open(file: file, options: options)
+            return StripReader(source: source, header: header, path: path)
+        case .tiff:
+            let (source, header, transform) = try TIFFRowSource.open(file: file, options: options)
+            return StripReader(source: source, header: header, path: path, transform: transform)
         case .png:
             let (source, header, transform) = try PNGRowSource.open(file: file, options: options)
             return StripReader(source: source, header: header, path: path, transform: transform)

@@ -2,10 +2,6 @@ extension ImageFormat {
     /// Other formats' magic bytes, so "unsupported format" can say what the file is.
     private static let knownMagic: [(bytes: [UInt8], name: String)] = [
         ([0x47, 0x49, 0x46, 0x38], "a GIF image"),
-        ([0x49, 0x49, 0x2A, 0x00], "a TIFF image"),
-        ([0x4D, 0x4D, 0x00, 0x2A], "a TIFF image"),
-        ([0x49, 0x49, 0x2B, 0x00], "a BigTIFF image"),
-        ([0x4D, 0x4D, 0x00, 0x2B], "a BigTIFF image"),
         ([0x42, 0x4D], "a BMP image"),
         ([0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20], "a JPEG 2000 image"),
         ([0xFF, 0x4F, 0xFF, 0x51], "a JPEG 2000 codestream"),
@@ -17,18 +13,15 @@ extension ImageFormat {
         ([0x8A, 0x4D, 0x4E, 0x47], "an MNG animation"),
     ]
 
-    /// Says what bytes that are neither PNG nor JPEG look like, e.g.
-    /// `"a GIF image, not a PNG or JPEG file"` or
-    /// `"not a PNG or JPEG file (starts with 68 65 6c 6c 6f \"hello\")"`.
+    /// Says what bytes that are not PNG, JPEG or TIFF look like, e.g.
+    /// `"a GIF image, not a PNG, JPEG, TIFF or WebP file"` or
+    /// `"not a PNG, JPEG, TIFF or WebP file (starts with 68 65 6c 6c 6f \"hello\")"`.
     static func describeUnsupported(_ prefix: [UInt8]) -> String {
         if let known = knownMagic.first(where: { prefix.starts(with: $0.bytes) }) {
-            return "\(known.name), not a PNG or JPEG file"
-        }
-        if prefix.count >= 12, prefix.starts(with: Array("RIFF".utf8)), prefix[8..<12].elementsEqual("WEBP".utf8) {
-            return "a WebP image, not a PNG or JPEG file"
+            return "\(known.name), not a PNG, JPEG, TIFF or WebP file"
         }
         if prefix.count >= 12, prefix[4..<8].elementsEqual("ftyp".utf8) {
-            return "an ISO media file (HEIF/AVIF/MP4), not a PNG or JPEG file"
+            return "an ISO media file (HEIF/AVIF/MP4), not a PNG, JPEG, TIFF or WebP file"
         }
         let shown = prefix.prefix(8)
         let hex = shown.map { byte in
@@ -36,6 +29,6 @@ extension ImageFormat {
             return byte < 16 ? "0" + digits : digits
         }
         let text = String(decoding: shown.map { (0x20..<0x7F).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
-        return "not a PNG or JPEG file (starts with \(hex.joined(separator: " ")) \"\(text)\")"
+        return "not a PNG, JPEG, TIFF or WebP file (starts with \(hex.joined(separator: " ")) \"\(text)\")"
     }
 }

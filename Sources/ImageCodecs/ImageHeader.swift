@@ -21,9 +21,15 @@ public struct ImageHeader: Sendable, Equatable {
     public var progressive: Bool
     /// JPEG chroma sampling, e.g. `"4:2:0"`; nil for PNG and grayscale JPEG.
     public var chromaSubsampling: String?
-    /// EXIF orientation 1–8 when the file has one: a PNG eXIf chunk before the image data, or a JPEG
-    /// APP1 Exif marker. Rows are always delivered as stored; applying the orientation is the caller's choice.
+    /// EXIF orientation 1–8 when the file has one: a PNG eXIf chunk before the image data, a JPEG
+    /// APP1 Exif marker, or a TIFF Orientation tag. Rows are always delivered as stored; applying the
+    /// orientation is the caller's choice.
     public var orientation: Int?
+    /// The embedded ICC profile's bytes (TIFF `ICCProfile` tag), or nil. Rows are delivered without
+    /// converting them; colour management is the caller's choice.
+    public var iccProfile: [UInt8]? = nil
+    /// For TIFF: how the page is stored (strips or tiles, compression, pages); nil for other formats.
+    public var tiff: TIFFLayout? = nil
 
     /// What the file says about its colours (profile, PNG colour chunks, or nothing).
     public var colourTag: ColourTag = .untagged

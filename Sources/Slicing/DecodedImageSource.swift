@@ -1,6 +1,6 @@
 import ImageCodecs
 
-/// A ``RowSource`` over a decoder from ImageCodecs: the rows of a PNG or JPEG file, streamed.
+/// A ``RowSource`` over a decoder from ImageCodecs: the rows of a PNG, JPEG, TIFF or WebP file, streamed.
 public final class DecodedImageSource: RowSource {
     /// The decoder, positioned at the next row.
     public let reader: any ImageRowReader

@@ -6,17 +6,20 @@ public enum TileFormat: Sendable, Equatable {
     case jpeg(quality: Int = 85, optimizeHuffman: Bool = false)
     /// Lossless PNG tiles at a zlib level 0–9.
     case png(compressionLevel: Int = 6)
+    /// WebP tiles: lossy at `quality` 0–100, or lossless (then `quality` is the effort); alpha is kept.
+    case webp(quality: Int = 85, lossless: Bool = false)
 
     /// The choice `--format auto` makes: PNG when the source has alpha, JPEG otherwise.
     public static func automatic(for pixelFormat: PixelFormat, quality: Int = 85, pngLevel: Int = 6) -> TileFormat {
         pixelFormat.hasAlpha ? .png(compressionLevel: pngLevel) : .jpeg(quality: quality)
     }
 
-    /// The tile file extension and `.dzi` Format: `jpg` or `png`.
+    /// The tile file extension and `.dzi` Format: `jpg`, `png` or `webp`.
     public var fileExtension: String {
         switch self {
         case .jpeg: "jpg"
         case .png: "png"
+        case .webp: "webp"
         }
     }
 
@@ -27,6 +30,8 @@ public enum TileFormat: Sendable, Equatable {
             SliceOptions(fileExtension: fileExtension) { try JPEGEncoder(quality: quality, optimizeHuffman: optimize) }
         case .png(let level):
             SliceOptions(fileExtension: fileExtension) { try PNGEncoder(compressionLevel: level) }
+        case .webp(let quality, let lossless):
+            SliceOptions(fileExtension: fileExtension) { try WebPEncoder(quality: quality, lossless: lossless) }
         }
     }
 }

@@ -10,8 +10,12 @@ struct DecodingOptions: ParsableArguments {
     @Option(help: "Refuse images whose declared width × height exceeds this many pixels.")
     var maxPixels: Int = 1 << 34
 
+    @Option(help: "The page of a multi-page TIFF to read, from 0 (default: the first full-resolution page).")
+    var page: Int?
+
     func validate() throws {
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
+        if let page, page < 0 { throw ValidationError("--page must be 0 or more") }
     }
 
     /// The decoder options these flags ask for; warnings go to standard error, one line each.
@@ -19,6 +23,7 @@ struct DecodingOptions: ParsableArguments {
         var options = DecodeOptions()
         options.maxPixels = maxPixels
         options.lenient = lenient
+        options.page = page
         options.onWarning = { message in StandardError.print("warning: \(message)") }
         return options
     }

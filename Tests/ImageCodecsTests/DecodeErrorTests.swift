@@ -65,11 +65,14 @@ import Testing
     @Test(
         "Other files say what they look like",
         arguments: [
-            (Array("GIF89a\u{1}\u{0}".utf8), "unsupported format: a GIF image, not a PNG or JPEG file"),
-            ([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0], "unsupported format: a TIFF image, not a PNG or JPEG file"),
-            (Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8), "unsupported format: a WebP image, not a PNG or JPEG file"),
-            (Array("hello, world\n".utf8), "unsupported format: not a PNG or JPEG file (starts with 68 65 6c 6c 6f 2c 20 77 \"hello, w\")"),
-            ([0x00, 0xFF, 0x10], "unsupported format: not a PNG or JPEG file (starts with 00 ff 10 \"...\")"),
+            (Array("GIF89a\u{1}\u{0}".utf8), "unsupported format: a GIF image, not a PNG, JPEG, TIFF or WebP file"),
+            ([0x42, 0x4D, 0x3A, 0x00, 0, 0, 0, 0], "unsupported format: a BMP image, not a PNG, JPEG, TIFF or WebP file"),
+            (Array("8BPS\u{0}\u{1}\u{0}\u{0}".utf8), "unsupported format: a Photoshop document, not a PNG, JPEG, TIFF or WebP file"),
+            (
+                Array("hello, world\n".utf8),
+                "unsupported format: not a PNG, JPEG, TIFF or WebP file (starts with 68 65 6c 6c 6f 2c 20 77 \"hello, w\")"
+            ),
+            ([0x00, 0xFF, 0x10], "unsupported format: not a PNG, JPEG, TIFF or WebP file (starts with 00 ff 10 \"...\")"),
         ])
     func unsupportedFormat(bytes: [UInt8], message: String) throws {
         let directory = try TemporaryDirectory()

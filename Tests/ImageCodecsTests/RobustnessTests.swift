@@ -49,6 +49,27 @@ import Testing
             try JPEGFixture.all[10].write(to: directory.file("seed"))
             return try directory.read("seed")
         },
+        Seed(description: "TIFF RGB LZW predictor strips") { directory in
+            try TIFFFixture(name: "", photometric: 2, samples: 3, bits: 8, compression: TIFFFixture.lzw, predictor: 2).write(
+                to: directory.file("seed"))
+            return try directory.read("seed")
+        },
+        Seed(description: "TIFF JPEG YCbCr tiles") { directory in
+            try TIFFFixture(name: "", photometric: 2, samples: 3, bits: 8, compression: TIFFFixture.jpeg, tiled: true, jpegYCbCr: true)
+                .write(to: directory.file("seed"))
+            return try directory.read("seed")
+        },
+        Seed(description: "BigTIFF RGBA 16-bit Deflate separate tiles") { directory in
+            try TIFFFixture(
+                name: "", photometric: 2, samples: 4, bits: 16, compression: TIFFFixture.deflate, planar: 2, tiled: true, extra: 1, bigTIFF: true
+            ).write(to: directory.file("seed"))
+            return try directory.read("seed")
+        },
+        Seed(description: "WebP lossy RGBA") { _ in try WebPEncoder(quality: 70).encode(SmoothImage.make(width: 48, height: 40, format: .rgba)) },
+        Seed(description: "TIFF palette 4-bit PackBits") { directory in
+            try TIFFFixture(name: "", photometric: 3, samples: 1, bits: 4, compression: TIFFFixture.packBits).write(to: directory.file("seed"))
+            return try directory.read("seed")
+        },
     ]
 
     static let small = DecodeOptions(maxPixels: 1 << 20)

@@ -15,6 +15,7 @@ struct SliceRequest {
     var quality: Int
     var pngLevel: Int
     var optimizeHuffman: Bool
+    var lossless = false
     var threads: Int
     var force: Bool
     /// Apply the EXIF orientation (the default) or slice the rows as stored.
@@ -51,6 +52,7 @@ struct SliceRequest {
         switch format {
         case "png": tileFormat = .png(compressionLevel: pngLevel)
         case "jpg", "jpeg": tileFormat = .jpeg(quality: quality, optimizeHuffman: optimizeHuffman)
+        case "webp": tileFormat = .webp(quality: quality, lossless: lossless)
         default: tileFormat = .automatic(for: source.reader.header.pixelFormat, quality: quality, pngLevel: pngLevel)
         }
         var options = tileFormat.sliceOptions()

@@ -17,14 +17,16 @@ struct InfoReport {
 
     var text: String {
         var lines: [String] = []
-        let name = header.format == .png ? "PNG" : "JPEG"
+        let name = header.tiff?.bigTIFF == true ? "BigTIFF" : header.format.displayName
         var facts = ["\(header.bitDepth)-bit \(header.colorType)"]
         if let subsampling = header.chromaSubsampling { facts.append(subsampling) }
         if header.format == .jpeg { facts.append(header.progressive ? "progressive" : "baseline") }
         lines.append("\(path): \(name), \(header.width) × \(header.height) stored, \(facts.joined(separator: ", "))")
+        if let tiff = header.tiff { lines += Self.tiffLines(tiff) }
         let displayed = header.displaySize
         if header.orientation != nil {
-            lines.append("  orientation: EXIF \(orientation.description); displayed \(displayed.width) × \(displayed.height)")
+            let source = header.format == .tiff ? "TIFF tag" : "EXIF"
+            lines.append("  orientation: \(source) \(orientation.description); displayed \(displayed.width) × \(displayed.height)")
         } else {
             lines.append("  orientation: none (stored upright)")
         }
@@ -73,6 +75,10 @@ struct InfoReport {
             out.member("streamable", header.canStream)
             out.member("chromaSubsampling", header.chromaSubsampling)
             if let rows = verifiedRows { out.member("verifiedRows", rows) }
+            if let tiff = header.tiff {
+                out.key("tiff")
+                Self.writeTIFF(tiff, to: &out)
+            }
             out.key("pyramid")
             out.openObject()
             out.member("tileSize", pyramid.tileSize)

@@ -13,7 +13,7 @@ struct Info: ParsableCommand {
             """
     )
 
-    @Argument(help: "A PNG or JPEG file (recognised by its content, not its name).")
+    @Argument(help: "A PNG, JPEG, TIFF or WebP file (recognised by its content, not its name).")
     var image: String
 
     @Flag(help: "Print JSON instead of text.")

@@ -4,10 +4,10 @@ import ImageCodecs
 import Slicing
 import TileGeometry
 
-/// `tiler slice`: streams a PNG or JPEG into a Deep Zoom pyramid (`NAME.dzi` + `NAME_files/`).
+/// `tiler slice`: streams a PNG, JPEG or TIFF into a Deep Zoom pyramid (`NAME.dzi` + `NAME_files/`).
 struct Slice: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Slice a huge PNG or JPEG into a Deep Zoom tile pyramid, streaming, on every core.",
+        abstract: "Slice a huge PNG, JPEG or TIFF into a Deep Zoom tile pyramid, streaming, on every core.",
         discussion: """
             Writes DIR/NAME.dzi and DIR/NAME_files/LEVEL/COL_ROW.EXT. The pyramid is built in a hidden folder beside \
             the destination and moved into place only when complete: on any error or interruption nothing is left \
@@ -15,7 +15,7 @@ struct Slice: ParsableCommand {
             """
     )
 
-    @Argument(help: "The PNG or JPEG to slice.")
+    @Argument(help: "The PNG, JPEG, TIFF or BigTIFF to slice (recognised by its content).")
     var input: String
 
     @Option(name: .shortAndLong, help: "The folder to write into (created if missing).")
@@ -30,11 +30,14 @@ struct Slice: ParsableCommand {
     @Option(help: "Pixels each tile repeats from its neighbours (DZI overlap).")
     var overlap = 0
 
-    @Option(help: "Tile format: auto (PNG when the source has alpha, else JPEG), jpg or png.")
+    @Option(help: "Tile format: auto (PNG when the source has alpha, else JPEG), jpg, png or webp.")
     var format = "auto"
 
-    @Option(help: "JPEG tile quality, 1–100.")
+    @Option(help: "JPEG or WebP tile quality, 1–100 (with --lossless: the WebP effort, 100 smallest).")
     var quality = 85
+
+    @Flag(help: "Lossless WebP tiles (with --format webp).")
+    var lossless = false
 
     @Option(help: "PNG tile zlib level, 0–9.")
     var pngLevel = 6
@@ -68,7 +71,8 @@ struct Slice: ParsableCommand {
     func validate() throws {
         guard Pyramid.tileSizeLimits.contains(tileSize) else { throw ValidationError("--tile-size must be 1–8192") }
         guard (0..<tileSize).contains(overlap) else { throw ValidationError("--overlap must be 0 to tile size − 1") }
-        guard ["auto", "jpg", "jpeg", "png"].contains(format) else { throw ValidationError("--format must be auto, jpg or png") }
+        guard ["auto", "jpg", "jpeg", "png", "webp"].contains(format) else { throw ValidationError("--format must be auto, jpg, png or webp") }
+        guard !lossless || format == "webp" else { throw ValidationError("--lossless needs --format webp") }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1–100") }
         guard (0...9).contains(pngLevel) else { throw ValidationError("--png-level must be 0–9") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be 1–256") }
@@ -79,8 +83,8 @@ struct Slice: ParsableCommand {
     func run() throws {
         let request = SliceRequest(
             input: input, output: output, name: name, tileSize: tileSize, overlap: overlap, format: format, quality: quality,
-            pngLevel: pngLevel, optimizeHuffman: optimizeHuffman, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
-            force: force, autorotate: !noAutorotate, decodeOptions: decodeOptions())
+            pngLevel: pngLevel, optimizeHuffman: optimizeHuffman, lossless: lossless,
+            threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, force: force, autorotate: !noAutorotate, decodeOptions: decodeOptions())
         let (summary, header) = try request.run(showProgress: !quiet)
         let report = SliceReport(input: input, summary: summary, header: header, autorotate: !noAutorotate, keptColour: keepColour)
         if json {

@@ -1,0 +1,147 @@
+/*
+ * CTIFF: the only code in Tiler that includes tiffio.h.
+ *
+ * libtiff reports problems through error and warning handlers that, by default, print to stderr. Every
+ * TIFF here is opened with per-file handlers (TIFFOpenOptions…ExtR) that collect the first error into
+ * the reader's message and pass warnings to the caller's callback; the process-wide handlers are
+ * silenced once as well, so nothing ever reaches the terminal behind the caller's back. Nothing here
+ * calls exit or abort. Objects are single-threaded: use one per thread. Symbols are prefixed tiler_tiff_.
+ */
+#ifndef CTIFF_H
+#define CTIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Status codes, numbered as in CPNG and CJPEG. */
+#define TILER_TIFF_OK 0
+#define TILER_TIFF_ERR_CORRUPT 1     /* the data is malformed; message is libtiff's */
+#define TILER_TIFF_ERR_TRUNCATED 2   /* a strip or tile lies past the end of the file */
+#define TILER_TIFF_ERR_NOMEM 3       /* an allocation failed */
+#define TILER_TIFF_ERR_IO 4          /* a read failed */
+#define TILER_TIFF_ERR_ARGUMENT 5    /* e.g. a page that does not exist */
+#define TILER_TIFF_ERR_UNSUPPORTED 6 /* a valid TIFF Tiler does not decode (message says what) */
+
+/* How rows are produced. */
+#define TILER_TIFF_PATH_SCANLINES 0 /* contiguous strips, one decoded row at a time */
+#define TILER_TIFF_PATH_STRIPS 1    /* separate planes: one strip of every plane at a time */
+#define TILER_TIFF_PATH_TILES 2     /* one row of tiles (every plane) at a time */
+#define TILER_TIFF_PATH_RGBA 3      /* libtiff's RGBA interface (YCbCr without JPEG, CIE L*a*b*, LogLuv) */
+
+/* Alpha in extra samples. */
+#define TILER_TIFF_ALPHA_NONE 0
+#define TILER_TIFF_ALPHA_ASSOCIATED 1   /* premultiplied: delivered unpremultiplied */
+#define TILER_TIFF_ALPHA_UNASSOCIATED 2 /* including an unspecified extra sample taken as alpha */
+
+typedef void (*tiler_tiff_warning_fn)(void *context, const char *message);
+
+/* What the chosen page's directory says, read without decoding any pixels. */
+typedef struct tiler_tiff_header {
+    uint32_t width;
+    uint32_t height;
+    int bits_per_sample;   /* 1, 2, 4, 8 or 16 */
+    int samples_per_pixel;
+    int photometric;       /* TIFF PhotometricInterpretation */
+    int compression;       /* TIFF Compression */
+    const char *compression_name; /* libtiff's codec name, or "unknown"; static */
+    int predictor;         /* 1 none, 2 horizontal, 3 floating point */
+    int planar;            /* 1 contiguous, 2 separate */
+    int tiled;
+    uint32_t tile_width;   /* tiled only */
+    uint32_t tile_height;
+    uint32_t rows_per_strip; /* striped only */
+    int alpha;             /* TILER_TIFF_ALPHA_* */
+    int big_tiff;
+    int page;              /* the directory being read, from 0 */
+    int pages;             /* directories in the main chain */
+    int reduced;           /* NewSubfileType says reduced-resolution */
+    int subifds;           /* SubIFDs (reduced resolutions) hanging off this page */
+    int orientation;       /* 1–8, or 0 when the tag is absent */
+    int path;              /* TILER_TIFF_PATH_* */
+    int out_channels;      /* channels of the 8-bit rows read_rows delivers (1–4) */
+    const unsigned char *icc; /* ICC profile or NULL; owned by the reader */
+    uint32_t icc_length;
+} tiler_tiff_header;
+
+typedef struct tiler_tiff_reader tiler_tiff_reader;
+
+/*
+ * Opens the TIFF on a duplicate of `fd` (the caller keeps and closes `fd`); the file must be seekable.
+ * lenient = 1 turns a strip or tile that fails to decode into zero rows and a warning, and libjpeg's
+ * "Corrupt JPEG data" warnings into warnings; lenient = 0 makes both errors. Returns NULL only if memory
+ * runs out; a file libtiff cannot open is reported by read_header.
+ */
+tiler_tiff_reader *tiler_tiff_reader_create(int fd, int lenient, tiler_tiff_warning_fn warn, void *warn_context);
+
+/*
+ * Opens page `page` (from 0), or the first full-resolution page when page < 0, and fills `header`.
+ * Refuses what read_rows could not deliver (float or signed samples, 32-bit, old-style JPEG, codecs
+ * this libtiff lacks) with TILER_TIFF_ERR_UNSUPPORTED. Call once, before read_rows. Allocates no pixels.
+ */
+int tiler_tiff_reader_read_header(tiler_tiff_reader *reader, int page, tiler_tiff_header *header);
+
+/*
+ * Delivers up to `count` rows of 8-bit samples (out_channels per pixel, top to bottom as stored) at dst,
+ * dst + stride, ... 16-bit samples are rounded to 8 bits as libpng's png_set_scale_16 does; palette
+ * images come out RGB, CMYK as RGB by the naive (1−C)(1−K) formula (no profile), associated alpha is
+ * unpremultiplied. Memory: one row (contiguous strips) or one tile-row / strip of every plane.
+ * Sets *rows_done; after an error every later call fails with the same error.
+ */
+int tiler_tiff_reader_read_rows(tiler_tiff_reader *reader, unsigned char *dst, size_t stride, uint32_t count,
+                                uint32_t *rows_done);
+
+/*
+ * After read_header and before the first read_rows, so a colour profile can convert the stored numbers: deliver
+ * each pixel's colour samples in the source's own model (gray, RGB — palette looked up —, or CMYK ink, 4 samples)
+ * followed by alpha, with 16-bit samples kept as 16 bits, big-endian (2 bytes each). Min-is-white is still inverted
+ * and associated alpha still undone. Not available on the RGBA path (TILER_TIFF_ERR_ARGUMENT); returns the bytes
+ * per sample (1 or 2) through *bytes_per_sample.
+ */
+int tiler_tiff_reader_keep_source(tiler_tiff_reader *reader, int *bytes_per_sample);
+
+/* The message of the last error (empty if none). */
+const char *tiler_tiff_reader_message(const tiler_tiff_reader *reader);
+
+/* The image row being decoded when the last error happened, or -1. */
+int64_t tiler_tiff_reader_error_row(const tiler_tiff_reader *reader);
+
+/* Closes the TIFF and frees everything (accepts NULL). */
+void tiler_tiff_reader_destroy(tiler_tiff_reader *reader);
+
+/* Whether this libtiff decodes `compression` (e.g. 50000 ZSTD, 34925 LZMA, 50001 WebP). */
+int tiler_tiff_codec_configured(int compression);
+
+/* ---- Test-fixture writer (the tests make every TIFF variant with libtiff itself) ---- */
+
+/* One page. Samples come interleaved (contiguous), rows packed at bits_per_sample (16-bit native order). */
+typedef struct tiler_tiff_test_page {
+    uint32_t width;
+    uint32_t height;
+    int samples_per_pixel;
+    int bits_per_sample;
+    int photometric;
+    int planar;          /* 1 contiguous, 2 separate (the writer splits the planes) */
+    int compression;
+    int predictor;       /* 0 = leave unset */
+    int jpeg_quality;    /* JPEG only */
+    int jpeg_rgb;        /* JPEG only: photometric RGB stored as YCbCr with JPEGCOLORMODE RGB */
+    int tiled;
+    uint32_t tile_width;
+    uint32_t tile_height;
+    uint32_t rows_per_strip; /* 0 = libtiff's default */
+    int extra_sample;    /* -1 none, else EXTRASAMPLE_* for the last sample */
+    int orientation;     /* 0 = unset */
+    int subfile_type;    /* NewSubfileType */
+    int sample_format;   /* 0 = unset (unsigned), else SAMPLEFORMAT_* (samples are written as given) */
+    const uint16_t *colormap; /* 3 × 2^bits entries (R…, G…, B…) for palette images */
+    const unsigned char *icc;
+    uint32_t icc_length;
+    const unsigned char *rows; /* height rows of row_bytes */
+    size_t row_bytes;
+} tiler_tiff_test_page;
+
+/* Writes `count` pages to `path` ("w" classic or "w8" BigTIFF). On failure fills message. */
+int tiler_tiff_write_test(const char *path, int big_tiff, const tiler_tiff_test_page *pages, int count, char *message,
+                          size_t message_capacity);
+
+#endif
