@@ -85,7 +85,8 @@ export class ScrollController {
 
   /** A finger (or the mouse) goes down at viewport point `point` at time `t` ms; it drags once it moves `slop`. */
   beginPan(point, t, slop = 0) {
-    this.stop();
+    // A zoom settling back after a pinch goes on unless this touch becomes a drag (the other finger lifting last).
+    if (this.animation?.ends !== 'zoom') this.stop();
     const sv = this.scrollView;
     const b = sv.boundsAt();
     const raw = {
@@ -129,6 +130,15 @@ export class ScrollController {
       else if (Math.abs(dy) > LOCK_RATIO * Math.abs(dx)) axes.x = false;
     }
     if (!axes.x && !axes.y) return false;
+    const a = this.animation;
+    if (a) {
+      // The zoom bounce jumps to its end so that the drag starts from a resting zoom.
+      this.apply(a.transition.to);
+      this.finish(a);
+      const sv = this.scrollView;
+      const b = sv.boundsAt();
+      g.raw = { x: inverseRubberBandClamp(sv.x, b.minX, b.maxX, sv.viewportSize.width), y: inverseRubberBandClamp(sv.y, b.minY, b.maxY, sv.viewportSize.height) };
+    }
     g.axes = axes;
     this.dragging = true;
     this.emit('willBeginDragging');

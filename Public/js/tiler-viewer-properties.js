@@ -249,6 +249,18 @@ export class ViewerProperties extends HTMLElement {
   }
 }
 
+// The boolean properties (`bounces`, `alwaysBounceVertical`, …), each a setting pushed into the scroll view.
+for (const name of Object.keys(FLAGS)) {
+  Object.defineProperty(ViewerProperties.prototype, name, {
+    get() {
+      return this.settings[name];
+    },
+    set(value) {
+      this.set(name, Boolean(value));
+    },
+  });
+}
+
 function positive(value, name) {
   const n = Number(value);
   if (!(Number.isFinite(n) && n > 0)) throw new RangeError(`${name} must be a finite number > 0 (got ${value})`);
