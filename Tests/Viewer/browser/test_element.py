@@ -301,3 +301,26 @@ class ServedElementTests(ViewerTestCase):
         self.assertEqual((last["contentScale"], last["prefetch"]), (["1"], ["1"]))
         self.assertRegex(last["viewer"][0], r"^[0-9a-z]+$")
         self.assertGreaterEqual(self.visible_count() - before, len(reports), "the server received them")
+
+    def test_app_insets_let_both_corners_be_scrolled_clear_of_the_chrome(self):
+        b = self.browser
+        self.open_view("pic", {"zoomScale": 1, "x": 500, "y": 500}, hide_chrome=False)
+        bar = b.js("const r = document.querySelector('.bar').getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]")
+        nav = b.js("const r = document.querySelector('tiler-viewer').shadowRoot.querySelector('.navigator').getBoundingClientRect();"
+                   "return [r.left, r.top, r.right, r.bottom]")
+        width, height = b.state()["view"]["width"], b.state()["view"]["height"]
+        # As far up and left as a drag can rest: the image's top-left corner below the bar, in the window.
+        b.js("window.tiler.viewer.setView({zoomScale: 1, x: -1e6, y: -1e6})")
+        offset = b.js("return window.tiler.viewer.contentOffset")
+        self.assertEqual(offset["x"], 0)
+        self.assertGreaterEqual(-offset["y"], bar[3], "the top-left corner is below the bar")
+        self.assertLess(-offset["y"], bar[3] + 20)
+        # As far down and right: the bottom-right corner above the navigator, in the window.
+        b.js("window.tiler.viewer.setView({zoomScale: 1, x: 1e6, y: 1e6})")
+        offset = b.js("return window.tiler.viewer.contentOffset")
+        corner = (3000 - offset["x"], 2000 - offset["y"])
+        self.assertEqual(corner[0], width)
+        self.assertLessEqual(corner[1], nav[1], "the bottom-right corner is above the navigator")
+        self.assertLessEqual(corner[1], height)
+        inset = b.js("return window.tiler.viewer.scrollIndicatorInsets")
+        self.assertEqual(inset, b.js("return window.tiler.viewer.contentInset"), "the indicators stay clear of the chrome too")
