@@ -163,7 +163,8 @@ export class ScrollController {
     const sv = this.scrollView;
     const b = sv.boundsAt();
     // An axis with nowhere to scroll does not fly off; it only springs back.
-    let v = { x: b.minX === b.maxX ? 0 : velocity.x, y: b.minY === b.maxY ? 0 : velocity.y };
+    const can = sv.scrollable;
+    let v = { x: can.x ? velocity.x : 0, y: can.y ? velocity.y : 0 };
     const from = { x: sv.x, y: sv.y };
     const resting = restingOffset(from, v, this.rate);
     const settled = clampedOffset(resting, sv.contentSize, sv.zoomScale, sv.viewportSize, sv.insetAt());
@@ -177,9 +178,13 @@ export class ScrollController {
       v = { x: (goal.x - from.x) * k, y: (goal.y - from.y) * k };
     }
     this.lastFlick = { from, velocity: v, resting: restingOffset(from, v, this.rate), settled: sv.restingOffset(restingOffset(from, v, this.rate)) };
+    // An axis with no room rests where the fitted view does (its two bounds may differ in the last bit).
+    const rest = sv.restingOffset({ x: 0, y: 0 });
+    const [minX, maxX] = can.x ? [b.minX, b.maxX] : [rest.x, rest.x];
+    const [minY, maxY] = can.y ? [b.minY, b.maxY] : [rest.y, rest.y];
     const axes = [
-      new AxisMotion({ position: sv.x, velocity: v.x, min: b.minX, max: b.maxX, rate: this.rate, bounces: this.bounces }),
-      new AxisMotion({ position: sv.y, velocity: v.y, min: b.minY, max: b.maxY, rate: this.rate, bounces: this.bounces }),
+      new AxisMotion({ position: sv.x, velocity: v.x, min: minX, max: maxX, rate: this.rate, bounces: this.bounces }),
+      new AxisMotion({ position: sv.y, velocity: v.y, min: minY, max: maxY, rate: this.rate, bounces: this.bounces }),
     ];
     const still = axes.every((a, i) => a.sample(0).done || (a.spring === null && Math.abs(a.resting - [from.x, from.y][i]) < STOP_DISTANCE));
     this.emit('didEndDragging', { willDecelerate: !still });

@@ -103,7 +103,8 @@ export class ScrollView {
   /** Whether the content can scroll along each axis at the current zoom. @returns {{x: boolean, y: boolean}} */
   get scrollable() {
     const b = this.boundsAt();
-    return { x: b.maxX > b.minX, y: b.maxY > b.minY };
+    // A fitted axis may be a rounding error longer than the box: that is no room to scroll.
+    return { x: b.maxX - b.minX > 1e-6, y: b.maxY - b.minY > 1e-6 };
   }
 
   /** The nearest view at rest: zoom clamped around `anchor` (a viewport point), then the offset clamped. */
