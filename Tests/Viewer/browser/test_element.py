@@ -8,7 +8,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from harness import REPO
+from harness import REPO, mean_difference, reference
 from viewer_case import ViewerTestCase, close
 
 NAMES = ["didscroll", "willbegindragging", "willenddragging", "didenddragging", "willbegindecelerating", "didenddecelerating",
@@ -257,6 +257,19 @@ class ElementTests(ViewerTestCase):
         self.assertNotEqual(seen["target"]["x"], 1500)
         self.assertTrue(close(state["view"]["x"], 1500, 1e-9) and close(state["view"]["y"], 700, 1e-9), state["view"])
 
+    def test_keys_go_only_to_the_focused_viewer(self):
+        self.open_embed()
+        b = self.browser
+        before = [self.get(v, "v.zoomScale") for v in ("left", "right")]
+        b.driver.find_element("css selector", "h1").click()
+        b.driver.find_element("css selector", "body").send_keys("+")
+        time.sleep(0.4)  # long enough for a key zoom (320 ms) to have moved: nothing may have
+        self.assertEqual([self.get(v, "v.zoomScale") for v in ("left", "right")], before)
+        b.driver.find_element("id", "right").send_keys("+")
+        self.wait_idle("right")
+        self.assertEqual(self.get("left", "v.zoomScale"), before[0])
+        self.assertTrue(close(self.get("right", "v.zoomScale"), before[1] * 2, 1e-12))
+
     def test_zz_screenshot_for_the_readme(self):
         """Writes docs/embed.png: embed.html after zooming both viewers to their middles."""
         b = self.browser
@@ -275,6 +288,22 @@ class ElementTests(ViewerTestCase):
 
 
 class ServedElementTests(ViewerTestCase):
+    def test_iiif_info_json_source_draws_the_image_from_region_tiles(self):
+        b = self.browser
+        b.open("/")
+        b.wait(lambda: b.js("return document.querySelector('.card-link')"), "the list")
+        b.js("""document.body.replaceChildren(); const v = document.createElement('tiler-viewer'); v.id = 'iiif';
+                v.style.cssText = 'position: fixed; inset: 0'; v.src = '/iiif/3/pic/info.json'; document.body.append(v);""")
+        state = b.wait(lambda: b.js("const s = document.getElementById('iiif').debug; return s && s.complete && s.loaded ? s : null"), "the IIIF image")
+        self.assertEqual(state["loader"]["failed"], 0)
+        self.assertTrue(all("/iiif/3/pic/" in url and url.endswith("/0/default.jpg") for url in state["wanted"]), state["wanted"][:3])
+        self.assertEqual([r for r in b.network() if "/visible" in r["url"]], [], "no reports for an IIIF source")
+        shot = b.screenshot()
+        v = state["view"]
+        expected = reference(self.pyramids.sources["pic"], v, (v["width"], v["height"]))
+        self.assertLess(mean_difference(shot, expected, (0, 0) + expected.size), 10)
+
+
     def visible_count(self):
         with urllib.request.urlopen(self.server.url + "/metrics", timeout=10) as response:
             text = response.read().decode()
