@@ -13,7 +13,7 @@ import { GestureInput } from './gestures.js';
 import { attachKeyboard } from './keyboard.js';
 import { Navigator } from './navigator.js';
 import { ScrollIndicators } from './scroll-indicators.js';
-import { ViewportReporter, viewKey } from './viewport-reporter.js';
+import { ViewportReporter, orderedLike, viewKey } from './viewport-reporter.js';
 import { loadTileSource } from './tile-source.js';
 import { ViewerProperties } from './tiler-viewer-properties.js';
 import { STYLE } from './tiler-viewer-style.js';
@@ -243,13 +243,6 @@ export class TilerViewer extends ViewerProperties {
       reports: this.reporter?.sent ?? 0,
     };
   }
-}
-
-/** `requests` (the overview first) reordered so that the tiles the server listed come in its order. */
-function orderedLike(requests, urls) {
-  const rank = new Map(urls.map((url, i) => [url, i]));
-  const [overview, ...rest] = requests;
-  return [overview, ...rest.filter((r) => rank.has(r.url)).sort((a, b) => rank.get(a.url) - rank.get(b.url)), ...rest.filter((r) => !rank.has(r.url))];
 }
 
 export { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE };

@@ -16,6 +16,19 @@ export function viewKey(v) {
 }
 
 /**
+ * `requests` (the overview first, then the local geometry's order) with the tiles the server listed moved into the
+ * server's order; tiles it did not list keep their place after them.
+ * @param {{key: string, url: string}[]} requests
+ * @param {string[]} urls The answer's tile URLs, absolute.
+ */
+export function orderedLike(requests, urls) {
+  const rank = new Map(urls.map((url, i) => [url, i]));
+  const [overview, ...rest] = requests;
+  const listed = rest.filter((r) => rank.has(r.url)).sort((a, b) => rank.get(a.url) - rank.get(b.url));
+  return [overview, ...listed, ...rest.filter((r) => !rank.has(r.url))];
+}
+
+/**
  * Sends throttled visible-rect queries to one endpoint.
  */
 export class ViewportReporter {

@@ -257,6 +257,23 @@ class ElementTests(ViewerTestCase):
         self.assertNotEqual(seen["target"]["x"], 1500)
         self.assertTrue(close(state["view"]["x"], 1500, 1e-9) and close(state["view"]["y"], 700, 1e-9), state["view"])
 
+    def test_scroll_indicators_flash_inside_their_insets_and_fade(self):
+        self.open_embed()
+        b = self.browser
+        b.js("const v = document.getElementById('left'); v.zoomScale = 1; v.scrollIndicatorInsets = {top: 0, left: 0, bottom: 20, right: 30};")
+        b.wait(lambda: self.indicator("vertical")["opacity"] == "0", "the bars to fade after the zoom")
+        b.js("document.getElementById('left').flashScrollIndicators()")
+        bar = b.wait(lambda: (lambda s: s if s["opacity"] == "1" else None)(self.indicator("vertical")), "the flash")
+        left, top, width, height = self.box("left")
+        self.assertEqual(bar["right"], left + width - 30 - 3, "3 points inside the right inset")
+        self.assertLessEqual(bar["bottom"], top + height - 20)
+        self.assertEqual(self.indicator("horizontal")["bottom"], top + height - 20 - 3)
+        b.wait(lambda: self.indicator("vertical")["opacity"] == "0", "the bars to fade again", timeout=5)
+
+    def indicator(self, which):
+        return self.get("left", f"""(() => {{ const e = v.shadowRoot.querySelector('.indicator.{which}'); const r = e.getBoundingClientRect();
+            return {{opacity: e.style.opacity, right: r.right, bottom: r.bottom}}; }})()""")
+
     def test_keys_go_only_to_the_focused_viewer(self):
         self.open_embed()
         b = self.browser
