@@ -105,6 +105,7 @@ export class TilerViewer extends ViewerProperties {
     this.gestures = new GestureInput(this.stage, this.controller, this);
     this.detachKeyboard = attachKeyboard(this, this.controller, () => this.isConnected);
     this.settled = false;
+    this.watchPixelRatio();
     this.resize();
     this.dispatchEvent(new CustomEvent('load', { detail: { width: p.width, height: p.height } }));
   }
@@ -115,6 +116,7 @@ export class TilerViewer extends ViewerProperties {
     this.gestures?.detach();
     this.detachKeyboard?.();
     this.reporter?.cancel();
+    this.unwatchPixelRatio?.();
     this.navigator?.remove();
     this.cache?.clear();
     clearTimeout(this.settleTimer);
@@ -142,6 +144,17 @@ export class TilerViewer extends ViewerProperties {
       sv.resize(size, dpr);
     }
     this.invalidate();
+  }
+
+  /** Re-renders when the page moves to a screen with another pixel ratio (or the browser zoom changes). */
+  watchPixelRatio() {
+    const query = matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
+    const listener = () => {
+      this.resize();
+      this.watchPixelRatio();
+    };
+    query.addEventListener('change', listener, { once: true });
+    this.unwatchPixelRatio = () => query.removeEventListener('change', listener);
   }
 
   /** Sends one delegate moment to the delegate and as a DOM event (lower-case name). */
