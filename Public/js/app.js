@@ -1,18 +1,24 @@
-// The entry point: routes the URL hash to the image list or to a viewer, keeps the hash in step with the view
-// (so a copied URL reopens it and back/forward move between the list and images), and exposes `window.tiler`
-// for tests and debugging.
+// The Tiler app page: routes the URL hash to the image list or to a `<tiler-viewer>` with the top bar and the
+// navigator outside its content (contentInset and scrollIndicatorInsets), keeps the hash in step with the view (so a
+// copied URL reopens it and back/forward move between the list and images), and exposes `window.tiler` for tests.
 
 import { listImages } from './api.js';
 import { formatHash, parseHash, sameView } from './deep-link.js';
 import { parseOptions } from './options.js';
 import { ImagePicker } from './picker.js';
-import { Viewer } from './viewer.js';
+import { StatusBar } from './status-bar.js';
+import './tiler-viewer.js';
+
+/** How long the view must rest before it is written to the URL, in ms. */
+const SETTLE_MS = 200;
+/** The chrome's margin from the window's edges, in points. */
+const MARGIN = 12;
 
 const main = document.getElementById('app');
 const { options, problems } = parseOptions(location.search);
 for (const problem of problems) console.warn(`Tiler: ignoring a setting: ${problem}`);
 
-let viewer = null;
+let open = null; // {name, root, viewer, status}
 let picker = null;
 let routeNumber = 0;
 
@@ -21,8 +27,8 @@ async function route() {
   const number = ++routeNumber;
   const place = parseHash(location.hash);
   if (!place.image) return showPicker(number);
-  if (viewer && viewer.image.name === place.image) {
-    if (place.view && !sameView(place.view, viewer.view)) viewer.setView(place.view);
+  if (open && open.name === place.image) {
+    if (place.view && open.viewer.scrollView && !sameView(place.view, viewOf(open.viewer))) open.viewer.setView(place.view);
     return;
   }
   closeViewer();
@@ -38,13 +44,70 @@ async function route() {
   const image = images.find((candidate) => candidate.name === place.image);
   if (!image) return showProblem(`There is no image named “${place.image}” on this server.`, false);
   document.title = `${image.name} — Tiler`;
-  viewer = new Viewer(main, image, options, {
-    onSettle: (view) => {
-      const hash = formatHash({ image: image.name, view });
-      if (location.hash !== hash && parseHash(location.hash).image === image.name) history.replaceState(history.state, '', hash);
-    },
+  showViewer(image, place.view);
+}
+
+/** Opens `image` in a full-window element at `view` (or fitted). */
+function showViewer(image, view) {
+  const root = document.createElement('div');
+  root.className = 'viewer';
+  const viewer = document.createElement('tiler-viewer');
+  viewer.setAttribute('navigator', '');
+  viewer.setAttribute('aria-label', `${image.name}: drag to pan, scroll or pinch to zoom, double-click to zoom in`);
+  viewer.settings.maxDevicePixels = options.maxScale;
+  viewer.settings.cacheCapacity = options.cacheCapacity;
+  viewer.settings.prefetch = options.prefetch;
+  viewer.settings.maxInFlight = options.maxInFlight;
+  root.append(viewer);
+  main.append(root);
+  const p = image.pyramid;
+  const now = () => performance.now();
+  const status = new StatusBar(root, { name: image.name, width: p.width, height: p.height }, {
+    onZoomIn: () => viewer.controller?.zoomBy(2, viewer.scrollView.centre, now()),
+    onZoomOut: () => viewer.controller?.zoomBy(0.5, viewer.scrollView.centre, now()),
+    onFit: () => viewer.controller?.fit(now()),
+    onRetry: () => viewer.retry(),
   });
-  viewer.start(place.view);
+  open = { name: image.name, root, viewer, status, settleTimer: 0 };
+  const update = () => status.update({ zoomScale: viewer.zoomScale, devicePixelRatio: window.devicePixelRatio || 1, ...(viewer.lastStatus ?? { loading: true, error: null }) });
+  viewer.addEventListener('load', () => {
+    applyInsets(viewer, status);
+    if (view) viewer.setView(view);
+    viewer.focus({ preventScroll: true });
+    update();
+  });
+  viewer.addEventListener('error', (e) => showProblem(e.detail.message, true));
+  viewer.addEventListener('tilestatus', update);
+  viewer.addEventListener('didscroll', () => {
+    update();
+    scheduleSettle(open, image.name);
+  });
+  viewer.src = image.dzi;
+}
+
+/** The top bar and the navigator are outside the content: every part of the image can be scrolled into clear view. */
+function applyInsets(viewer, status) {
+  const top = status.bar.getBoundingClientRect().bottom + MARGIN / 2;
+  const navigator = viewer.navigator ? viewer.navigator.height + 2 + 2 * MARGIN : 0;
+  const inset = { top, left: 0, bottom: navigator, right: 0 };
+  viewer.contentInset = inset;
+  viewer.scrollIndicatorInsets = inset;
+}
+
+/** Writes the view to the hash once it has rested for {@link SETTLE_MS}. */
+function scheduleSettle(current, name) {
+  if (!current) return;
+  clearTimeout(current.settleTimer);
+  current.settleTimer = setTimeout(() => {
+    if (open !== current) return;
+    if (!current.viewer.debug?.gestureIdle) return scheduleSettle(current, name);
+    const hash = formatHash({ image: name, view: viewOf(current.viewer) });
+    if (location.hash !== hash && parseHash(location.hash).image === name) history.replaceState(history.state, '', hash);
+  }, SETTLE_MS);
+}
+
+function viewOf(viewer) {
+  return { zoomScale: viewer.zoomScale, ...viewer.contentOffset };
 }
 
 /** The image list. */
@@ -63,6 +126,7 @@ async function showPicker(number) {
 
 /** A page-sized message with a way back to the list (and a retry when it may help). */
 function showProblem(message, retryable) {
+  closeViewer();
   closePicker();
   picker = new ImagePicker(main);
   if (retryable) picker.showError(message, () => route());
@@ -70,8 +134,11 @@ function showProblem(message, retryable) {
 }
 
 function closeViewer() {
-  viewer?.destroy();
-  viewer = null;
+  if (!open) return;
+  clearTimeout(open.settleTimer);
+  open.viewer.close();
+  open.root.remove();
+  open = null;
 }
 
 function closePicker() {
@@ -85,10 +152,10 @@ window.addEventListener('hashchange', () => route());
 window.tiler = {
   options,
   get viewer() {
-    return viewer;
+    return open?.viewer ?? null;
   },
   get state() {
-    return viewer?.debug ?? null;
+    return open?.viewer.debug ?? null;
   },
 };
 

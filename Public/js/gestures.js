@@ -12,6 +12,8 @@ const TWO_FINGER_TAP_MS = 300;
 /** Wheel zoom: 100 points of wheel (one mouse notch) zoom by 2^(1/4). Trackpad pinch: 100 points zoom by e. */
 const WHEEL_POINTS_PER_DOUBLING = 400;
 const PINCH_WHEEL_RATE = 0.01;
+/** A wheel zoom ends (and settles back into the zoom limits) after the wheel has been still this long, in ms. */
+const WHEEL_END_MS = 150;
 
 /**
  * Listens to `element` and drives `controller`.
@@ -20,10 +22,13 @@ export class GestureInput {
   /**
    * @param {HTMLElement} element The viewer's surface.
    * @param {import('./scroll-controller.js').ScrollController} controller
+   * @param {HTMLElement} [focusTarget] What takes the keyboard focus on a press (default: `element`).
    */
-  constructor(element, controller) {
+  constructor(element, controller, focusTarget = element) {
     this.element = element;
     this.controller = controller;
+    this.focusTarget = focusTarget;
+    this.wheelTimer = 0;
     /** @type {Map<number, {x: number, y: number, startX: number, startY: number, type: string}>} */
     this.pointers = new Map();
     this.lastTap = null;
@@ -41,12 +46,17 @@ export class GestureInput {
       // Safari reports trackpad pinches as its own gesture events instead of ctrl+wheel.
       gesturestart: (e) => this.safariGesture(e, true),
       gesturechange: (e) => this.safariGesture(e, false),
+      gestureend: (e) => {
+        e.preventDefault();
+        this.controller.endWheelZoom(e.timeStamp);
+      },
     };
     for (const [type, listener] of Object.entries(this.listeners)) element.addEventListener(type, listener, { passive: false });
   }
 
   /** Stops listening. */
   detach() {
+    clearTimeout(this.wheelTimer);
     for (const [type, listener] of Object.entries(this.listeners)) this.element.removeEventListener(type, listener);
   }
 
@@ -68,14 +78,14 @@ export class GestureInput {
     e.preventDefault();
     if (this.pointers.size === 0) this.box = null;
     this.element.setPointerCapture?.(e.pointerId);
-    this.element.focus({ preventScroll: true });
+    this.focusTarget.focus({ preventScroll: true });
     const p = this.point(e);
     this.pointers.set(e.pointerId, { ...p, startX: p.x, startY: p.y, type: e.pointerType });
     if (this.pointers.size === 1) {
       this.pressStart = e.timeStamp;
       this.moved = false;
       this.twoFinger = null;
-      this.controller.beginPan(p, e.timeStamp);
+      this.controller.beginPan(p, e.timeStamp, TAP_SLOP[e.pointerType] ?? TAP_SLOP.touch);
     } else {
       const [a, b] = this.pair();
       this.twoFinger = { start: e.timeStamp, moved: false, mid: { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 } };
@@ -110,7 +120,7 @@ export class GestureInput {
       const [rest] = this.pointers.values();
       rest.startX = rest.x;
       rest.startY = rest.y;
-      this.controller.beginPan(rest, t);
+      this.controller.beginPan(rest, t, TAP_SLOP[rest.type] ?? TAP_SLOP.touch);
       return;
     }
     this.controller.endPan(cancelled ? Infinity : t);
@@ -155,11 +165,18 @@ export class GestureInput {
     const p = this.point(e);
     if (e.ctrlKey) {
       // A trackpad pinch arrives as a wheel event with ctrlKey set.
-      this.controller.zoomAt(Math.exp(-dy * PINCH_WHEEL_RATE), p);
+      this.wheelZoom(Math.exp(-dy * PINCH_WHEEL_RATE), p);
     } else if (Math.abs(dx) > Math.abs(dy)) {
       this.controller.scrollBy(dx, 0);
     } else if (dy !== 0) {
-      this.controller.zoomAt(2 ** (-dy / WHEEL_POINTS_PER_DOUBLING), p);
+      this.wheelZoom(2 ** (-dy / WHEEL_POINTS_PER_DOUBLING), p);
     }
+  }
+
+  /** One step of a wheel zoom; the burst ends once the wheel has been still for {@link WHEEL_END_MS}. */
+  wheelZoom(factor, p) {
+    this.controller.zoomAt(factor, p);
+    clearTimeout(this.wheelTimer);
+    this.wheelTimer = setTimeout(() => this.controller.endWheelZoom(performance.now()), WHEEL_END_MS);
   }
 }

@@ -21,6 +21,7 @@ export class Navigator {
     this.height = Math.max(1, Math.round(pyramid.height * this.scale));
     this.root = document.createElement('div');
     this.root.className = 'navigator';
+    this.root.setAttribute('part', 'navigator');
     this.root.setAttribute('aria-label', 'Navigator: click or drag to move the view');
     this.root.style.width = `${this.width}px`;
     this.root.style.height = `${this.height}px`;

@@ -138,10 +138,10 @@ export class Spring {
  */
 export class AxisMotion {
   /**
-   * @param {{position: number, velocity: number, min: number, max: number, rate?: number}} start Points and
-   *   points per second; the bounds of the resting offset.
+   * @param {{position: number, velocity: number, min: number, max: number, rate?: number, bounces?: boolean}} start
+   *   Points and points per second; the bounds of the resting offset; whether it bounces on an edge.
    */
-  constructor({ position, velocity, min, max, rate = NORMAL_DECELERATION_RATE }) {
+  constructor({ position, velocity, min, max, rate = NORMAL_DECELERATION_RATE, bounces = true }) {
     this.min = min;
     this.max = max;
     this.switchAt = Infinity;
@@ -157,7 +157,8 @@ export class AxisMotion {
     const crossing = this.deceleration.crossing(bound);
     if (crossing !== null) {
       this.switchAt = crossing;
-      this.spring = new Spring(bound, bound, this.deceleration.velocityAt(crossing));
+      // Without bounces the content stops dead at the edge (a spring with nothing to do is settled at once).
+      this.spring = new Spring(bound, bound, bounces ? this.deceleration.velocityAt(crossing) : 0);
     }
   }
 

@@ -31,20 +31,36 @@ export class ScrollView {
     this.devicePixelRatio = devicePixelRatio;
     /** The zoom limit in device pixels per image pixel. */
     this.maxDevicePixels = maxDevicePixels;
+    /** UIKit's `contentInset`: points added around the scrollable area (chrome that covers the box). */
+    this.contentInset = { top: 0, left: 0, bottom: 0, right: 0 };
+    /** Explicit zoom limits (`null`: the defaults). */
+    this.minimumOverride = null;
+    this.maximumOverride = null;
     this.zoomScale = this.minimumZoomScale;
     const rest = this.restingOffset({ x: 0, y: 0 }, this.zoomScale);
     this.x = rest.x;
     this.y = rest.y;
   }
 
-  /** The aspect-fit zoom scale. */
-  get minimumZoomScale() {
-    return aspectFitZoom(this.contentSize, this.viewportSize);
+  /** The part of the viewport inside `contentInset`, in points (at least 1×1). @returns {Size} */
+  get innerSize() {
+    const i = this.contentInset;
+    return { width: Math.max(1, this.viewportSize.width - i.left - i.right), height: Math.max(1, this.viewportSize.height - i.top - i.bottom) };
   }
 
-  /** `maxDevicePixels / devicePixelRatio`, at least {@link ScrollView#minimumZoomScale}. */
+  /** The explicit minimum, else aspect fit inside the insets but never above 1 (a small image is not enlarged). */
+  get minimumZoomScale() {
+    return this.minimumOverride ?? Math.min(aspectFitZoom(this.contentSize, this.innerSize), 1);
+  }
+
+  /** The explicit maximum, else `maxDevicePixels / devicePixelRatio`; never below {@link ScrollView#minimumZoomScale}. */
   get maximumZoomScale() {
-    return Math.max(this.maxDevicePixels / this.devicePixelRatio, this.minimumZoomScale);
+    return Math.max(this.maximumOverride ?? this.maxDevicePixels / this.devicePixelRatio, this.minimumZoomScale);
+  }
+
+  /** UIKit's `contentSize`: the image size × `zoomScale`, in points. @returns {Size} */
+  get scaledContentSize() {
+    return { width: this.contentSize.width * this.zoomScale, height: this.contentSize.height * this.zoomScale };
   }
 
   /** The current view. @returns {View} */
@@ -64,9 +80,14 @@ export class ScrollView {
     return Math.min(Math.max(zoomScale, this.minimumZoomScale), this.maximumZoomScale);
   }
 
-  /** The centring inset at `zoomScale`. */
+  /**
+   * The whole inset at `zoomScale` (UIKit's `adjustedContentInset` plus centring): `contentInset` plus the inset that
+   * centres content smaller than the area inside `contentInset`.
+   */
   insetAt(zoomScale = this.zoomScale) {
-    return centeringInset(this.contentSize, zoomScale, this.viewportSize);
+    const c = centeringInset(this.contentSize, zoomScale, this.innerSize);
+    const i = this.contentInset;
+    return { top: c.top + i.top, left: c.left + i.left, bottom: c.bottom + i.bottom, right: c.right + i.right };
   }
 
   /** The resting range of the offset at `zoomScale`: `{minX, maxX, minY, maxY}`. */
@@ -77,6 +98,13 @@ export class ScrollView {
   /** `offset` clamped to where the view may rest at `zoomScale`. @returns {Point} */
   restingOffset(offset, zoomScale = this.zoomScale) {
     return clampedOffset(offset, this.contentSize, zoomScale, this.viewportSize, this.insetAt(zoomScale));
+  }
+
+  /** Whether the content can scroll along each axis at the current zoom. @returns {{x: boolean, y: boolean}} */
+  get scrollable() {
+    const b = this.boundsAt();
+    // A fitted axis may be a rounding error longer than the box: that is no room to scroll.
+    return { x: b.maxX - b.minX > 1e-6, y: b.maxY - b.minY > 1e-6 };
   }
 
   /** The nearest view at rest: zoom clamped around `anchor` (a viewport point), then the offset clamped. */
@@ -93,9 +121,11 @@ export class ScrollView {
     return rest.zoomScale === view.zoomScale && rest.x === view.x && rest.y === view.y;
   }
 
-  /** The viewport's centre, in viewport points. @returns {Point} */
+  /** The centre of the area inside `contentInset`, in viewport points. @returns {Point} */
   get centre() {
-    return { x: this.viewportSize.width / 2, y: this.viewportSize.height / 2 };
+    const i = this.contentInset;
+    const inner = this.innerSize;
+    return { x: i.left + inner.width / 2, y: i.top + inner.height / 2 };
   }
 
   /**
@@ -126,13 +156,15 @@ export class ScrollView {
 
   /** Where zoom-to-rect of `rect` (image pixels) leaves the view. @returns {View} */
   zoomToRectView(rect) {
-    const target = zoomToRect(rect, this.contentSize, this.viewportSize, this.minimumZoomScale, this.maximumZoomScale);
-    return { zoomScale: target.zoomScale, ...target.offset };
+    // Worked out in the area inside contentInset, whose origin is (left, top) in the viewport.
+    const target = zoomToRect(rect, this.contentSize, this.innerSize, this.minimumZoomScale, this.maximumZoomScale);
+    const offset = { x: target.offset.x - this.contentInset.left, y: target.offset.y - this.contentInset.top };
+    return { zoomScale: target.zoomScale, ...this.restingOffset(offset, target.zoomScale) };
   }
 
   /**
-   * The view after zooming by `factor` around viewport point `anchor`, through zoom-to-rect: the rect is the part
-   * of the image the viewport will show, so the point under `anchor` stays there unless a limit intervenes.
+   * The view after zooming by `factor` around viewport point `anchor`, zoom clamped to the limits and the offset to
+   * its bounds: the point under `anchor` stays there unless a limit intervenes.
    * @param {number} factor
    * @param {Point} anchor
    * @param {View} [view] The view to start from (default: the current one).
@@ -140,10 +172,9 @@ export class ScrollView {
    */
   zoomedByView(factor, anchor, view = this.view) {
     const z = view.zoomScale * factor;
-    const p = this.imagePointAt(anchor, view);
-    const minX = p.x - anchor.x / z;
-    const minY = p.y - anchor.y / z;
-    return this.zoomToRectView({ minX, minY, maxX: minX + this.viewportSize.width / z, maxY: minY + this.viewportSize.height / z });
+    const zoomScale = this.clampZoom(z);
+    const offset = zoomScale === view.zoomScale ? view : ScrollView.offsetZoomedAround(view, zoomScale, anchor);
+    return { zoomScale, ...this.restingOffset({ x: offset.x, y: offset.y }, zoomScale) };
   }
 
   /** The aspect-fit view, centred. @returns {View} */
@@ -160,11 +191,25 @@ export class ScrollView {
   resize(size, devicePixelRatio = this.devicePixelRatio) {
     const wasFit = this.zoomScale <= this.minimumZoomScale;
     const centre = this.imagePointAt(this.centre);
+    this.applyLimits(size, devicePixelRatio, wasFit, centre);
+  }
+
+  /** Sets `contentInset`, keeping the image point at the centre of the inner area there (a fitted view stays fitted). */
+  setContentInset(inset) {
+    const wasFit = this.zoomScale <= this.minimumZoomScale;
+    const centre = this.imagePointAt(this.centre);
+    this.contentInset = { top: inset.top ?? 0, left: inset.left ?? 0, bottom: inset.bottom ?? 0, right: inset.right ?? 0 };
+    this.applyLimits(this.viewportSize, this.devicePixelRatio, wasFit, centre);
+  }
+
+  /** After a change of size, ratio, insets or limits: refit, or keep `centre` (an image point) at the centre. */
+  applyLimits(size, devicePixelRatio, wasFit, centre) {
     this.viewportSize = { ...size };
     this.devicePixelRatio = devicePixelRatio;
     if (wasFit) return this.setView(this.fitView);
     const zoomScale = this.clampZoom(this.zoomScale);
-    const offset = { x: centre.x * zoomScale - size.width / 2, y: centre.y * zoomScale - size.height / 2 };
+    const c = this.centre;
+    const offset = { x: centre.x * zoomScale - c.x, y: centre.y * zoomScale - c.y };
     this.setView({ zoomScale, ...this.restingOffset(offset, zoomScale) });
   }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The viewer's tests: node unit tests of Public/js's pure modules (one of them runs `tiler visible`) and
-# headless-Chromium tests against a live `tiler serve`. Installs what they need on Debian 12 (idempotently),
-# builds tiler (debug), runs both suites and prints `N passed, M failed` last; exits non-zero on any failure.
+# headless-Chromium tests against a live `tiler serve` and a plain static file server (python3 -m http.server).
+# Installs what they need on Debian 12 (idempotently), builds tiler (debug), runs both suites and prints
+# `N passed, M failed` last; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"

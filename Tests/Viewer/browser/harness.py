@@ -81,6 +81,34 @@ class Server:
         self.log.close()
 
 
+class StaticServer:
+    """A plain static file server (`python3 -m http.server`, no Tiler) over a copy of Public/ whose
+    examples/pyramids/ holds the test pyramids as `left` and `right`: what embed.html needs."""
+
+    def __init__(self, pyramids):
+        self.root = os.path.join(pyramids.folder, "static")
+        shutil.copytree(PUBLIC, self.root, ignore=shutil.ignore_patterns("pyramids"))
+        target = os.path.join(self.root, "examples", "pyramids")
+        os.makedirs(target, exist_ok=True)
+        for source, name in (("pic", "left"), ("edges", "right")):
+            shutil.copy(os.path.join(pyramids.root, f"{source}.dzi"), os.path.join(target, f"{name}.dzi"))
+            shutil.copytree(os.path.join(pyramids.root, f"{source}_files"), os.path.join(target, f"{name}_files"))
+        self.process = subprocess.Popen(["/usr/bin/python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", self.root],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        ready, _, _ = select.select([self.process.stdout], [], [], 30)
+        line = self.process.stdout.readline() if ready else ""
+        match = re.search(r"port (\d+)", line)
+        if not match:
+            self.stop()
+            raise RuntimeError(f"python3 -m http.server did not say where it listens (said {line!r})")
+        self.url = f"http://127.0.0.1:{match.group(1)}"
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+
+
 class Browser:
     """Headless Chromium at a fixed window size and device scale factor 1, logging console and network."""
 
@@ -139,7 +167,7 @@ class Browser:
         self.js("""
             let style = document.getElementById('test-hide');
             if (!style) { style = document.createElement('style'); style.id = 'test-hide'; document.head.append(style); }
-            style.textContent = arguments[0] ? '.bar, .navigator, .banner { visibility: hidden !important; }' : '';
+            style.textContent = arguments[0] ? '.bar, .banner, tiler-viewer::part(navigator), tiler-viewer::part(indicator) { visibility: hidden !important; }' : '';
         """, hidden)
 
     def console_errors(self):
@@ -179,9 +207,11 @@ class World:
     def __init__(self):
         self.pyramids = Pyramids()
         self.server = None
+        self.static = None
         self.browser = None
         try:
             self.server = Server(self.pyramids.root, os.path.join(self.pyramids.folder, "serve.log"))
+            self.static = StaticServer(self.pyramids)
             self.browser = Browser(self.server.url)
         except BaseException:
             self.close()
@@ -204,6 +234,8 @@ class World:
             self.browser.quit()
         if self.server:
             self.server.stop()
+        if self.static:
+            self.static.stop()
         self.pyramids.remove()
 
 

@@ -128,7 +128,7 @@ class InteractionTests(ViewerTestCase):
     def test_keys_zoom_pan_and_fit(self):
         b = self.browser
         state = self.open_view("pic", {"zoomScale": 0.5, "x": 500, "y": 300})
-        stage = b.driver.find_element(By.CSS_SELECTOR, ".stage")
+        stage = b.driver.find_element(By.CSS_SELECTOR, "tiler-viewer")
         stage.send_keys("+")
         self.assertTrue(close(b.wait_complete()["view"]["zoomScale"], 1, 1e-12))
         before = b.state()["view"]["x"]
@@ -141,12 +141,13 @@ class InteractionTests(ViewerTestCase):
     def test_navigator_click_centres_the_view_there(self):
         b = self.browser
         self.open_view("pic", {"zoomScale": 1, "x": 0, "y": 0}, hide_chrome=False)
-        box = b.js("const r = document.querySelector('.navigator').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]")
+        box = b.js("const r = document.querySelector('tiler-viewer').shadowRoot.querySelector('.navigator').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]")
         actions = ActionBuilder(b.driver)
         actions.pointer_action.move_to_location(round(box[0] + box[2] * 0.5), round(box[1] + box[3] * 0.5)).click()
         actions.perform()
         state = b.wait_complete()
-        centre = self.image_point((state["view"]["width"] / 2, state["view"]["height"] / 2))
+        inner = b.js("const c = window.tiler.viewer.scrollView.centre; return [c.x, c.y]")  # the centre inside the insets
+        centre = self.image_point(inner)
         self.assertLess(abs(centre["x"] - 1500), 2 * 3000 / box[2])  # within two navigator pixels
         self.assertLess(abs(centre["y"] - 1000), 2 * 2000 / box[3])
 
@@ -175,7 +176,7 @@ class InteractionTests(ViewerTestCase):
         try:
             state = self.open_view("pic", {"zoomScale": 0.55, "x": 180, "y": 20}, hide_chrome=False)
             self.assertEqual((state["view"]["width"], state["view"]["height"]), (1280, 800))
-            b.wait(lambda: b.js("return document.querySelector('.navigator canvas').width > 0"), "the navigator")
+            b.wait(lambda: b.js("return document.querySelector('tiler-viewer').shadowRoot.querySelector('.navigator canvas').width > 0"), "the navigator")
             self.assert_matches_source("pic", state, limit=12)  # the chrome covers a little of the canvas
             path = os.path.join(REPO, "docs", "viewer.png")
             b.screenshot().save(path, optimize=True)

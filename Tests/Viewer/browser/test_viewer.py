@@ -68,7 +68,7 @@ class RenderingTests(ViewerTestCase):
             v = state["view"]
             self.assertEqual(v["devicePixelRatio"], 2)
             self.assertEqual(v["maximumZoomScale"], 1)  # 2 device pixels per image pixel
-            self.assertEqual(b.js("return document.querySelector('.stage canvas').width"), round(v["width"] * 2))
+            self.assertEqual(b.js("return document.querySelector('tiler-viewer').shadowRoot.querySelector('canvas').width"), round(v["width"] * 2))
             answer = api(self.server, f"/api/images/pic/visible?x=100&y=50&width={v['width']}&height={v['height']}&zoomScale=0.3&contentScale=2")
             self.assertEqual(state["level"], answer["level"])
             self.assertEqual(answer["level"], 12)  # 0.6 device pixels per image pixel needs the full level

@@ -17,6 +17,7 @@ class ViewerTestCase(unittest.TestCase):
 
     def setUp(self):
         world = World.shared()
+        self.world = world
         self.browser = world.browser
         self.pyramids = world.pyramids
         self.server = world.server

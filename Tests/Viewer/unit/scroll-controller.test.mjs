@@ -35,8 +35,10 @@ test('limits: fit to see everything, two device pixels per image pixel at most',
   assert.equal(sv.maximumZoomScale, 1);
   assert.ok(sameView(sv.view, { zoomScale: 800 / 3000, x: 0, y: -(600 - 2000 * (800 / 3000)) / 2 }));
   const small = new ScrollView({ contentSize: { width: 100, height: 50 }, viewportSize: { width: 800, height: 600 }, maxDevicePixels: 4 });
-  assert.equal(small.minimumZoomScale, 8);
-  assert.equal(small.maximumZoomScale, 8); // never below the minimum
+  assert.equal(small.minimumZoomScale, 1); // an image smaller than the box is not enlarged
+  assert.equal(small.maximumZoomScale, 4);
+  small.maximumOverride = 0.5;
+  assert.equal(small.maximumZoomScale, 1); // never below the minimum
 });
 
 test('a drag moves the content exactly by the drag distance and stops dead after a pause', () => {
@@ -116,6 +118,12 @@ test('a wheel zoom keeps the image point under the pointer fixed', () => {
   assert.ok(close(sv.zoomScale, 0.5 * 2 ** 0.25));
   const after = sv.imagePointAt(pointer);
   assert.ok(close(after.x, before.x) && close(after.y, before.y));
+  controller.zoomAt(1000, pointer);
+  assert.ok(sv.zoomScale > 2 && sv.zoomScale < 2 * Math.exp(0.5), 'stretched past the maximum (bouncesZoom)');
+  controller.endWheelZoom(0);
+  finish(controller, 0);
+  assert.equal(sv.zoomScale, 2);
+  controller.bouncesZoom = false;
   controller.zoomAt(1000, pointer);
   assert.equal(sv.zoomScale, 2);
 });

@@ -1,0 +1,71 @@
+// Where an element's tiles come from: a Deep Zoom descriptor (`….dzi`) on any static host, or an IIIF Image API
+// service (`…/info.json`), read into the same Pyramid geometry and a tile-URL function. A `.dzi` served by
+// `tiler serve` (its `Server: tiler` header, its `/images/NAME.dzi` path) also yields the server's visible-rect
+// endpoint, so the element can report its viewport there.
+
+import { Pyramid } from './geometry.js';
+import { ApiError, encodeName } from './api.js';
+
+/**
+ * @typedef {{name: string, pyramid: Pyramid, tileURL: (level: number, col: number, row: number) => string,
+ *   visibleEndpoint: string | null}} TileSource
+ */
+
+/**
+ * Loads the descriptor at `src` (resolved against the page) and returns its tile source.
+ * @param {string} src
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<TileSource>}
+ */
+export async function loadTileSource(src, signal) {
+  const url = new URL(src, document.baseURI);
+  let response;
+  try {
+    response = await fetch(url, { signal });
+  } catch (error) {
+    if (error.name === 'AbortError') throw error;
+    throw new ApiError(`Could not load ${url.href}.`, 0);
+  }
+  if (!response.ok) throw new ApiError(`${url.href}: HTTP ${response.status}`, response.status);
+  const text = await response.text();
+  const name = decodeURIComponent(url.pathname.split('/').pop() ?? '');
+  if (text.trimStart().startsWith('{')) return iiifSource(JSON.parse(text), url, name);
+  const source = dziSource(text, url, name);
+  source.visibleEndpoint = tilerEndpoint(url, response);
+  return source;
+}
+
+/** A Deep Zoom descriptor (`<Image TileSize Overlap Format><Size Width Height/></Image>`). */
+export function dziSource(text, url, name = '') {
+  const doc = new DOMParser().parseFromString(text, 'application/xml');
+  const image = doc.getElementsByTagName('Image')[0];
+  const size = doc.getElementsByTagName('Size')[0];
+  if (!image || !size) throw new ApiError(`${url.href} is neither a Deep Zoom descriptor nor IIIF info.json.`, 0);
+  const number = (node, attribute) => Number(node.getAttribute(attribute));
+  const pyramid = new Pyramid(number(size, 'Width'), number(size, 'Height'), number(image, 'TileSize'), number(image, 'Overlap') || 0);
+  const format = image.getAttribute('Format') || 'jpg';
+  const prefix = new URL(`${url.pathname.replace(/\.[^/.]*$/, '')}_files/`, url).href;
+  return { name: name.replace(/\.dzi$/, ''), pyramid, tileURL: (l, c, r) => `${prefix}${l}/${c}_${r}.${format}`, visibleEndpoint: null };
+}
+
+/** An IIIF Image API service (2.x or 3.0): tiles as regions of `tiles[0].width` at power-of-two scale factors. */
+export function iiifSource(info, url, name = '') {
+  const id = (info.id ?? info['@id'] ?? url.href.replace(/\/info\.json$/, '')).replace(/\/$/, '');
+  const tile = info.tiles?.[0] ?? { width: 256 };
+  const tileSize = tile.width;
+  const pyramid = new Pyramid(info.width, info.height, tileSize, 0);
+  const tileURL = (level, col, row) => {
+    const frame = pyramid.tileFrame(level, col, row);
+    const size = pyramid.tileRect(level, col, row);
+    return `${id}/${frame.x},${frame.y},${frame.width},${frame.height}/${size.width},${size.height}/0/default.jpg`;
+  };
+  return { name: decodeURIComponent(id.split('/').pop() ?? name), pyramid, tileURL, visibleEndpoint: null };
+}
+
+/** The visible-rect endpoint of a `.dzi` that `tiler serve` answered (same origin: its `Server` header), else `null`. */
+function tilerEndpoint(url, response) {
+  if (response.headers.get('server') !== 'tiler') return null;
+  const match = /^\/images\/(.+)\.dzi$/.exec(url.pathname);
+  if (!match) return null;
+  return new URL(`/api/images/${encodeName(decodeURIComponent(match[1]))}/visible`, url).href;
+}

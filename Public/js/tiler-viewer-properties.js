@@ -1,0 +1,268 @@
+// `<tiler-viewer>`'s UIScrollView surface: the properties (mirrored by attributes where a page author wants them in
+// HTML) and the methods, over the element's ScrollView and ScrollController. Settings made before the image has
+// loaded are kept and applied once it has.
+
+import { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE } from './zoom-math.js';
+
+/** Boolean properties: property name → [attribute, default, where it goes]. */
+const FLAGS = {
+  bounces: ['bounces', true],
+  alwaysBounceHorizontal: ['always-bounce-horizontal', false],
+  alwaysBounceVertical: ['always-bounce-vertical', false],
+  bouncesZoom: ['bounces-zoom', true],
+  isScrollEnabled: ['scroll-enabled', true],
+  isDirectionalLockEnabled: ['directional-lock', false],
+  showsHorizontalScrollIndicator: ['shows-horizontal-scroll-indicator', true],
+  showsVerticalScrollIndicator: ['shows-vertical-scroll-indicator', true],
+};
+
+const NO_INSETS = Object.freeze({ top: 0, left: 0, bottom: 0, right: 0 });
+
+/** Reads `"10"`, `"10 20"` or `"10 20 30 40"` (CSS order: top right bottom left) as insets. */
+export function parseInsets(text) {
+  const n = String(text ?? '').trim().split(/[\s,]+/).filter(Boolean).map(Number);
+  if (n.length === 0 || n.some((v) => !Number.isFinite(v))) return { ...NO_INSETS };
+  const [top, right = top, bottom = top, left = right] = n;
+  return { top, left, bottom, right };
+}
+
+/** `'normal'`, `'fast'` or a number in (0, 1) as a per-millisecond rate. */
+export function parseRate(value) {
+  if (value === 'normal' || value === undefined || value === null) return NORMAL_DECELERATION_RATE;
+  if (value === 'fast') return FAST_DECELERATION_RATE;
+  const rate = Number(value);
+  if (!(rate > 0 && rate < 1)) throw new RangeError(`decelerationRate must be 'normal', 'fast' or a number in (0, 1) (got ${value})`);
+  return rate;
+}
+
+/**
+ * The element's base class: UIScrollView's properties and methods.
+ */
+export class ViewerProperties extends HTMLElement {
+  static get observedAttributes() {
+    return ['src', 'min-zoom', 'max-zoom', 'deceleration-rate', 'content-inset', 'scroll-indicator-insets', ...Object.values(FLAGS).map((f) => f[0])];
+  }
+
+  constructor() {
+    super();
+    /** Everything settable, applied to the scroll view once it exists. */
+    this.settings = { rate: NORMAL_DECELERATION_RATE, contentInset: { ...NO_INSETS }, scrollIndicatorInsets: { ...NO_INSETS }, minimumZoomScale: null, maximumZoomScale: null };
+    for (const [name, [, value]] of Object.entries(FLAGS)) this.settings[name] = value;
+  }
+
+  attributeChangedCallback(name, old, value) {
+    if (old === value) return;
+    if (name === 'src') {
+      if (this.isConnected && value) this.open(value);
+      return;
+    }
+    if (name === 'min-zoom') this.minimumZoomScale = value === null ? null : Number(value);
+    else if (name === 'max-zoom') this.maximumZoomScale = value === null ? null : Number(value);
+    else if (name === 'deceleration-rate') this.decelerationRate = value ?? 'normal';
+    else if (name === 'content-inset') this.contentInset = parseInsets(value);
+    else if (name === 'scroll-indicator-insets') this.scrollIndicatorInsets = parseInsets(value);
+    else {
+      const [property, [, fallback]] = Object.entries(FLAGS).find(([, f]) => f[0] === name);
+      this[property] = value === null ? fallback : value !== 'false';
+    }
+  }
+
+  /** The descriptor URL (`….dzi` or `…/info.json`). */
+  get src() {
+    return this.getAttribute('src') ?? '';
+  }
+
+  set src(value) {
+    this.setAttribute('src', value);
+  }
+
+  /** Pushes the settings into the scroll view, controller and indicators, keeping the view within new limits. */
+  applySettings() {
+    const sv = this.scrollView;
+    if (!sv) return;
+    const s = this.settings;
+    const c = this.controller;
+    for (const name of ['bounces', 'alwaysBounceHorizontal', 'alwaysBounceVertical', 'bouncesZoom', 'isScrollEnabled', 'isDirectionalLockEnabled']) c[name] = s[name];
+    c.rate = s.rate;
+    if (s.maxDevicePixels) sv.maxDevicePixels = s.maxDevicePixels;
+    this.indicators.showsHorizontal = s.showsHorizontalScrollIndicator;
+    this.indicators.showsVertical = s.showsVerticalScrollIndicator;
+    this.indicators.insets = { ...s.scrollIndicatorInsets };
+    const limits = [sv.minimumOverride, sv.maximumOverride, sv.contentInset];
+    sv.minimumOverride = s.minimumZoomScale;
+    sv.maximumOverride = s.maximumZoomScale;
+    const i = s.contentInset;
+    const insetChanged = ['top', 'left', 'bottom', 'right'].some((k) => i[k] !== limits[2][k]);
+    if (insetChanged) sv.setContentInset(i);
+    if (insetChanged || limits[0] !== s.minimumZoomScale || limits[1] !== s.maximumZoomScale) {
+      if (!sv.isResting()) c.setView(sv.restingView());
+    }
+    this.invalidate?.();
+  }
+
+  set(name, value) {
+    this.settings[name] = value;
+    this.applySettings();
+  }
+
+  // UIScrollView's properties.
+
+  /** The top-left of the visible part of the zoomed content, in points; setting it does not animate or clamp. */
+  get contentOffset() {
+    return this.scrollView ? { x: this.scrollView.x, y: this.scrollView.y } : { x: 0, y: 0 };
+  }
+
+  set contentOffset(p) {
+    this.setContentOffset(p, false);
+  }
+
+  /** The image size × `zoomScale`, in points (read-only). */
+  get contentSize() {
+    return this.scrollView ? this.scrollView.scaledContentSize : { width: 0, height: 0 };
+  }
+
+  /** Points around the scrollable area (chrome covering the box): `{top, left, bottom, right}`. */
+  get contentInset() {
+    return { ...this.settings.contentInset };
+  }
+
+  set contentInset(inset) {
+    this.set('contentInset', { ...NO_INSETS, ...inset });
+  }
+
+  /** Insets of the scroll indicators from the box's edges. */
+  get scrollIndicatorInsets() {
+    return { ...this.settings.scrollIndicatorInsets };
+  }
+
+  set scrollIndicatorInsets(inset) {
+    this.set('scrollIndicatorInsets', { ...NO_INSETS, ...inset });
+  }
+
+  /** Points per image pixel. Setting it zooms around the centre of the area inside the insets, without animation. */
+  get zoomScale() {
+    return this.scrollView?.zoomScale ?? 1;
+  }
+
+  set zoomScale(scale) {
+    this.setZoomScale(scale, false);
+  }
+
+  /** Default: aspect fit inside the insets, never above 1. `null` restores the default. */
+  get minimumZoomScale() {
+    return this.scrollView?.minimumZoomScale ?? this.settings.minimumZoomScale ?? 0;
+  }
+
+  set minimumZoomScale(value) {
+    this.set('minimumZoomScale', value === null || value === undefined ? null : positive(value, 'minimumZoomScale'));
+  }
+
+  /** Default: 2 device pixels per image pixel; never below the minimum. `null` restores the default. */
+  get maximumZoomScale() {
+    return this.scrollView?.maximumZoomScale ?? this.settings.maximumZoomScale ?? 0;
+  }
+
+  set maximumZoomScale(value) {
+    this.set('maximumZoomScale', value === null || value === undefined ? null : positive(value, 'maximumZoomScale'));
+  }
+
+  /** The per-millisecond velocity factor of a flick: 0.998 (`'normal'`), 0.99 (`'fast'`) or the number set. */
+  get decelerationRate() {
+    return this.settings.rate;
+  }
+
+  set decelerationRate(value) {
+    this.set('rate', parseRate(value));
+  }
+
+  get isTracking() {
+    return this.controller?.tracking ?? false;
+  }
+
+  get isDragging() {
+    return this.controller?.dragging ?? false;
+  }
+
+  get isDecelerating() {
+    return this.controller?.decelerating ?? false;
+  }
+
+  get isZooming() {
+    return this.controller?.zooming ?? false;
+  }
+
+  get isZoomBouncing() {
+    return this.controller?.zoomBouncing ?? false;
+  }
+
+  // UIScrollView's methods.
+
+  /** Moves the content offset to `p` (points), not clamped, as UIKit; animated ends in `didEndScrollingAnimation`. */
+  setContentOffset(p, animated = false) {
+    if (!this.scrollView) return;
+    this.controller.moveTo({ zoomScale: this.scrollView.zoomScale, x: Number(p.x), y: Number(p.y) }, animated, performance.now());
+  }
+
+  /** Zooms to `scale` (clamped to the limits) around the centre of the area inside the insets. */
+  setZoomScale(scale, animated = false) {
+    const sv = this.scrollView;
+    if (!sv) return;
+    this.controller.moveTo(sv.restingView({ ...sv.view, zoomScale: positive(scale, 'zoomScale') }), animated, performance.now());
+  }
+
+  /** UIKit's `zoom(to:animated:)`: shows `rect` (image pixels) as large as the limits allow, centred. */
+  zoomToRect(rect, animated = false) {
+    const sv = this.scrollView;
+    if (!sv) return;
+    const view = sv.zoomToRectView({ minX: rect.x, minY: rect.y, maxX: rect.x + rect.width, maxY: rect.y + rect.height });
+    this.controller.moveTo(view, animated, performance.now());
+  }
+
+  /**
+   * Scrolls the least distance that shows `rect` (zoomed-content points, the coordinates of `contentOffset`) inside
+   * the insets; nothing if it is visible already. A rect larger than the area shows its top-left part.
+   */
+  scrollRectToVisible(rect, animated = false) {
+    const sv = this.scrollView;
+    if (!sv) return;
+    const i = sv.contentInset;
+    const inner = sv.innerSize;
+    const axis = (offset, start, length, low, size) => {
+      if (start < offset + low || length > size) return start - low;
+      if (start + length > offset + low + size) return start + length - low - size;
+      return offset;
+    };
+    const target = sv.restingOffset({ x: axis(sv.x, rect.x, rect.width, i.left, inner.width), y: axis(sv.y, rect.y, rect.height, i.top, inner.height) });
+    if (target.x === sv.x && target.y === sv.y) return;
+    this.controller.moveTo({ zoomScale: sv.zoomScale, ...target }, animated, performance.now());
+  }
+
+  /** Shows the scroll indicators briefly. */
+  flashScrollIndicators() {
+    this.indicators.poke(performance.now() + 500);
+    this.invalidate?.();
+  }
+
+  /** Not UIKit: sets zoom and offset at once, clamped to where the view may rest (deep links). */
+  setView(view) {
+    this.controller?.setView(view);
+  }
+}
+
+// The boolean properties (`bounces`, `alwaysBounceVertical`, …), each a setting pushed into the scroll view.
+for (const name of Object.keys(FLAGS)) {
+  Object.defineProperty(ViewerProperties.prototype, name, {
+    get() {
+      return this.settings[name];
+    },
+    set(value) {
+      this.set(name, Boolean(value));
+    },
+  });
+}
+
+function positive(value, name) {
+  const n = Number(value);
+  if (!(Number.isFinite(n) && n > 0)) throw new RangeError(`${name} must be a finite number > 0 (got ${value})`);
+  return n;
+}

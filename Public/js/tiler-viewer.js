@@ -1,0 +1,263 @@
+// `<tiler-viewer>`: a deep-zoom image as a UIScrollView for the web. Importing this module registers the element.
+// It opens a Deep Zoom pyramid (`src="….dzi"`, any static host) or an IIIF Image service (`src="…/info.json"`),
+// fills whatever box CSS gives it, and offers UIScrollView's properties, methods and delegate sequence (as a
+// `delegate` object and as DOM events). Served by `tiler serve`, it reports its viewport to the server.
+
+import { ScrollView } from './scroll-view.js';
+import { ScrollController } from './scroll-controller.js';
+import { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE } from './zoom-math.js';
+import { TileCache, DEFAULT_CACHE_CAPACITY } from './tile-cache.js';
+import { TileLoader } from './tile-loader.js';
+import { TileLayer, tileKey } from './tile-layer.js';
+import { GestureInput } from './gestures.js';
+import { attachKeyboard } from './keyboard.js';
+import { Navigator } from './navigator.js';
+import { ScrollIndicators } from './scroll-indicators.js';
+import { ViewportReporter, orderedLike, viewKey } from './viewport-reporter.js';
+import { loadTileSource } from './tile-source.js';
+import { ViewerProperties } from './tiler-viewer-properties.js';
+import { STYLE } from './tiler-viewer-style.js';
+
+/** UIKit's delegate method for each event name. */
+const DELEGATE = {
+  didScroll: 'scrollViewDidScroll', willBeginDragging: 'scrollViewWillBeginDragging', willEndDragging: 'scrollViewWillEndDragging',
+  didEndDragging: 'scrollViewDidEndDragging', willBeginDecelerating: 'scrollViewWillBeginDecelerating',
+  didEndDecelerating: 'scrollViewDidEndDecelerating', didEndScrollingAnimation: 'scrollViewDidEndScrollingAnimation',
+  willBeginZooming: 'scrollViewWillBeginZooming', didZoom: 'scrollViewDidZoom', didEndZooming: 'scrollViewDidEndZooming',
+};
+
+/**
+ * The element. Properties and methods follow UIScrollView (see the README's reference); points are CSS pixels.
+ */
+export class TilerViewer extends ViewerProperties {
+  static get observedAttributes() {
+    return ViewerProperties.observedAttributes;
+  }
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    root.innerHTML = `<style>${STYLE}</style><div class="stage" part="stage"><canvas></canvas></div>`;
+    this.stage = root.querySelector('.stage');
+    this.canvas = root.querySelector('canvas');
+    this.indicators = new ScrollIndicators(root);
+    /** The UIScrollView delegate: an object with any of UIKit's `scrollView…` methods. */
+    this.delegate = null;
+    this.source = null;
+    this.scrollView = null;
+    this.frameRequested = false;
+    this.generation = 0;
+  }
+
+  connectedCallback() {
+    if (!this.hasAttribute('tabindex')) this.tabIndex = 0;
+    this.resizeObserver ??= new ResizeObserver(() => this.resize());
+    this.resizeObserver.observe(this);
+    if (!this.source && this.src && !this.loading) this.open(this.src);
+  }
+
+  disconnectedCallback() {
+    this.resizeObserver?.disconnect();
+  }
+
+  /** Opens `src` (a `.dzi` or an IIIF `info.json`); fires `load` (detail: width, height) or `error` (detail: message). */
+  async open(src) {
+    const generation = ++this.generation;
+    this.close();
+    this.loading = true;
+    let source;
+    try {
+      source = await loadTileSource(src);
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.loading = false;
+      this.lastError = error.message;
+      this.dispatchEvent(new CustomEvent('error', { detail: { message: error.message } }));
+      return;
+    }
+    if (generation !== this.generation) return;
+    this.loading = false;
+    this.start(source);
+  }
+
+  /** Builds the scroll view, tile machinery and input handlers for `source`. */
+  start(source) {
+    this.source = source;
+    const p = source.pyramid;
+    this.scrollView = new ScrollView({
+      contentSize: { width: p.width, height: p.height }, viewportSize: this.measure(), devicePixelRatio: window.devicePixelRatio || 1,
+    });
+    this.controller = new ScrollController(this.scrollView, { onChange: () => this.changed(), emit: (name, detail) => this.emit(name, detail) });
+    this.applySettings();
+    this.cache = new TileCache(this.settings.cacheCapacity ?? DEFAULT_CACHE_CAPACITY, (entry) => entry.bitmap.close());
+    this.loader = new TileLoader({
+      maxInFlight: this.settings.maxInFlight ?? 6,
+      onLoad: (key, bitmap) => {
+        this.cache.set(key, { bitmap, loadedAt: performance.now() });
+        this.invalidate();
+      },
+      onError: () => this.invalidate(),
+    });
+    this.layer = new TileLayer(this.canvas, { pyramid: p, tileURL: source.tileURL }, { cache: this.cache, prefetch: this.settings.prefetch ?? 1 });
+    const endpoint = this.getAttribute('visible-endpoint') || source.visibleEndpoint;
+    this.reporter = endpoint ? new ViewportReporter(endpoint) : null;
+    if (this.hasAttribute('navigator')) this.navigator = new Navigator(this.shadowRoot, p, (point) => this.controller.centreOn(point));
+    this.gestures = new GestureInput(this.stage, this.controller, this);
+    this.detachKeyboard = attachKeyboard(this, this.controller, () => this.isConnected);
+    this.settled = false;
+    this.watchPixelRatio();
+    this.resize();
+    this.dispatchEvent(new CustomEvent('load', { detail: { width: p.width, height: p.height } }));
+  }
+
+  /** Stops loading, forgets the image and its tiles. */
+  close() {
+    this.loader?.cancelAll();
+    this.gestures?.detach();
+    this.detachKeyboard?.();
+    this.reporter?.cancel();
+    this.unwatchPixelRatio?.();
+    this.navigator?.remove();
+    this.cache?.clear();
+    clearTimeout(this.settleTimer);
+    this.source = this.scrollView = this.controller = this.navigator = this.reporter = null;
+    this.lastError = null;
+  }
+
+  /** The box size in points. */
+  measure() {
+    return { width: Math.max(1, this.clientWidth), height: Math.max(1, this.clientHeight) };
+  }
+
+  /** Adapts the canvas and the scroll view to the box and the screen's pixel ratio. */
+  resize() {
+    const sv = this.scrollView;
+    if (!sv) return;
+    const size = this.measure();
+    const dpr = window.devicePixelRatio || 1;
+    this.canvas.width = Math.round(size.width * dpr);
+    this.canvas.height = Math.round(size.height * dpr);
+    this.canvas.style.width = `${size.width}px`;
+    this.canvas.style.height = `${size.height}px`;
+    if (size.width !== sv.viewportSize.width || size.height !== sv.viewportSize.height || dpr !== sv.devicePixelRatio) {
+      this.controller.stop();
+      sv.resize(size, dpr);
+    }
+    this.invalidate();
+  }
+
+  /** Re-renders when the page moves to a screen with another pixel ratio (or the browser zoom changes). */
+  watchPixelRatio() {
+    const query = matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
+    const listener = () => {
+      this.resize();
+      this.watchPixelRatio();
+    };
+    query.addEventListener('change', listener, { once: true });
+    this.unwatchPixelRatio = () => query.removeEventListener('change', listener);
+  }
+
+  /** Sends one delegate moment to the delegate and as a DOM event (lower-case name). */
+  emit(name, detail = {}) {
+    const method = this.delegate?.[DELEGATE[name]];
+    if (typeof method === 'function') {
+      try {
+        if (name === 'willEndDragging') method.call(this.delegate, this, detail.velocity, detail.targetContentOffset);
+        else if (name === 'didEndDragging') method.call(this.delegate, this, detail.willDecelerate);
+        else if (name === 'didEndZooming') method.call(this.delegate, this, detail.atScale);
+        else method.call(this.delegate, this);
+      } catch (error) {
+        console.error(error); // A broken delegate must not stop the scroll view.
+      }
+    }
+    this.dispatchEvent(new CustomEvent(name.toLowerCase(), { detail }));
+  }
+
+  /** The view changed (or an animation advanced): redraw, show the indicators. */
+  changed() {
+    this.indicators.poke(performance.now());
+    this.settled = false;
+    this.invalidate();
+  }
+
+  /** Asks for a frame (at most one pending). */
+  invalidate() {
+    if (this.frameRequested || !this.isConnected || !this.scrollView) return;
+    this.frameRequested = true;
+    requestAnimationFrame((now) => this.frame(now));
+  }
+
+  /** Draws one frame at `now` ms and decides whether another is needed. */
+  frame(now) {
+    this.frameRequested = false;
+    if (!this.isConnected || !this.scrollView) return;
+    const sv = this.scrollView;
+    const animating = this.controller.step(now);
+    const viewport = this.layer.viewport(sv);
+    const key = viewKey(viewport);
+    this.reporter?.report(viewport, this.controller.isIdle, performance.now());
+    const fading = this.layer.render(sv, now, (k) => this.loader.failed.has(k));
+    const local = this.layer.requests();
+    const order = this.reporter?.orderFor(key);
+    this.loader.want(order ? orderedLike(local, order) : local, (k) => this.cache.has(k));
+    if (this.navigator) {
+      this.navigator.drawOverview(this.cache.peek(this.layer.overviewKey)?.bitmap, sv.devicePixelRatio);
+      this.navigator.update(sv.viewportImageRect);
+    }
+    const showing = this.indicators.update(sv, performance.now());
+    this.updateStatus();
+    if (animating || fading || showing) this.invalidate();
+    if (this.controller.isIdle) this.settled = true;
+  }
+
+  /** Fires `tilestatus` when loading starts or stops or the error message changes. */
+  updateStatus() {
+    const status = { loading: this.layer.stats.missing > 0, error: this.errorMessage() };
+    if (status.loading === this.lastStatus?.loading && status.error === this.lastStatus?.error) return;
+    this.lastStatus = status;
+    this.dispatchEvent(new CustomEvent('tilestatus', { detail: status }));
+  }
+
+  /** One line about failed tiles, or `null`. */
+  errorMessage() {
+    const failures = this.loader.failed;
+    if (failures.size === 0) return null;
+    const [key, error] = failures.entries().next().value;
+    if (key === this.layer.overviewKey) return `The image could not be loaded (${error.message}).`;
+    const count = failures.size === 1 ? 'A tile' : `${failures.size} tiles`;
+    return `${count} could not be loaded (${error.message}).`;
+  }
+
+  /** Requests the failed tiles again. */
+  retry() {
+    this.loader?.retry();
+    this.invalidate();
+  }
+
+  /** A snapshot of the state for tests and debugging. */
+  get debug() {
+    const sv = this.scrollView;
+    if (!sv) return null;
+    const stats = this.layer.stats;
+    return {
+      image: this.source.name,
+      view: { ...sv.view, ...sv.viewportSize, devicePixelRatio: sv.devicePixelRatio, minimumZoomScale: sv.minimumZoomScale, maximumZoomScale: sv.maximumZoomScale },
+      level: stats.level,
+      stats: { ...stats },
+      shown: (this.layer.shown?.tiles ?? []).map((t) => tileKey(t.level, t.col, t.row)),
+      wanted: this.layer.requests().map((r) => r.url),
+      cache: this.cache.stats,
+      loader: { ...this.loader.counts, inFlight: this.loader.inFlight.size, queued: this.loader.queue.length, failed: this.loader.failed.size },
+      gestureIdle: this.controller.isIdle,
+      complete: this.controller.isIdle && !this.frameRequested && stats.missing === 0 && stats.fading === 0,
+      loaded: this.loader.isIdle,
+      settled: this.settled && this.controller.isIdle,
+      lastFlick: this.controller.lastFlick,
+      reports: this.reporter?.sent ?? 0,
+    };
+  }
+}
+
+export { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE };
+
+if (!customElements.get('tiler-viewer')) customElements.define('tiler-viewer', TilerViewer);
