@@ -1,4 +1,5 @@
 import ImageCodecs
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

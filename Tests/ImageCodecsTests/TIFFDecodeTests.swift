@@ -1,5 +1,6 @@
 import CTIFF
 import ImageCodecs
+import TestSupport
 import Testing
 
 /// Every TIFF variant decodes to the same pixels as the same picture stored as PNG.

@@ -1,4 +1,5 @@
 import ImageCodecs
+import TestSupport
 import Testing
 
 /// Bad and unsupported TIFFs fail with one line naming the file and the problem, before any pixel memory is

@@ -1,4 +1,5 @@
 import ImageCodecs
+import TestSupport
 import Testing
 
 /// WebP tiles decode back (with libwebp's decoder) to their source: exactly when lossless, within the quality's
