@@ -113,7 +113,7 @@ import TileGeometry
         for text in ["grey.jpg", "native.jpg", "Default.jpg", "default", "default.", ".jpg", "default.jpg.png", "default.JPG", "default.xyz"] {
             #expect(Self.status("full/max/0/\(text)") == 400, "\(text)")
         }
-        for format in ["tif", "gif", "jp2", "pdf", "webp"] {
+        for format in ["tif", "gif", "jp2", "pdf"] {
             #expect(Self.status("full/max/0/default.\(format)") == 501, "\(format)")
         }
     }

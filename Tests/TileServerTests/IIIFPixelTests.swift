@@ -57,6 +57,17 @@ import TileServer
         }
     }
 
+    @Test func webpOutputIsCloseAndSaysItIsWebP() async throws {
+        try await withServer(try Self.fixture()) { server in
+            let response = try fetch(server, "/iiif/3/photo/200,100,400,300/200,/0/default.webp")
+            #expect(response.status == 200 && response.header("Content-Type") == "image/webp")
+            let pixels = try WebPDecoder.decode(response.body)
+            #expect(pixels.width == 200 && pixels.height == 150)
+            let reference = TestPicture.areaAverage(Self.source, region: PixelRect(x: 200, y: 100, width: 400, height: 300), width: 200, height: 150)
+            #expect(TestPicture.meanAbsoluteDifference(pixels, reference) < 4)
+        }
+    }
+
     @Test func enlargingInterpolatesLinearly() async throws {
         try await withServer(try Self.fixture()) { server in
             let pixels = try Self.image(server, "100,100,50,40/^200,160/0/default.png")

@@ -39,6 +39,7 @@ import TileServer
             #expect(sizes.map { $0["width"]! } == [1, 2, 3, 6, 11, 22, 44, 88])
             #expect(sizes.map { $0["height"]! } == [1, 1, 2, 4, 8, 16, 32, 63])
             #expect(info["extraQualities"] as? [String] == ["color", "gray", "bitonal"])
+            #expect(info["extraFormats"] as? [String] == ["webp"])
             #expect(info["preferredFormats"] as? [String] == ["png"])
             let features = try #require(info["extraFeatures"] as? [String])
             for feature in ["mirroring", "sizeUpscaling", "canonicalLinkHeader", "profileLinkHeader", "regionSquare", "cors"] {
@@ -124,7 +125,7 @@ import TileServer
             ("/iiif/3/nope/info.json", 404), ("/iiif/3/nope", 404), ("/iiif/3/nope/full/max/0/default.jpg", 404),
             ("/iiif/3/photo/full/full/0/default.jpg", 400), ("/iiif/3/photo/1000,0,10,10/max/0/default.jpg", 400),
             ("/iiif/3/photo/full/800,/0/default.jpg", 400), ("/iiif/3/photo/full/^20000,/0/default.jpg", 400),
-            ("/iiif/3/photo/full/max/45/default.jpg", 501), ("/iiif/3/photo/full/max/0/default.webp", 501),
+            ("/iiif/3/photo/full/max/45/default.jpg", 501), ("/iiif/3/photo/full/max/0/default.gif", 501),
             ("/iiif/3/photo/full/max/0/grey.jpg", 400), ("/iiif/3/photo/full/max/0/default.bmp", 400),
             ("/iiif/3/photo/full/max/0", 404), ("/iiif/2/photo/info.json", 404), ("/iiif/3/%2e%2e/info.json", 400),
         ]

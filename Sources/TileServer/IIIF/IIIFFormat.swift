@@ -4,9 +4,11 @@ enum IIIFFormat: String, Sendable, CaseIterable {
     case jpg
     /// PNG, `image/png`.
     case png
+    /// WebP, `image/webp` (lossy, or lossless for stored lossless tiles sent as they are).
+    case webp
 
     /// Formats the specification defines that this server does not produce: requests for them get 501.
-    static let unimplemented: Set<Substring> = ["tif", "gif", "jp2", "pdf", "webp"]
+    static let unimplemented: Set<Substring> = ["tif", "gif", "jp2", "pdf"]
 
     /// The format named by `text` (exactly, as bytes), or `nil`.
     init?(bytes text: Substring) {
@@ -14,6 +16,8 @@ enum IIIFFormat: String, Sendable, CaseIterable {
             self = .jpg
         } else if text.isBytes("png") {
             self = .png
+        } else if text.isBytes("webp") {
+            self = .webp
         } else {
             return nil
         }
@@ -24,11 +28,12 @@ enum IIIFFormat: String, Sendable, CaseIterable {
         switch self {
         case .jpg: "image/jpeg"
         case .png: "image/png"
+        case .webp: "image/webp"
         }
     }
 
-    /// The format whose tiles are stored with the pyramid extension `tileExtension` (`jpg`, `jpeg` or `png`, any
-    /// case), or `nil`.
+    /// The format whose tiles are stored with the pyramid extension `tileExtension` (`jpg`, `jpeg`, `png` or
+    /// `webp`, any case), or `nil`.
     init?(tileExtension: String) {
         // Case-insensitive on ASCII bytes, without allocating (this is on every tile-shaped request's path).
         let lower = tileExtension.utf8.lazy.map { $0 | 0x20 }
@@ -36,6 +41,8 @@ enum IIIFFormat: String, Sendable, CaseIterable {
             self = .jpg
         } else if lower.elementsEqual("png".utf8) {
             self = .png
+        } else if lower.elementsEqual("webp".utf8) {
+            self = .webp
         } else {
             return nil
         }

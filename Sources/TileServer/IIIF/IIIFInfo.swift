@@ -8,6 +8,8 @@ enum IIIFInfo {
     static let profileDocument = "http://iiif.io/api/image/3/level2.json"
     /// The qualities served besides `default`.
     static let extraQualities = ["color", "gray", "bitonal"]
+    /// The formats offered beyond the level-2 compliance's jpg and png.
+    static let extraFormats = ["webp"]
     /// Every feature served, level 2's and the optional ones (mirroring, upscaling, the link headers).
     static let features = [
         "baseUriRedirect", "canonicalLinkHeader", "cors", "jsonldMediaType", "mirroring", "profileLinkHeader", "regionByPct",
@@ -59,6 +61,10 @@ enum IIIFInfo {
                 writer.value(tileFormat.rawValue)
                 writer.closeArray()
             }
+            writer.key("extraFormats")
+            writer.openArray()
+            for format in extraFormats { writer.value(format) }
+            writer.closeArray()
             writer.key("extraQualities")
             writer.openArray()
             for quality in extraQualities { writer.value(quality) }

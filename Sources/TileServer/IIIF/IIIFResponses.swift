@@ -6,6 +6,8 @@ enum IIIFResponses {
     static let jpeg = ResponseProfile(contentType: IIIFFormat.jpg.mimeType, cacheControl: ResponseProfile.immutable, cors: true)
     /// Rendered PNG images.
     static let png = ResponseProfile(contentType: IIIFFormat.png.mimeType, cacheControl: ResponseProfile.immutable, cors: true)
+    /// Rendered WebP images.
+    static let webp = ResponseProfile(contentType: IIIFFormat.webp.mimeType, cacheControl: ResponseProfile.immutable, cors: true)
     /// Image information as JSON-LD.
     static let infoJSONLD = ResponseProfile(contentType: IIIFMediaType.jsonLD.contentType, cacheControl: ResponseProfile.short, cors: true)
     /// Image information as plain JSON.
@@ -15,7 +17,11 @@ enum IIIFResponses {
 
     /// The profile of rendered images in `format`.
     static func image(_ format: IIIFFormat) -> ResponseProfile {
-        format == .jpg ? jpeg : png
+        switch format {
+        case .jpg: jpeg
+        case .png: png
+        case .webp: webp
+        }
     }
 
     /// The strong entity tag of a rendered image: a 64-bit FNV-1a hash of the image's name, its descriptor's size

@@ -1,7 +1,7 @@
 import ImageCodecs
 
-/// What one render thread reuses from request to request: the encoders (one libjpeg compressor and PNG output
-/// buffer each) and the tile decoder's scratch file.
+/// What one render thread reuses from request to request: the encoders (one libjpeg compressor, PNG output
+/// buffer and libwebp configuration each) and the tile decoder's scratch file.
 ///
 /// `@unchecked Sendable`: a workspace is handed between threads only through ``RenderPool``'s free list, which
 /// gives it to one job at a time, so it is never used by two threads at once.
@@ -10,6 +10,8 @@ final class RenderWorkspace: @unchecked Sendable {
     let jpeg: JPEGEncoder
     /// The PNG encoder of output images.
     let png: PNGEncoder
+    /// The WebP encoder of output images (lossy, at the JPEG quality).
+    let webp: WebPEncoder
     /// The decoder of tiles.
     let decoder = EncodedTileDecoder()
 
@@ -17,6 +19,7 @@ final class RenderWorkspace: @unchecked Sendable {
     init(jpegQuality: Int) throws {
         jpeg = try JPEGEncoder(quality: jpegQuality, optimizeHuffman: false, subsampling: .s420)
         png = try PNGEncoder(compressionLevel: 6, filter: .sub)
+        webp = try WebPEncoder(quality: jpegQuality)
     }
 
     /// Encodes `pixels` (`width` × `height`, rows packed) in `format`.
@@ -28,6 +31,9 @@ final class RenderWorkspace: @unchecked Sendable {
                     buffer.baseAddress!, width: width, height: height, rowStride: width * pixelFormat.channels, pixelFormat: pixelFormat)
             case .png:
                 try png.encode(
+                    buffer.baseAddress!, width: width, height: height, rowStride: width * pixelFormat.channels, pixelFormat: pixelFormat)
+            case .webp:
+                try webp.encode(
                     buffer.baseAddress!, width: width, height: height, rowStride: width * pixelFormat.channels, pixelFormat: pixelFormat)
             }
         }
