@@ -192,10 +192,20 @@ class ElementTests(ViewerTestCase):
         b = self.browser
         b.js("const v = document.getElementById('left'); v.zoomScale = 1; v.setContentOffset({x: 1200, y: 800});")
         self.events("left")
+        # isDecelerating is sampled inside the delegate calls, not after the flick: a loaded machine may
+        # finish a fast deceleration before the next WebDriver round trip.
+        b.js("""
+            const v = document.getElementById('left'); window.decelerating = [];
+            for (const n of ['willbegindecelerating', 'didscroll', 'didenddecelerating'])
+              v.addEventListener(n, () => window.decelerating.push(n + ':' + v.isDecelerating));
+        """)
         self.flick("left", -12, -2)
-        self.assertTrue(self.get("left", "v.isDecelerating"))
         state = self.wait_idle("left")
         self.assertEqual(self.events("left"), FLICK)
+        samples = b.js("return window.decelerating")
+        after = samples[samples.index("willbegindecelerating:true"):]
+        self.assertIn("didscroll:true", after, samples)
+        self.assertEqual(after[-1], "didenddecelerating:false", samples)
         flick = state["lastFlick"]
         rate = 0.99  # deceleration-rate="fast"
         self.assertTrue(close(flick["velocity"]["x"], 1200, 0.03), flick)
