@@ -3,8 +3,7 @@
  * integer gray path joins the curves into a coarse table that was up to 10 levels off near black for a linear
  * (gAMA 1.0) source; the table is exact to lcms's floating-point answer and costs one lookup per pixel.
  *
- * (A matrix-and-tables path for 8-bit matrix-shaper RGB was tried and measured no faster than lcms's own 8-bit
- * transform on this machine, so RGB goes through lcms.)
+ * 8-bit RGB matrix-shaper sources have tables of their own in lcms_matrix.c.
  */
 #include "lcms_private.h"
 
@@ -32,12 +31,21 @@ static void tiler_lcms_prepare_gray(tiler_lcms_transform *t, cmsHPROFILE source,
 
 int tiler_lcms_prepare_fast(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination) {
     t->fast = TILER_LCMS_FAST_NONE;
-    if (t->input.bytes != 1 || t->input.space != TILER_LCMS_SPACE_GRAY) return 0;
+    if (t->input.bytes != 1) return 0;
+    if (t->input.space == TILER_LCMS_SPACE_RGB) {
+        if (tiler_lcms_prepare_matrix(t, source, destination)) t->fast = TILER_LCMS_FAST_MATRIX;
+        return t->fast != TILER_LCMS_FAST_NONE;
+    }
+    if (t->input.space != TILER_LCMS_SPACE_GRAY) return 0;
     tiler_lcms_prepare_gray(t, source, destination);
     return t->fast != TILER_LCMS_FAST_NONE;
 }
 
 void tiler_lcms_apply_fast(const tiler_lcms_transform *t, const void *src, unsigned char *dst, size_t pixels) {
+    if (t->fast == TILER_LCMS_FAST_MATRIX) {
+        tiler_lcms_apply_matrix(t, src, dst, pixels);
+        return;
+    }
     const unsigned char *s = src;
     if (t->input.alpha) {
         for (size_t i = 0; i < pixels; i++, s += 2, dst += 2) {

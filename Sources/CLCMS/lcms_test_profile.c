@@ -73,3 +73,28 @@ int tiler_lcms_test_cmyk_profile(unsigned char **out, size_t *length) {
 }
 
 void tiler_lcms_free(void *buffer) { free(buffer); }
+
+/* The reference the tests hold the fast paths to: lcms's unoptimised floating-point transform from the RGB
+ * profile `icc` to sRGB (relative colorimetric, black-point compensation), clipped and rounded to 8 bits. */
+int tiler_lcms_test_reference(const void *icc, size_t length, const unsigned char *rgb, unsigned char *out,
+                              size_t pixels) {
+    cmsHPROFILE source = cmsOpenProfileFromMem(icc, (cmsUInt32Number)length), srgb = cmsCreate_sRGBProfile();
+    cmsHTRANSFORM precise = source == NULL || srgb == NULL
+                                ? NULL
+                                : cmsCreateTransform(source, TYPE_RGB_FLT, srgb, TYPE_RGB_FLT, INTENT_RELATIVE_COLORIMETRIC,
+                                                     cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOOPTIMIZE);
+    float *values = precise == NULL ? NULL : malloc(pixels * 3 * sizeof(float));
+    if (values != NULL) {
+        for (size_t i = 0; i < pixels * 3; i++) values[i] = (float)rgb[i] / 255.0f;
+        cmsDoTransform(precise, values, values, (cmsUInt32Number)pixels);
+        for (size_t i = 0; i < pixels * 3; i++) {
+            float v = values[i] * 255.0f + 0.5f;
+            out[i] = (unsigned char)(v > 0 ? (v < 255 ? v : 255) : 0);
+        }
+        free(values);
+    }
+    if (precise != NULL) cmsDeleteTransform(precise);
+    if (source != NULL) cmsCloseProfile(source);
+    if (srgb != NULL) cmsCloseProfile(srgb);
+    return values != NULL ? 0 : -1;
+}

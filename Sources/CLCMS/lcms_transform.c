@@ -6,6 +6,7 @@
  * (or into a caller's buffer while creating), so errors reach the Swift side as one line and are never printed.
  * Intent: relative colorimetric with black-point compensation, as browsers and `vips icc_transform` do. 16-bit
  * sources are read as 16-bit (big-endian, PNG's order) so they are converted before being reduced to 8 bits.
+ * Transforms are built without lcms's one-pixel cache, so disjoint rows may be converted from several threads.
  */
 #include "CLCMS.h"
 #include "lcms_private.h"
@@ -156,7 +157,9 @@ static tiler_lcms_transform *tiler_lcms_finish(tiler_lcms_transform *t, cmsHPROF
         t->channels = (gray ? 1 : 3) + (t->input.alpha ? 1 : 0);
         cmsUInt32Number out_format = gray ? (t->input.alpha ? TYPE_GRAYA_8 : TYPE_GRAY_8)
                                           : (t->input.alpha ? TYPE_RGBA_8 : TYPE_RGB_8);
-        cmsUInt32Number flags = cmsFLAGS_BLACKPOINTCOMPENSATION | (t->input.alpha ? cmsFLAGS_COPY_ALPHA : 0);
+        /* No one-pixel cache: without it a transform may convert disjoint rows from several threads at once. */
+        cmsUInt32Number flags =
+            cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOCACHE | (t->input.alpha ? cmsFLAGS_COPY_ALPHA : 0);
         /* The gray table, when it applies, makes lcms's integer transform unnecessary. */
         if (!tiler_lcms_prepare_fast(t, source, destination)) {
             t->transform = cmsCreateTransformTHR(t->context, source, in_format, destination, out_format,
@@ -242,12 +245,17 @@ void tiler_lcms_apply(tiler_lcms_transform *t, const void *src, unsigned char *d
 int tiler_lcms_output_channels(const tiler_lcms_transform *t) { return t->channels; }
 
 const char *tiler_lcms_method(const tiler_lcms_transform *t) {
-    return t->fast == TILER_LCMS_FAST_NONE ? "lcms" : "lcms gray table";
+    switch (t->fast) {
+    case TILER_LCMS_FAST_GRAY8: return "lcms gray table";
+    case TILER_LCMS_FAST_MATRIX: return tiler_lcms_matrix_vector(t) ? "matrix tables (AVX2)" : "matrix tables";
+    default: return "lcms";
+    }
 }
 
 void tiler_lcms_destroy(tiler_lcms_transform *t) {
     if (t == NULL) return;
     if (t->transform != NULL) cmsDeleteTransform(t->transform);
+    tiler_lcms_free_matrix(t);
     if (t->context != NULL) cmsDeleteContext(t->context);
     free(t);
 }

@@ -31,10 +31,9 @@ final class StripReader<Source: RowSource>: ImageRowReader {
             if scratch.count < rawStride * count { scratch = [UInt8](repeating: 0, count: rawStride * count) }
             status = scratch.withUnsafeMutableBufferPointer { raw in
                 let status = source.read(into: raw.baseAddress!, stride: rawStride, count: UInt32(count), done: &done)
-                let outStride = header.width * header.channels
-                for row in 0..<Int(done) {
-                    transform.apply(raw.baseAddress! + row * rawStride, to: buffer + row * outStride, pixels: header.width)
-                }
+                transform.apply(
+                    rows: Int(done), from: raw.baseAddress!, stride: rawStride, to: buffer,
+                    stride: header.width * header.channels, pixels: header.width)
                 return status
             }
         } else {

@@ -5,7 +5,8 @@
  * the relative colorimetric intent and black-point compensation. Little CMS reports problems through a per-context
  * error handler; here every transform has its own context whose handler records the first message, so nothing is
  * ever printed and the Swift side can turn the message into one line of its own. Nothing here exits, aborts or
- * prints. A transform is used from one thread at a time. Every exported symbol is prefixed tiler_lcms_.
+ * prints. A transform may convert disjoint rows from several threads at once (tiler_lcms_apply only reads it).
+ * Every exported symbol is prefixed tiler_lcms_.
  */
 #ifndef CLCMS_H
 #define CLCMS_H
@@ -59,7 +60,8 @@ void tiler_lcms_apply(tiler_lcms_transform *transform, const void *src, unsigned
 /* Samples per output pixel: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA. */
 int tiler_lcms_output_channels(const tiler_lcms_transform *transform);
 
-/* How the rows are converted: "lcms", or "lcms gray table" for 8-bit gray sources (see lcms_fast.c). */
+/* How the rows are converted: "lcms"; "lcms gray table" for 8-bit gray sources (lcms_fast.c); "matrix tables" or
+ * "matrix tables (AVX2)" for 8-bit matrix-shaper RGB sources (lcms_matrix.c). */
 const char *tiler_lcms_method(const tiler_lcms_transform *transform);
 
 /* Frees the transform. Accepts NULL. */
@@ -70,6 +72,13 @@ void tiler_lcms_destroy(tiler_lcms_transform *transform);
  * lcms_test_profile.c). Returns 0 and a buffer to free with tiler_lcms_free, or -1.
  */
 int tiler_lcms_test_cmyk_profile(unsigned char **out, size_t *length);
+
+/*
+ * For the tests: `pixels` 8-bit RGB pixels converted from the RGB profile `icc` to sRGB by lcms's unoptimised
+ * floating-point transform (the fast paths' reference), rounded to 8 bits. Returns 0, or -1 if lcms refused.
+ */
+int tiler_lcms_test_reference(const void *icc, size_t length, const unsigned char *rgb, unsigned char *out,
+                              size_t pixels);
 
 /* Frees a buffer from tiler_lcms_test_cmyk_profile. Accepts NULL. */
 void tiler_lcms_free(void *buffer);
