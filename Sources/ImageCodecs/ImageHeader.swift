@@ -42,8 +42,9 @@ public struct ImageHeader: Sendable, Equatable {
         (orientation ?? 1) >= 5 ? (height, width) : (width, height)
     }
 
-    /// Whether rows can be decoded in strips with memory O(width × strip height).
-    public var canStream: Bool { !interlaced }
+    /// Whether rows can be decoded in strips with memory O(width × strip height): not for interlaced PNGs, and not
+    /// for WebP, which libwebp decodes whole (at most 16383² pixels).
+    public var canStream: Bool { !interlaced && format != .webp }
 
     /// The number of pixels, `width × height`.
     public var pixelCount: Int { width * height }

@@ -65,28 +65,43 @@ import Testing
         #expect(chunks.method.hasPrefix("matrix tables"))
     }
 
-    @Test("A batch spread over the cores converts exactly as row by row", arguments: [1, 2])
-    func batchMatchesRows(bytesPerSample: Int) throws {
-        let transform = try ColourTransform(
-            iccProfile: try ColourFixtures.profile("ProPhotoRGB"), input: ColourInput(space: .rgb, bytesPerSample: bytesPerSample))
-        let width = 3_001
-        let rows = 67
-        let sourceStride = width * 3 * bytesPerSample + 5
-        let (eight, _) = Self.pixels(rows * sourceStride, channels: 1, seed: 11)
-        var batch = [UInt8](repeating: 0, count: rows * width * 3)
-        var single = batch
-        eight.withUnsafeBytes { source in
-            batch.withUnsafeMutableBufferPointer { out in
-                transform.apply(rows: rows, from: source.baseAddress!, stride: sourceStride, to: out.baseAddress!, stride: width * 3, pixels: width)
-            }
-            single.withUnsafeMutableBufferPointer { out in
-                for row in 0..<rows {
-                    transform.apply(source.baseAddress! + row * sourceStride, to: out.baseAddress! + row * width * 3, pixels: width)
+    @Test("Rows converted one batch behind the decoder come out the same in any request sizes; a cut file fails after its good rows")
+    func pipelinedRows() throws {
+        let directory = try TemporaryDirectory()
+        // 4096 × 3 bytes a row: a batch is 42 rows, so 300 rows take eight batches.
+        let image = ColourFixtures.gradient(width: 4096, height: 300)
+        let png = ColourFixtures.inserting(
+            [ColourFixtures.iccpChunk(try ColourFixtures.profile("ProPhotoRGB"))], into: try PNGEncoder().encode(image))
+        let path = try directory.write(png, to: "tagged.png")
+        let whole = try ImageDecoder.decode(path: path).bytes
+        #expect(ColourFixtures.maxDifference(whole, image.bytes) > 10, "converted")
+        let rowBytes = 4096 * 3
+        for sizes in [[1], [7, 1], [300], [41, 43, 1000]] {
+            let reader = try ImageDecoder.open(path: path)
+            var got = [UInt8](repeating: 0, count: whole.count)
+            var turn = 0
+            try got.withUnsafeMutableBufferPointer { out in
+                while reader.rowsRead < 300 {
+                    let asked = min(sizes[turn % sizes.count], 300 - reader.rowsRead)
+                    let rows = try reader.readRows(into: out.baseAddress! + reader.rowsRead * rowBytes, rowCount: asked)
+                    #expect(rows == asked, "a full answer until the end")
+                    turn += 1
                 }
             }
+            #expect(try reader.readRows(into: &got, rowCount: 1) == 0)
+            #expect(got == whole, "request sizes \(sizes)")
         }
-        #expect(rows * width > ColourTransform.pixelsPerThread, "big enough to be spread")
-        #expect(batch == single)
-        #expect(Set(batch).count > 200, "converted, not left blank")
+        let cut = try directory.write(Array(png.prefix(png.count * 2 / 3)), to: "cut.png")
+        let reader = try ImageDecoder.open(path: cut)
+        var row = [UInt8](repeating: 0, count: rowBytes)
+        var good = 0
+        let error = #expect(throws: CodecError.self) {
+            while try reader.readRows(into: &row, rowCount: 1) == 1 {
+                #expect(row == Array(whole[good * rowBytes..<(good + 1) * rowBytes]), "row \(good) before the cut")
+                good += 1
+            }
+        }
+        #expect(good > 42, "the batches before the cut were delivered")
+        #expect(error?.row != nil, "the failure names its row")
     }
 }

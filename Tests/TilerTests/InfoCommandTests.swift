@@ -42,6 +42,21 @@ import Testing
         #expect(result.stdout.contains("streams: yes"))
     }
 
+    @Test func aWebPSaysItCannotStream() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let bytes = (0..<(120 * 80 * 3)).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let webp = try WebPEncoder(quality: 90).encode(PixelBuffer(width: 120, height: 80, pixelFormat: .rgb, bytes: bytes))
+        let path = try fixtures.file("w.webp", bytes: webp)
+        let text = try TilerProcess.run(["info", path])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("WebP (libwebp decodes it whole): cannot stream"), "\(text.stdout)")
+        #expect(!text.stdout.contains("streams: yes"))
+        let json = try TilerProcess.run(["info", path, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["streamable"] as? Bool == false)
+    }
+
     /// Every kind of bad input: a non-zero exit, exactly one line on stderr naming the file, never a signal.
     @Test func badInputFailsWithOneClearLine() throws {
         let fixtures = try Fixtures()

@@ -5,9 +5,8 @@ import CLCMS
 /// copied. 16-bit input is converted at full depth before it becomes 8-bit.
 ///
 /// Format-independent: build it from ICC bytes (``init(iccProfile:input:)``) or from PNG-style gamma and
-/// chromaticities (``init(gamma:chromaticities:input:)``) and call ``apply(_:to:pixels:)`` per row, or
-/// ``apply(rows:from:stride:to:stride:pixels:)`` for a batch spread over the cores. Converting only reads the
-/// transform, so several threads may convert disjoint rows at once. Untagged images need none — create no transform
+/// chromaticities (``init(gamma:chromaticities:input:)``) and call ``apply(_:to:pixels:)`` per row. Converting
+/// only reads the transform, so several threads may convert disjoint rows at once. Untagged images need none — create no transform
 /// for them.
 public final class ColourTransform: @unchecked Sendable {
     private let handle: OpaquePointer

@@ -33,9 +33,10 @@ struct InfoReport {
         lines.append("  colour: \(header.colourTag.summary)")
         if let conversion = header.colourConversion { lines.append("  converts: \(conversion)") }
         lines.append("  decodes to: \(header.pixelFormat.name), \(header.channels) channel\(header.channels == 1 ? "" : "s"), 8-bit")
-        if header.interlaced {
+        if !header.canStream {
             let bytes = header.width * header.height * header.channels
-            lines.append("  interlaced (Adam7): cannot stream; decoding holds the whole image in memory (\(Self.bytes(bytes)))")
+            let why = header.interlaced ? "interlaced (Adam7)" : "WebP (libwebp decodes it whole)"
+            lines.append("  \(why): cannot stream; decoding holds the whole image in memory (\(Self.bytes(bytes)))")
         } else {
             lines.append("  streams: yes, strip by strip in memory bounded by the width")
         }
