@@ -42,6 +42,8 @@ def main():
         source = os.path.join(folder, "pic.jpg")
         subprocess.run([TILER, "sample", source, "--size", "2400x1600", "--quality", "95", "--quiet"], check=True)
         subprocess.run([TILER, "slice", source, "-o", os.path.join(folder, "root"), "--quiet"], check=True)
+        subprocess.run([TILER, "slice", source, "-o", os.path.join(folder, "root"), "--name", "picwebp", "--format", "webp",
+                        "--quality", "90", "--quiet"], check=True)
         server = subprocess.Popen([TILER, "serve", os.path.join(folder, "root"), "--port", "0", "--public", public],
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         line = server.stdout.readline()
@@ -90,6 +92,31 @@ def main():
         metrics = urllib.request.urlopen(url + "metrics", timeout=10).read().decode()
         iiif_lines = [line for line in metrics.splitlines() if "iiif" in line and "requests_total" in line]
         check("the server counted the IIIF viewer's requests", iiif_lines, metrics[:400])
+
+        # The same picture as WebP tiles: both viewers draw it from image/webp tiles, as the JPEG pyramid looks.
+        driver.get(url + "?image=picwebp")
+        deadline = time.time() + 60
+        done = False
+        while time.time() < deadline and not done:
+            time.sleep(0.5)
+            done = driver.execute_script(
+                "return ['dzi', 'iiif'].every(id => { const item = window.viewers[id].world.getItemAt(0);"
+                " return item && item.getFullyLoaded(); })")
+        results = driver.execute_script("return window.results")
+        for viewer in ["dzi", "iiif"]:
+            record = results[viewer]
+            check(f"webp {viewer}: tiles loaded with no failures", record["loaded"] > 0 and not record["failed"], record)
+        check("webp: both viewers fully loaded within 60 s", done)
+        tiles = driver.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('picwebp'))"
+            ".filter(n => !n.endsWith('.dzi') && !n.endsWith('info.json'))")
+        types = {urllib.request.urlopen(name, timeout=10).headers.get("Content-Type") for name in tiles}
+        check("webp: every tile both viewers asked for is image/webp", tiles and types == {"image/webp"}, types)
+        driver.save_screenshot(shot)
+        image = Image.open(shot).convert("RGB")
+        for side, box in [("dzi", (0, 0, 600, 400)), ("iiif", (600, 0, 1200, 400))]:
+            difference = sum(ImageStat.Stat(ImageChops.difference(image.crop(box), left)).mean) / 3
+            check(f"webp {side}: draws what the JPEG pyramid's DZI viewer drew", difference < 6, f"mean difference {difference:.2f}")
     finally:
         if driver:
             driver.quit()

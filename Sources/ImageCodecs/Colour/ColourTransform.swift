@@ -54,7 +54,7 @@ public final class ColourTransform: @unchecked Sendable {
     /// `"lcms"`; `"lcms gray table"` for 8-bit gray sources: 256 values computed by lcms's unoptimised
     /// floating-point transform when the transform is built (its optimised integer gray path is coarse near black);
     /// `"matrix tables"` or `"matrix tables (AVX2)"` for 8-bit matrix-shaper RGB sources (Adobe RGB, ProPhoto,
-    /// Display P3, PNG gAMA/cHRM): curves, a 3×3 matrix and sRGB's curve as tables, checked against lcms's
+    /// PNG gAMA/cHRM): curves, a 3×3 matrix and sRGB's curve as tables, checked against lcms's
     /// floating-point answer when built (within one level) and about 3.5× lcms's 8-bit speed.
     public var method: String { String(cString: tiler_lcms_method(handle)) }
 

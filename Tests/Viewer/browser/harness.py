@@ -174,7 +174,8 @@ class Browser:
         return [entry for entry in self.driver.get_log("browser") if entry["level"] == "SEVERE"]
 
     def network(self):
-        """The requests since the last call, in the order they were sent: url, status (or None), failed, canceled."""
+        """The requests since the last call, in the order they were sent: url, status (or None), mimeType, failed,
+        canceled."""
         requests = {}
         order = []
         for entry in self.driver.get_log("performance"):
@@ -186,6 +187,7 @@ class Browser:
                 order.append(params["requestId"])
             elif method == "Network.responseReceived" and params["requestId"] in requests:
                 requests[params["requestId"]]["status"] = params["response"]["status"]
+                requests[params["requestId"]]["mimeType"] = params["response"].get("mimeType")
             elif method == "Network.loadingFailed" and params["requestId"] in requests:
                 requests[params["requestId"]]["failed"] = True
                 requests[params["requestId"]]["canceled"] = params.get("canceled", False)
