@@ -27,8 +27,10 @@ for ext in png jpg; do
     done
 done
 
-# measure CASE INPUT: one slice, wall seconds and peak KiB appended to $BENCH_DIR/CASE.times
-measure() {
+source bench/lib.sh
+
+# slice_once CASE INPUT: one slice, wall seconds and peak KiB appended to $BENCH_DIR/CASE.times
+slice_once() {
     local out="$BENCH_DIR/out-fp"
     rm -rf "$out"
     mkdir -p "$out"
@@ -37,7 +39,6 @@ measure() {
     cat "$BENCH_DIR/.time" >>"$BENCH_DIR/$1.times"
 }
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # compare LABEL BASE-CASE OTHER-CASE...: medians and each case's ratio to the base
 report() {
@@ -64,15 +65,15 @@ for ext in png jpg; do
     for run in $(seq "$RUNS"); do
         # Alternate, and swap who goes first each round.
         if ((run % 2)); then
-            measure "untagged-$ext" "$BENCH_DIR/pixels-$SIZE.$ext"
-            measure "adobe-rgb-$ext" "$BENCH_DIR/adobe-$SIZE.$ext"
-            measure "orient-6-$ext" "$BENCH_DIR/orient6-$SIZE.$ext"
-            measure "orient-3-$ext" "$BENCH_DIR/orient3-$SIZE.$ext"
+            slice_once "untagged-$ext" "$BENCH_DIR/pixels-$SIZE.$ext"
+            slice_once "adobe-rgb-$ext" "$BENCH_DIR/adobe-$SIZE.$ext"
+            slice_once "orient-6-$ext" "$BENCH_DIR/orient6-$SIZE.$ext"
+            slice_once "orient-3-$ext" "$BENCH_DIR/orient3-$SIZE.$ext"
         else
-            measure "orient-3-$ext" "$BENCH_DIR/orient3-$SIZE.$ext"
-            measure "orient-6-$ext" "$BENCH_DIR/orient6-$SIZE.$ext"
-            measure "adobe-rgb-$ext" "$BENCH_DIR/adobe-$SIZE.$ext"
-            measure "untagged-$ext" "$BENCH_DIR/pixels-$SIZE.$ext"
+            slice_once "orient-3-$ext" "$BENCH_DIR/orient3-$SIZE.$ext"
+            slice_once "orient-6-$ext" "$BENCH_DIR/orient6-$SIZE.$ext"
+            slice_once "adobe-rgb-$ext" "$BENCH_DIR/adobe-$SIZE.$ext"
+            slice_once "untagged-$ext" "$BENCH_DIR/pixels-$SIZE.$ext"
         fi
     done
     report "$ext" "untagged-$ext" "adobe-rgb-$ext" "orient-6-$ext" "orient-3-$ext"

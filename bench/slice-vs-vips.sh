@@ -23,21 +23,8 @@ PNG="$BENCH_DIR/sample-$PNG_SIZE.png"
 [ -s "$JPEG" ] || "$TILER" sample "$JPEG" --size "${JPEG_SIZE}x${JPEG_SIZE}" --quality 90 --subsampling 444
 [ -s "$PNG" ] || "$TILER" sample "$PNG" --size "${PNG_SIZE}x${PNG_SIZE}"
 
-# measure NAME OUTDIR COMMAND...: runs COMMAND under GNU time, appends "wall cpu peakKiB" to $BENCH_DIR/NAME.times
-measure() {
-    local name=$1 out=$2
-    shift 2
-    rm -rf "$out"
-    mkdir -p "$out"
-    sync
-    /usr/bin/time -f "%e %U %S %M" -o "$BENCH_DIR/.time" "$@" >/dev/null 2>"$BENCH_DIR/.stderr" || {
-        cat "$BENCH_DIR/.stderr" >&2
-        exit 1
-    }
-    awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$BENCH_DIR/.time" >>"$BENCH_DIR/$name.times"
-}
+source bench/lib.sh
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 run_input() {
     local label=$1 input=$2 suffix=$3 tilerformat=$4

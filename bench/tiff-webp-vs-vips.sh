@@ -32,21 +32,8 @@ SMALL="$BENCH_DIR/sample-$WEBP_SIZE.png"
 [ -s "$STRIPED" ] || vips tiffsave "$SAMPLE" "$STRIPED" --compression lzw --bigtiff
 [ -s "$SMALL" ] || "$TILER" sample "$SMALL" --size "${WEBP_SIZE}x${WEBP_SIZE}"
 
-# measure NAME OUTDIR COMMAND...: runs COMMAND under GNU time, appends "wall cpu peakKiB" to $BENCH_DIR/NAME.times
-measure() {
-    local name=$1 out=$2
-    shift 2
-    rm -rf "$out"
-    mkdir -p "$out"
-    sync
-    /usr/bin/time -f "%e %U %S %M" -o "$BENCH_DIR/.time" "$@" >/dev/null 2>"$BENCH_DIR/.stderr" || {
-        cat "$BENCH_DIR/.stderr" >&2
-        exit 1
-    }
-    awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$BENCH_DIR/.time" >>"$BENCH_DIR/$name.times"
-}
+source bench/lib.sh
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # summary NAME LABEL: one table row from NAME.times and the pyramid in out-NAME; sets NAME_wall/_cpu/_rss/_bytes.
 summary() {

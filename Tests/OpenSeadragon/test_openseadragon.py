@@ -30,6 +30,18 @@ def check(name, condition, detail=""):
     print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"), flush=True)
 
 
+def wait_fully_loaded(driver, seconds=60):
+    """Whether both viewers have every tile of their current view within `seconds`."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        time.sleep(0.5)
+        if driver.execute_script(
+                "return ['dzi', 'iiif'].every(id => { const item = window.viewers[id].world.getItemAt(0);"
+                " return item && item.getFullyLoaded(); })"):
+            return True
+    return False
+
+
 def main():
     folder = tempfile.mkdtemp(prefix="tiler-osd-")
     server = None
@@ -55,13 +67,7 @@ def main():
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
         driver.get(url + "?image=pic")
-        deadline = time.time() + 60
-        done = False
-        while time.time() < deadline and not done:
-            time.sleep(0.5)
-            done = driver.execute_script(
-                "return ['dzi', 'iiif'].every(id => { const item = window.viewers[id].world.getItemAt(0);"
-                " return item && item.getFullyLoaded(); })")
+        done = wait_fully_loaded(driver)
         results = driver.execute_script("return window.results")
         for viewer in ["dzi", "iiif"]:
             record = results[viewer]
@@ -95,13 +101,7 @@ def main():
 
         # The same picture as WebP tiles: both viewers draw it from image/webp tiles, as the JPEG pyramid looks.
         driver.get(url + "?image=picwebp")
-        deadline = time.time() + 60
-        done = False
-        while time.time() < deadline and not done:
-            time.sleep(0.5)
-            done = driver.execute_script(
-                "return ['dzi', 'iiif'].every(id => { const item = window.viewers[id].world.getItemAt(0);"
-                " return item && item.getFullyLoaded(); })")
+        done = wait_fully_loaded(driver)
         results = driver.execute_script("return window.results")
         for viewer in ["dzi", "iiif"]:
             record = results[viewer]
