@@ -10,6 +10,7 @@
  * off, or the AVX2 and scalar kernels disagree, the tables are dropped and lcms does the work. The tables are read
  * only, so one transform may convert disjoint rows from several threads at once.
  */
+#include "lcms_matrix.h"
 #include "lcms_private.h"
 
 #include <math.h>
@@ -22,15 +23,6 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
-
-#define OUT_STEPS 16384 /* linear light in 1/16384 steps: under 0.2 of an 8-bit level at sRGB's steepest */
-
-struct tiler_lcms_matrix {
-    float linear[3][256];
-    float m[9];
-    int32_t out[OUT_STEPS + 1];
-    int avx2;
-};
 
 static int invert3(const double a[9], double r[9]) {
     double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
@@ -124,12 +116,13 @@ __attribute__((target("avx2"))) static size_t apply_avx2(const struct tiler_lcms
 #endif
 
 static void apply(const struct tiler_lcms_matrix *k, const unsigned char *s, unsigned char *d, size_t n, int alpha,
-                  int vector) {
+                  int kernel) {
     size_t done = 0;
 #if defined(__x86_64__)
-    if (vector) done = apply_avx2(k, s, d, n, alpha);
+    if (kernel == TILER_LCMS_KERNEL_AVX512) done = tiler_lcms_apply_avx512(k, s, d, n, alpha);
+    if (kernel == TILER_LCMS_KERNEL_AVX2) done = apply_avx2(k, s, d, n, alpha);
 #else
-    (void)vector;
+    (void)kernel;
 #endif
     const size_t step = alpha ? 4 : 3;
     apply_scalar(k, s + done * step, d + done * step, n - done, alpha);
@@ -158,22 +151,36 @@ static int build(struct tiler_lcms_matrix *k, cmsHPROFILE source, cmsHPROFILE de
         float level = cmsEvalToneCurveFloat(back, (cmsFloat32Number)i / (float)OUT_STEPS) * 255.0f + 0.5f;
         k->out[i] = level > 0 ? (level < 255 ? (int32_t)level : 255) : 0;
     }
+    /* The same curve in levels as a function of u = sqrt(linear), one quadratic per 1/32 of u (exact through each
+     * segment's ends and middle): what the AVX-512 kernel evaluates instead of gathering from `out`. */
+    for (int segment = 0; segment < OUT_SEGMENTS; segment++) {
+        float f[3];
+        for (int j = 0; j < 3; j++) {
+            float u = ((float)segment + 0.5f * (float)j) / (float)OUT_SEGMENTS;
+            f[j] = cmsEvalToneCurveFloat(back, u * u) * 255.0f;
+        }
+        k->quadratic[0][segment] = f[0];
+        k->quadratic[1][segment] = 4 * f[1] - 3 * f[0] - f[2];
+        k->quadratic[2][segment] = 2 * f[0] - 4 * f[1] + 2 * f[2];
+    }
     cmsFreeToneCurve(back);
     return 1;
 }
 
-/* Every 8-bit level in 18 steps per channel (5,832 colours, corners included) through lcms in floating point, the
- * tables' scalar kernel and, where the CPU has it, the AVX2 kernel. */
-static int agrees(const struct tiler_lcms_matrix *k, cmsContext context, cmsHPROFILE source, cmsHPROFILE destination) {
+/* Every 8-bit level in 18 steps per channel (5,832 colours, corners included) through lcms in floating point and the
+ * tables' kernels: the scalar one and AVX-512 within one level of lcms, AVX2 exactly as the scalar one. Returns the
+ * fastest kernel that passes, or -1 if even the scalar one does not. */
+static int best_kernel(const struct tiler_lcms_matrix *k, cmsContext context, cmsHPROFILE source, cmsHPROFILE destination,
+                       int available) {
     enum { STEPS = 18, COUNT = STEPS * STEPS * STEPS };
     cmsHTRANSFORM precise = cmsCreateTransformTHR(context, source, TYPE_RGB_FLT, destination, TYPE_RGB_FLT,
                                                   INTENT_RELATIVE_COLORIMETRIC,
                                                   cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOOPTIMIZE);
-    if (precise == NULL) return 0;
+    if (precise == NULL) return -1;
     unsigned char *bytes = malloc(COUNT * 3 * 3 + 64);
     float *floats = malloc(COUNT * 3 * 2 * sizeof(float));
-    int ok = bytes != NULL && floats != NULL;
-    if (ok) {
+    int best = -1;
+    if (bytes != NULL && floats != NULL) {
         unsigned char *in = bytes, *scalar = bytes + COUNT * 3, *vector = bytes + COUNT * 6;
         for (int i = 0; i < COUNT; i++) {
             int levels[3] = {i % STEPS, (i / STEPS) % STEPS, i / (STEPS * STEPS)};
@@ -183,31 +190,44 @@ static int agrees(const struct tiler_lcms_matrix *k, cmsContext context, cmsHPRO
             }
         }
         cmsDoTransform(precise, floats, floats + COUNT * 3, COUNT);
-        apply(k, in, scalar, COUNT, 0, 0);
-        apply(k, in, vector, COUNT, 0, k->avx2);
+        apply(k, in, scalar, COUNT, 0, TILER_LCMS_KERNEL_SCALAR);
+        int ok = 1;
         for (int i = 0; ok && i < COUNT * 3; i++) {
             float v = floats[COUNT * 3 + i];
-            int want = (int)lrintf((v < 0 ? 0 : v > 1 ? 1 : v) * 255.0f);
-            ok = abs(want - scalar[i]) <= 1 && scalar[i] == vector[i];
+            ok = abs((int)lrintf((v < 0 ? 0 : v > 1 ? 1 : v) * 255.0f) - scalar[i]) <= 1;
+        }
+        if (ok) best = TILER_LCMS_KERNEL_SCALAR;
+        for (int kernel = TILER_LCMS_KERNEL_AVX2; ok && kernel <= available; kernel++) {
+            apply(k, in, vector, COUNT, 0, kernel);
+            int same = 1;
+            for (int i = 0; same && i < COUNT * 3; i++) {
+                float v = floats[COUNT * 3 + i];
+                int want = kernel == TILER_LCMS_KERNEL_AVX2 ? scalar[i] : (int)lrintf((v < 0 ? 0 : v > 1 ? 1 : v) * 255.0f);
+                same = abs(want - vector[i]) <= (kernel == TILER_LCMS_KERNEL_AVX2 ? 0 : 1);
+            }
+            if (same) best = kernel;
         }
     }
     free(bytes);
     free(floats);
     cmsDeleteTransform(precise);
-    return ok;
+    return best;
 }
 
 int tiler_lcms_prepare_matrix(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination) {
     if (t->input.bytes != 1 || t->input.space != TILER_LCMS_SPACE_RGB) return 0;
     struct tiler_lcms_matrix *k = aligned_alloc(64, (sizeof *k + 63) / 64 * 64);
     if (k == NULL) return 0;
+    int available = TILER_LCMS_KERNEL_SCALAR;
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    k->avx2 = __builtin_cpu_supports("avx2");
-#else
-    k->avx2 = 0;
+    if (__builtin_cpu_supports("avx2")) available = TILER_LCMS_KERNEL_AVX2;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi")) {
+        available = TILER_LCMS_KERNEL_AVX512;
+    }
 #endif
-    if (!build(k, source, destination) || !agrees(k, t->context, source, destination)) {
+    k->kernel = build(k, source, destination) ? best_kernel(k, t->context, source, destination, available) : -1;
+    if (k->kernel < 0) {
         free(k);
         t->log.message[0] = 0; /* a declined fast path is not an error */
         return 0;
@@ -217,10 +237,10 @@ int tiler_lcms_prepare_matrix(tiler_lcms_transform *t, cmsHPROFILE source, cmsHP
 }
 
 void tiler_lcms_apply_matrix(const tiler_lcms_transform *t, const void *src, unsigned char *dst, size_t pixels) {
-    apply(t->matrix, src, dst, pixels, t->input.alpha, t->matrix->avx2);
+    apply(t->matrix, src, dst, pixels, t->input.alpha, t->matrix->kernel);
 }
 
-int tiler_lcms_matrix_vector(const tiler_lcms_transform *t) { return t->matrix != NULL && t->matrix->avx2; }
+int tiler_lcms_matrix_kernel(const tiler_lcms_transform *t) { return t->matrix == NULL ? -1 : t->matrix->kernel; }
 
 void tiler_lcms_free_matrix(tiler_lcms_transform *t) {
     free(t->matrix);

@@ -40,7 +40,7 @@ void tiler_lcms_apply_fast(const tiler_lcms_transform *t, const void *src, unsig
  * apply. */
 int tiler_lcms_prepare_matrix(tiler_lcms_transform *t, cmsHPROFILE source, cmsHPROFILE destination);
 void tiler_lcms_apply_matrix(const tiler_lcms_transform *t, const void *src, unsigned char *dst, size_t pixels);
-int tiler_lcms_matrix_vector(const tiler_lcms_transform *t);
+int tiler_lcms_matrix_kernel(const tiler_lcms_transform *t); /* TILER_LCMS_KERNEL_*, or -1 */
 void tiler_lcms_free_matrix(tiler_lcms_transform *t);
 
 #endif

@@ -247,7 +247,12 @@ int tiler_lcms_output_channels(const tiler_lcms_transform *t) { return t->channe
 const char *tiler_lcms_method(const tiler_lcms_transform *t) {
     switch (t->fast) {
     case TILER_LCMS_FAST_GRAY8: return "lcms gray table";
-    case TILER_LCMS_FAST_MATRIX: return tiler_lcms_matrix_vector(t) ? "matrix tables (AVX2)" : "matrix tables";
+    case TILER_LCMS_FAST_MATRIX:
+        switch (tiler_lcms_matrix_kernel(t)) {
+        case 2: return "matrix tables (AVX-512)";
+        case 1: return "matrix tables (AVX2)";
+        default: return "matrix tables";
+        }
     default: return "lcms";
     }
 }
