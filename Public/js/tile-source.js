@@ -45,7 +45,9 @@ export function dziSource(text, url, name = '') {
   const pyramid = new Pyramid(number(size, 'Width'), number(size, 'Height'), number(image, 'TileSize'), number(image, 'Overlap') || 0);
   const format = image.getAttribute('Format') || 'jpg';
   const prefix = new URL(`${url.pathname.replace(/\.[^/.]*$/, '')}_files/`, url).href;
-  return { name: name.replace(/\.dzi$/, ''), pyramid, tileURL: (l, c, r) => `${prefix}${l}/${c}_${r}.${format}`, visibleEndpoint: null };
+  // `tiler serve` hands out versioned descriptor URLs (`NAME@VERSION.dzi`): the image's name is without the version.
+  const plain = name.replace(/\.dzi$/, '').replace(/@[0-9a-f]{12}$/, '');
+  return { name: plain, pyramid, tileURL: (l, c, r) => `${prefix}${l}/${c}_${r}.${format}`, visibleEndpoint: null };
 }
 
 /** An IIIF Image API service (2.x or 3.0): tiles as regions of `tiles[0].width` at power-of-two scale factors. */

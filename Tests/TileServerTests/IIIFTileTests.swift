@@ -62,7 +62,7 @@ import TileServer
                         #expect(response.body == (try fixture.tileBytes("wide", level: level, column: column, row: row, format: "jpg")), "\(path)")
                         #expect(response.body == tile.body)
                         #expect(response.header("ETag") == tile.header("ETag"), "\(path) vs \(l)/\(c)_\(r)")
-                        #expect(response.header("Cache-Control") == "public, max-age=31536000, immutable")
+                        #expect(response.header("Cache-Control") == "no-cache")
                         #expect(response.header("X-Cache") != nil, "\(path) was not served as a stored tile")
                         #expect(response.header("Link")?.contains(";rel=\"canonical\"") == true)
                         served += 1

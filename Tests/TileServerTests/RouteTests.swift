@@ -20,10 +20,16 @@ import TileServer
             #expect(alpha["width"] as? Int == 1000 && alpha["height"] as? Int == 600)
             #expect(alpha["tileSize"] as? Int == 256 && alpha["overlap"] as? Int == 0)
             #expect(alpha["format"] as? String == "jpg" && alpha["maxLevel"] as? Int == 10)
-            #expect(alpha["dzi"] as? String == "/images/alpha.dzi")
+            let version = try #require(alpha["version"] as? String)
+            #expect(version.count == 12 && version.allSatisfy(\.isHexDigit), "\(version)")
+            #expect(alpha["dzi"] as? String == "/images/alpha@\(version).dzi")
             let beta = try #require(list.first { $0["name"] as? String == "maps/beta gamma" })
-            #expect(beta["dzi"] as? String == "/images/maps/beta%20gamma.dzi")
-            #expect(try fetch(server, "/images/maps/beta%20gamma.dzi").status == 200)
+            let betaVersion = try #require(beta["version"] as? String)
+            #expect(beta["dzi"] as? String == "/images/maps/beta%20gamma@\(betaVersion).dzi")
+            let versioned = try fetch(server, "/images/maps/beta%20gamma@\(betaVersion).dzi")
+            #expect(versioned.status == 200 && versioned.header("Cache-Control") == "public, max-age=31536000, immutable")
+            let plain = try fetch(server, "/images/maps/beta%20gamma.dzi")
+            #expect(plain.status == 200 && plain.header("Cache-Control") == "public, max-age=5" && plain.body == versioned.body)
         }
     }
 
@@ -42,7 +48,8 @@ import TileServer
             #expect(tile.body == PyramidFixture.tileBytes(level: 10, column: 3, row: 2, count: 3000))
             #expect(tile.header("Content-Type") == "image/jpeg")
             #expect(tile.header("Content-Length") == "3000")
-            #expect(tile.header("Cache-Control") == "public, max-age=31536000, immutable")
+            // Unversioned: served, but revalidated (a re-slice keeps this URL).
+            #expect(tile.header("Cache-Control") == "no-cache" && tile.header("ETag") != nil)
             #expect(tile.header("Access-Control-Allow-Origin") == "*")
             #expect(tile.header("Server") == "tiler")
             #expect(tile.header("Date")?.hasSuffix(" GMT") == true)
@@ -56,7 +63,10 @@ import TileServer
         let fixture = try PyramidFixture()
         let descriptor = try fixture.addPyramid("alpha", width: 1000, height: 600)
         try await withServer(fixture) { server in
+            let list = try #require(try fetch(server, "/api/images").json() as? [[String: Any]])
+            let version = try #require(list.first?["version"] as? String)
             let response = try fetch(server, "/api/images/alpha/visible?x=100&y=50&width=400&height=300&zoomScale=0.5")
+            #expect(try fetch(server, "/api/images/alpha@\(version)/visible?x=100&y=50&width=400&height=300&zoomScale=0.5").body == response.body)
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "application/json")
             #expect(response.header("Access-Control-Allow-Origin") == "*")
@@ -69,9 +79,10 @@ import TileServer
             #expect(tiles.count == answer.tiles.count && !tiles.isEmpty)
             for (json, tile) in zip(tiles, answer.tiles) {
                 #expect(json["col"] as? Int == tile.column && json["row"] as? Int == tile.row)
-                let url = "/images/alpha_files/\(tile.level)/\(tile.column)_\(tile.row).jpg"
+                let url = "/images/alpha@\(version)_files/\(tile.level)/\(tile.column)_\(tile.row).jpg"
                 #expect(json["url"] as? String == url)
                 let fetched = try fetch(server, url)
+                #expect(fetched.header("Cache-Control") == "public, max-age=31536000, immutable")
                 #expect(fetched.body == PyramidFixture.tileBytes(level: tile.level, column: tile.column, row: tile.row, count: 100))
             }
         }

@@ -24,10 +24,15 @@ import Testing
         #expect(health?.status == .ok && health?.text == #"{"status":"ok","images":1}"#)
         #expect(exchange.route == .health)
         let list = Self.body(router.respond(uri: "/api/images", exchange: &exchange))
+        let text = list?.text ?? ""
+        let version = String(text.split(separator: "\"version\":\"").last?.prefix(12) ?? "")
         #expect(
-            list?.text
-                == #"[{"name":"alpha","width":1000,"height":600,"tileSize":256,"overlap":0,"format":"jpg","maxLevel":10,"dzi":"/images/alpha.dzi"}]"#
+            text
+                == #"[{"name":"alpha","width":1000,"height":600,"tileSize":256,"overlap":0,"format":"jpg","maxLevel":10,"version":""#
+                + version + #"","dzi":"/images/alpha@"# + version + #".dzi"}]"#
         )
+        let stale = Self.body(router.respond(uri: "/images/alpha@000000000000_files/10/3_2.jpg", exchange: &exchange))
+        #expect(stale?.status == .notFound && stale?.text.contains("re-sliced: its current version is \(version)") == true)
         let tile = Self.body(router.respond(uri: "/images/alpha_files/10/3_2.jpg", exchange: &exchange))
         #expect(exchange.route == .tile)
         #expect(tile?.status == .ok && Array(tile!.text.utf8) == PyramidFixture.tileBytes(level: 10, column: 3, row: 2, count: 500))

@@ -12,6 +12,7 @@ pointing at a port nothing listens on: a listed replica that is down must cost n
 Prints `N passed, M failed` last; exits non-zero on any failure.
 """
 import http.client
+import json
 import os
 import random
 import re
@@ -128,10 +129,16 @@ def main():
                     path = os.path.join(dirpath, filename)
                     with open(path, "rb") as f:
                         expected["/images/" + os.path.relpath(path, root)] = f.read()
+        replicas = [start_replica(root) for _ in range(2)]
+        # The URLs the replicas hand out are versioned (`NAME@VERSION_files/…`): immutable, so Varnish keeps them.
+        _, _, listing = get(replicas[0][1], "/api/images")
+        prefixes = {item["name"]: item["dzi"][:-len(".dzi")] for item in json.loads(listing)}
+        check("every pyramid is announced under a versioned URL",
+              all(re.fullmatch(r"/images/%s@[0-9a-f]{12}" % name, prefixes.get(name, "")) for name in ["a", "b", "c"]), prefixes)
+        expected = {re.sub(r"^/images/([^/]+)_files/", lambda m: prefixes[m.group(1)] + "_files/", path): body
+                    for path, body in expected.items()}
         paths = list(expected)
         random.Random(7).shuffle(paths)
-
-        replicas = [start_replica(root) for _ in range(2)]
         ports = [port for _, port in replicas] + [free_port()]
         with open(VCL) as f:
             vcl = f.read()
@@ -153,7 +160,7 @@ def main():
                     break
             except OSError:
                 time.sleep(0.2)
-        status, headers, _ = get(varnish_port, "/images/a.dzi")
+        status, headers, _ = get(varnish_port, prefixes["a"] + ".dzi")
         check("Varnish answers a pyramid's descriptor from a replica", status == 200, status)
         backend = headers.get("X-Backend", "")
         victim = {"tiler1": 0, "tiler2": 1}.get(backend)

@@ -21,12 +21,20 @@ final class CatalogImage: Sendable {
     let levels: LevelDirectories
     /// The `.dzi` file's bytes, ready to send.
     let descriptorFile: LoadedFile
-    /// How tiles of this image are answered (their content type).
+    /// How tiles of this image are answered under versioned URLs: their content type, immutable.
     let tileProfile: ResponseProfile
     /// The `.dzi` file's identity when it was read, to notice rewrites.
     let signature: FileSignature
-    /// `/images/{name}` with the name percent-encoded: the prefix of every URL of this image.
+    /// `/images/{name}` with the name percent-encoded: the prefix of the image's unversioned URLs (they work, but
+    /// revalidate).
     let urlPrefix: String
+    /// 12 hex digits that change whenever the pyramid is re-sliced (see ``PyramidVersion``): the `@version` in the
+    /// image's versioned URLs.
+    let version: String
+    /// `/images/{name}@{version}`: the prefix of the URLs the server hands out, whose answers are immutable.
+    let versionedPrefix: String
+    /// How tiles are answered under unversioned URLs: like ``tileProfile`` but revalidated (`no-cache`, `ETag`).
+    let revalidatedTileProfile: ResponseProfile
     private let served = Atomic<Bool>(true)
 
     /// Creates an entry; the catalog is the only producer.
@@ -46,6 +54,10 @@ final class CatalogImage: Sendable {
             contentType: MIMEType.forExtension(descriptor.format), cacheControl: ResponseProfile.immutable, cors: true)
         self.signature = signature
         self.urlPrefix = "/images/" + PercentEncoding.encodePath(name)
+        self.version = PyramidVersion.of(descriptorFile: descriptorFile, signature: signature)
+        self.versionedPrefix = urlPrefix + "@" + version
+        self.revalidatedTileProfile = ResponseProfile(
+            contentType: MIMEType.forExtension(descriptor.format), cacheControl: ResponseProfile.revalidate, cors: true)
     }
 
     /// Whether the catalog still serves this entry (false once removed or replaced).
@@ -66,8 +78,8 @@ final class CatalogImage: Sendable {
         "\(filesDirectory)/\(key.level)/\(key.column)_\(key.row).\(descriptor.format)"
     }
 
-    /// The URL of tile (`level`, `column`, `row`).
+    /// The versioned URL of tile (`level`, `column`, `row`).
     func tileURL(level: Int, column: Int, row: Int) -> String {
-        "\(urlPrefix)_files/\(level)/\(column)_\(row).\(descriptor.format)"
+        "\(versionedPrefix)_files/\(level)/\(column)_\(row).\(descriptor.format)"
     }
 }

@@ -21,4 +21,33 @@ final class CatalogView {
         }
         return images[name]
     }
+
+    /// The image a URL's name means: `NAME@VERSION` (versioned, current or stale) or `NAME` (unversioned). A name
+    /// that itself ends in `@` and 12 hex digits is found under its whole self when no image has the shorter name.
+    ///
+    /// - Complexity: one or two dictionary lookups (see ``image(named:)``).
+    func resolve(_ name: Substring) -> ImageLookup {
+        let utf8 = name.utf8
+        if utf8.count > PyramidVersion.length + 1 {
+            let at = utf8.index(utf8.endIndex, offsetBy: -(PyramidVersion.length + 1))
+            if utf8[at] == UInt8(ascii: "@") {
+                let version = name[utf8.index(after: at)...]
+                if PyramidVersion.isVersion(version), let image = image(named: name[..<at]) {
+                    return image.version == version ? .current(image, versioned: true) : .stale(image)
+                }
+            }
+        }
+        if let image = image(named: name) { return .current(image, versioned: false) }
+        return .missing
+    }
+}
+
+/// What ``CatalogView/resolve(_:)`` found for a name from a URL.
+enum ImageLookup {
+    /// The image; `versioned` when the URL named its current version (answers may be cached forever).
+    case current(CatalogImage, versioned: Bool)
+    /// The image exists, but the URL names a version it no longer has (it was re-sliced).
+    case stale(CatalogImage)
+    /// No such image.
+    case missing
 }

@@ -146,7 +146,8 @@ private struct CatalogSnapshot: Sendable {
                 writer.member("overlap", descriptor.overlap)
                 writer.member("format", descriptor.format)
                 writer.member("maxLevel", image.pyramid.maxLevel)
-                writer.member("dzi", image.urlPrefix + ".dzi")
+                writer.member("version", image.version)
+                writer.member("dzi", image.versionedPrefix + ".dzi")
                 writer.closeObject()
             }
             writer.closeArray()

@@ -15,6 +15,8 @@ final class ResponseBlocks: Sendable {
     let connectionKeepAlive = ByteBuffer(string: "Connection: keep-alive\r\n")
     /// `.dzi` descriptors: XML, short-lived, CORS.
     let descriptor = ResponseProfile(contentType: "application/xml", cacheControl: ResponseProfile.short, cors: true)
+    /// `.dzi` descriptors under their versioned URL (`NAME@VERSION.dzi`): they never change there.
+    let versionedDescriptor = ResponseProfile(contentType: "application/xml", cacheControl: ResponseProfile.immutable, cors: true)
     /// JSON answers: short-lived, CORS.
     let json = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.short, cors: true)
     /// JSON errors and health: not stored, CORS.

@@ -12,11 +12,12 @@ final class ResponseProfile: Sendable {
     /// The header lines alone, without a status line (for responses with other statuses).
     let headerLines: ByteBuffer
 
-    /// Cache-Control for tiles: they never change under their URL while the image exists.
+    /// Cache-Control for tiles and descriptors under versioned URLs (`NAME@VERSION`): a re-slice changes the URL.
     static let immutable = "public, max-age=31536000, immutable"
     /// Cache-Control for JSON answers and descriptors: short, since images come and go.
     static let short = "public, max-age=5"
-    /// Cache-Control for the viewer's files: always revalidate (cheap with ETags).
+    /// Cache-Control for the viewer's files, unversioned tile URLs and IIIF images: always revalidate (cheap with
+    /// ETags).
     static let revalidate = "no-cache"
     /// Cache-Control for errors, metrics and health.
     static let noStore = "no-store"

@@ -2,12 +2,13 @@ import NIOCore
 
 /// The pre-encoded response heads of the IIIF service.
 enum IIIFResponses {
-    /// Rendered JPEG images: like tiles, immutable under their URL while the image exists.
-    static let jpeg = ResponseProfile(contentType: IIIFFormat.jpg.mimeType, cacheControl: ResponseProfile.immutable, cors: true)
+    /// Rendered JPEG images: revalidated (IIIF ids carry no version, so a re-slice keeps the URL), which is cheap:
+    /// the entity tag is known without rendering.
+    static let jpeg = ResponseProfile(contentType: IIIFFormat.jpg.mimeType, cacheControl: ResponseProfile.revalidate, cors: true)
     /// Rendered PNG images.
-    static let png = ResponseProfile(contentType: IIIFFormat.png.mimeType, cacheControl: ResponseProfile.immutable, cors: true)
+    static let png = ResponseProfile(contentType: IIIFFormat.png.mimeType, cacheControl: ResponseProfile.revalidate, cors: true)
     /// Rendered WebP images.
-    static let webp = ResponseProfile(contentType: IIIFFormat.webp.mimeType, cacheControl: ResponseProfile.immutable, cors: true)
+    static let webp = ResponseProfile(contentType: IIIFFormat.webp.mimeType, cacheControl: ResponseProfile.revalidate, cors: true)
     /// Image information as JSON-LD.
     static let infoJSONLD = ResponseProfile(contentType: IIIFMediaType.jsonLD.contentType, cacheControl: ResponseProfile.short, cors: true)
     /// Image information as plain JSON.

@@ -21,10 +21,10 @@ extension Router {
         request.writeCanonicalParameters(into: &headers)
         headers.writeStaticString(">;rel=\"canonical\", <http://iiif.io/api/image/3/level2.json>;rel=\"profile\"\r\n")
         if let file = cached {
-            return .file(file, profile: image.tileProfile, extraHeaders: headers)
+            return .file(file, profile: image.revalidatedTileProfile, extraHeaders: headers)
         }
         if let key {
-            return missResponse(key, of: image, extraHeaders: headers, route: exchange.route)
+            return missResponse(key, of: image, profile: image.revalidatedTileProfile, extraHeaders: headers, route: exchange.route)
         }
         return renderResponse(request, of: image, headers: headers, exchange: exchange, channel: channel)
     }

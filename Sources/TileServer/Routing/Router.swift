@@ -44,8 +44,13 @@ struct Router {
         case .tile(let name, let tile, let format):
             return tileResponse(name: name, tile: tile, format: format, exchange: exchange)
         case .descriptor(let name):
-            guard let image = catalog.image(named: name) else { return .error(.notFound("no image named \(name)")) }
-            return .file(image.descriptorFile, profile: services.blocks.descriptor, extraHeaders: nil)
+            switch lookup(name) {
+            case .success(let found):
+                let profile = found.versioned ? services.blocks.versionedDescriptor : services.blocks.descriptor
+                return .file(found.image.descriptorFile, profile: profile, extraHeaders: nil)
+            case .failure(let error):
+                return .error(error)
+            }
         case .imageList:
             return .ok(services.catalog.listJSON, profile: services.blocks.json)
         case .visible(let name):
@@ -80,7 +85,11 @@ struct Router {
     }
 
     private func visibleResponse(name: Substring, query: QueryString) -> Response {
-        guard let image = catalog.image(named: name) else { return .error(.notFound("no image named \(name)")) }
+        let image: CatalogImage
+        switch lookup(name) {
+        case .success(let found): image = found.image
+        case .failure(let error): return .error(error)
+        }
         let answer: VisibleTiles
         do throws(GeometryError) {
             let viewport = try Viewport(parameters: { query.value(named: $0) })
@@ -88,7 +97,7 @@ struct Router {
         } catch {
             return .error(.badRequest(error.message))
         }
-        let body = answer.json(tileURLPrefix: image.urlPrefix + "_files/", tileURLSuffix: "." + image.descriptor.format)
+        let body = answer.json(tileURLPrefix: image.versionedPrefix + "_files/", tileURLSuffix: "." + image.descriptor.format)
         warm(answer, of: image)
         return .ok(ByteBuffer(string: body), profile: services.blocks.json)
     }

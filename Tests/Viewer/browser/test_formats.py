@@ -34,7 +34,7 @@ class FormatTests(ViewerTestCase):
         b.driver.get(self.webp_server.url + "/#image=wpic")
         state = b.wait_complete()
         b.hide_chrome(True)
-        tiles = [r for r in b.network() if "/wpic_files/" in r["url"]]
+        tiles = [r for r in b.network() if "/images/wpic@" in r["url"] and "_files/" in r["url"]]
         self.assertTrue(tiles, "tiles were requested")
         self.assertTrue(all(urllib.parse.urlparse(r["url"]).path.endswith(".webp") for r in tiles), tiles[:3])
         self.assertTrue(all(r["status"] == 200 and not r["failed"] for r in tiles), tiles[:3])

@@ -80,13 +80,15 @@ class RenderingTests(ViewerTestCase):
 class RequestTests(ViewerTestCase):
     def test_tile_requests_are_the_geometry_answer_and_all_succeed(self):
         state = self.open_view("pic", {"zoomScale": 0.45, "x": 200, "y": 150})
-        requests = [r for r in self.browser.network() if "/images/pic_files/" in r["url"]]
+        version = next(i["version"] for i in api(self.server, "/api/images") if i["name"] == "pic")
+        # The viewer asks for the versioned URLs the server hands out (immutable under them).
+        requests = [r for r in self.browser.network() if f"/images/pic@{version}_files/" in r["url"]]
         v = state["view"]
         self.assertEqual((v["zoomScale"], v["x"], v["y"]), (0.45, 200, 150))
         query = urllib.parse.urlencode({"x": v["x"], "y": v["y"], "width": v["width"], "height": v["height"], "zoomScale": v["zoomScale"],
                                         "contentScale": v["devicePixelRatio"], "prefetch": 1})
         answer = api(self.server, f"/api/images/pic/visible?{query}")
-        overview = "/images/pic_files/8/0_0.jpg"
+        overview = f"/images/pic@{version}_files/8/0_0.jpg"
         expected = [overview] + [t["url"] for t in answer["tiles"]]
         paths = [urllib.parse.urlparse(r["url"]).path for r in requests]
         self.assertEqual(answer["level"], 11)
