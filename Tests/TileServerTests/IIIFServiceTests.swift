@@ -86,6 +86,39 @@ import TileServer
         }
     }
 
+    @Test func forwardedHeadersDecideIdsOnlyWhenTheProxyIsTrusted() async throws {
+        let fixture = try Self.fixture()
+        let xForwarded = ["X-Forwarded-Proto: https", "X-Forwarded-Host: images.example.org", "X-Forwarded-Prefix: /tiles/"]
+        // nil when the request or its JSON failed (the expectations then fail too).
+        func id(_ server: Server, _ headers: [String]) -> String? {
+            let response = try? fetch(server, "/iiif/3/photo/info.json", headers: headers)
+            return ((try? response?.json()) as? [String: Any])?["id"] as? String
+        }
+        try await withServer(fixture) { server in
+            // Untrusted (the default): a client cannot choose the URLs the server writes.
+            #expect(id(server, xForwarded) == "http://test/iiif/3/photo")
+            #expect(id(server, ["Forwarded: proto=https;host=evil.example"]) == "http://test/iiif/3/photo")
+        }
+        var trusted = testConfiguration(root: fixture.root)
+        trusted.iiif.trustProxy = true
+        try await withServer(fixture, trusted) { server in
+            #expect(id(server, xForwarded) == "https://images.example.org/tiles/iiif/3/photo")
+            #expect(
+                id(server, ["Forwarded: for=192.0.2.1;proto=https;host=\"a.example:8443\", for=10.0.0.1"]) == "https://a.example:8443/iiif/3/photo")
+            #expect(id(server, ["X-Forwarded-Host: b.example, backend", "X-Forwarded-Proto: http"]) == "http://b.example/iiif/3/photo")
+            // Values that cannot be written into a URL safely are ignored: the Host header is used.
+            #expect(id(server, ["X-Forwarded-Host: evil.example/<script>"]) == "http://test/iiif/3/photo")
+            #expect(id(server, ["X-Forwarded-Host: a.example", "X-Forwarded-Proto: javascript"]) == "http://test/iiif/3/photo")
+            #expect(id(server, []) == "http://test/iiif/3/photo")
+            let redirect = try fetch(server, "/iiif/3/photo", headers: xForwarded)
+            #expect(redirect.header("Location") == "https://images.example.org/tiles/iiif/3/photo/info.json")
+        }
+        trusted.iiif.publicURL = "https://fixed.example"
+        try await withServer(fixture, trusted) { server in
+            #expect(id(server, xForwarded) == "https://fixed.example/iiif/3/photo", "--public-url wins")
+        }
+    }
+
     @Test func idsComeFromTheHostHeaderOrTheListeningAddress() async throws {
         try await withServer(try Self.fixture()) { server in
             let named = try RawHTTPConnection(port: server.port)

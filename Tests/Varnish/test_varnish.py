@@ -45,7 +45,7 @@ def free_port():
 
 
 def start_replica(root):
-    server = subprocess.Popen([TILER, "serve", root, "--port", "0", "--threads", "1", "--cache-mb", "8"],
+    server = subprocess.Popen([TILER, "serve", root, "--port", "0", "--threads", "1", "--cache-mb", "8", "--trust-proxy"],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = server.stdout.readline()
     url = next(word for word in line.split() if word.startswith("http://"))
@@ -202,6 +202,12 @@ def main():
         status, headers, _ = get(varnish_port, paths[0])
         check("a cached tile says X-Cache: HIT with an Age", status == 200 and headers.get("X-Cache") == "HIT"
               and "Age" in headers, headers)
+        # The replicas trust Varnish's X-Forwarded-* headers: IIIF ids name the host the client asked Varnish for,
+        # and a client's own forwarding headers are dropped by the VCL.
+        _, _, info = get(varnish_port, "/iiif/3/a/info.json", {"Host": "images.example.org",
+                                                                "X-Forwarded-Host": "evil.example", "Forwarded": "host=evil.example"})
+        check("IIIF ids name the public host through Varnish, never a client-chosen one",
+              json.loads(info).get("id") == "http://images.example.org/iiif/3/a", info[:200])
         for path in ["/metrics", "/healthz", "/api/images/b/visible?x=0&y=0&width=800&height=600&zoomScale=0.5"]:
             statuses = [get(varnish_port, path) for _ in range(2)]
             check(f"{path} passes through uncached", all(s == 200 and h.get("X-Cache") == "PASS" for s, h, _ in statuses),

@@ -74,13 +74,15 @@ sub vcl_init {
 }
 
 sub vcl_recv {
-    # The public URL the replicas write into IIIF ids and /api/images (they honour these with --trust-proxy).
-    # A TLS terminator in front of Varnish sets X-Forwarded-Proto itself; otherwise this hop is plain HTTP.
+    # The public URL the replicas write into IIIF ids (they honour these headers with --trust-proxy). The host is
+    # always the one the client asked Varnish for: a client's own X-Forwarded-Host, Forwarded or X-Forwarded-Prefix
+    # is dropped, so no client chooses the URLs a replica writes. A TLS terminator in front of Varnish sets
+    # X-Forwarded-Proto itself; otherwise this hop is plain HTTP.
+    unset req.http.Forwarded;
+    unset req.http.X-Forwarded-Prefix;
+    set req.http.X-Forwarded-Host = req.http.Host;
     if (!req.http.X-Forwarded-Proto) {
         set req.http.X-Forwarded-Proto = "http";
-    }
-    if (!req.http.X-Forwarded-Host) {
-        set req.http.X-Forwarded-Host = req.http.Host;
     }
     # Live state: every request must reach a replica. The visible-rect query also feeds that replica's
     # viewport-aware cache, so it is never answered from Varnish's cache either.

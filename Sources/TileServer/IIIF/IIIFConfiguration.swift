@@ -6,6 +6,10 @@ public struct IIIFConfiguration: Sendable {
     /// trailing slash, e.g. `https://images.example.org` — from which every image's `id` is built
     /// (`{publicURL}/iiif/3/{identifier}`). `nil`: `http://` and the request's `Host` header.
     public var publicURL: String?
+    /// Whether a reverse proxy's `Forwarded` / `X-Forwarded-Proto`, `-Host`, `-Prefix` headers decide the base URL
+    /// when ``publicURL`` is not set (see ``ForwardedBase``). Off by default: only a proxy that sets (or strips) these
+    /// headers itself may be trusted, or clients could choose the URLs the server writes.
+    public var trustProxy: Bool
     /// The largest output image.
     public var limits: IIIFLimits
     /// Threads that render images (requests that are not stored tiles), ≥ 1.
@@ -19,6 +23,7 @@ public struct IIIFConfiguration: Sendable {
     /// cores rendering (at least one) with 16 waiting, JPEG quality 90.
     public init() {
         publicURL = nil
+        trustProxy = false
         limits = IIIFLimits()
         renderThreads = max(1, System.coreCount / 2)
         renderQueueLimit = 16

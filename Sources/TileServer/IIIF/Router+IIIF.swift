@@ -65,7 +65,9 @@ extension Router {
     func writeID(of image: CatalogImage, _ head: HTTPRequestHead, into buffer: inout ByteBuffer, channel: any Channel) {
         if let configured = services.configuration.iiif.publicURL {
             buffer.writeString(configured)
-        } else if let host = head.headers.first(name: "host"), !host.isEmpty, host.utf8.count <= 255, host.utf8.allSatisfy(Self.isHostByte) {
+        } else if services.configuration.iiif.trustProxy, let forwarded = ForwardedBase.of(head.headers) {
+            buffer.writeString(forwarded)
+        } else if let host = head.headers.first(name: "host"), !host.isEmpty, host.utf8.count <= 255, host.utf8.allSatisfy(ForwardedBase.isHostByte) {
             buffer.writeStaticString("http://")
             buffer.writeString(host)
         } else {
@@ -75,17 +77,6 @@ extension Router {
         }
         buffer.writeStaticString("/iiif/3/")
         buffer.writeString(IIIFIdentifier.encode(image.name))
-    }
-
-    /// Whether `byte` may be in a `Host` header used to build ids: letters, digits, `.`, `-`, `_`, `:`, `[`, `]`.
-    private static func isHostByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
-            true
-        default:
-            false
-        }
     }
 
     /// A CORS preflight (`OPTIONS`) for a IIIF resource: 200, empty, allowing `GET` and `HEAD` from anywhere.

@@ -48,6 +48,11 @@ struct Serve: ParsableCommand {
         help: "The base URL clients reach this server at (e.g. https://images.example.org), for IIIF ids (default: http://HOST from each request).")
     var publicURL: String?
 
+    @Flag(
+        name: .customLong("trust-proxy"),
+        help: "Build IIIF ids from the reverse proxy's Forwarded / X-Forwarded-Proto, -Host, -Prefix headers (only behind a proxy that sets them).")
+    var trustProxy = false
+
     @Option(name: .customLong("iiif-max-width"), help: "The widest IIIF output image, in pixels (1–65500).")
     var iiifMaxWidth = IIIFLimits().maxWidth
 
@@ -125,6 +130,7 @@ struct Serve: ParsableCommand {
     private func iiifConfiguration() -> IIIFConfiguration {
         var iiif = IIIFConfiguration()
         iiif.publicURL = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        iiif.trustProxy = trustProxy
         iiif.limits = IIIFLimits(maxWidth: iiifMaxWidth, maxHeight: iiifMaxHeight, maxArea: iiifMaxArea)
         iiif.renderThreads = iiifThreads
         iiif.renderQueueLimit = iiifQueue
