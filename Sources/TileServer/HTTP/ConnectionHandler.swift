@@ -37,6 +37,8 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private(set) var state = ConnectionState()
     /// Responses were written since the last flush.
     var needsFlush = false
+    /// Whether ``closeAfterWrites(context:)`` has begun ending the connection.
+    private var ending = false
     /// `TCP_CORK` is on (see ``cork(context:)``); turned off after the flush.
     private(set) var corked = false
 
@@ -208,12 +210,19 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         closeAfterWrites(context: context)
     }
 
-    /// Stops answering and closes the connection once everything written so far has been sent.
+    /// Stops answering and ends the connection once everything written so far has been sent, with a lingering
+    /// close (``LingeringCloseHandler``) so that input the server did not read cannot turn into a reset that
+    /// destroys the answer.
     func closeAfterWrites(context: ChannelHandlerContext) {
+        // Once: a second call would write to the half-closed socket, fail, and cut the linger short with a reset.
+        guard !ending else { return }
+        ending = true
+        let inputClosed = state.inputClosed
         state.close()
         needsFlush = false
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).assumeIsolated().whenComplete { result in
+            guard case .success = result else { return context.close(promise: nil) }
+            LingeringCloseHandler.start(context: context, inputClosed: inputClosed)
         }
         uncork(context: context)
     }

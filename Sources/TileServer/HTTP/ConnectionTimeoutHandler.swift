@@ -115,8 +115,9 @@ final class ConnectionTimeoutHandler: ChannelInboundHandler, RemovableChannelHan
         let answers = sawBytes && buffered == 0
         onTimeout(answers)
         if answers {
-            context.writeAndFlush(wrapOutboundOut(Self.timeoutResponse)).assumeIsolated().whenComplete { _ in
-                context.close(promise: nil)
+            context.writeAndFlush(wrapOutboundOut(Self.timeoutResponse)).assumeIsolated().whenComplete { result in
+                guard case .success = result else { return context.close(promise: nil) }
+                LingeringCloseHandler.start(context: context, inputClosed: false)
             }
         } else {
             context.close(promise: nil)
