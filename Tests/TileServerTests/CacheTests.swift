@@ -111,17 +111,32 @@ import TileServer
 
     @Test func aTileOnlyOnDiskIsReadOnAFileThread() async throws {
         let fixture = try bigPyramidFixture()
-        let path = fixture.root + "/big_files/11/5_5.jpg"
-        let resident = try dropFromPageCache(path)
         var configuration = testConfiguration(root: fixture.root)
         configuration.maxPrefetchTiles = 0
         try await withServer(fixture, configuration) { server in
-            let response = try fetch(server, bigTile(5, 5))
-            #expect(response.status == 200 && response.header("X-Cache") == "miss")
-            #expect(response.body == PyramidFixture.tileBytes(level: 11, column: 5, row: 5, count: 1000))
-            #expect(server.statistics.diskReads == 1)
-            // Where the kernel could drop the file's pages (not tmpfs), the event loop must not have waited for them.
-            #expect(server.statistics.diskReadsOnEventLoops == (resident ? 1 : 0), "resident after dropping: \(resident)")
+            // Up to three tiles: on a loaded machine (or a sandboxed file system) a dropped page can come back
+            // before the request, and then reading it on the event loop is right. One tile whose pages stayed out
+            // must be read on a file thread.
+            var droppedAndOffLoop = false
+            var dropped = false
+            for column in 5..<8 {
+                let resident = try dropFromPageCache(fixture.root + "/big_files/11/\(column)_5.jpg")
+                let before = server.statistics
+                let response = try fetch(server, bigTile(column, 5))
+                #expect(response.status == 200 && response.header("X-Cache") == "miss")
+                #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: 5, count: 1000))
+                let after = server.statistics
+                #expect(after.diskReads == before.diskReads + 1)
+                if !resident {
+                    dropped = true
+                    if after.diskReadsOnEventLoops == before.diskReadsOnEventLoops {
+                        droppedAndOffLoop = true
+                        break
+                    }
+                }
+            }
+            // Where the kernel cannot drop the file's pages at all (tmpfs), every read is rightly on the event loop.
+            #expect(!dropped || droppedAndOffLoop, "a tile whose pages were dropped was read on an event loop three times")
         }
     }
 
