@@ -52,7 +52,7 @@ VARNISH_PORT=19180
 start_replica() {  # INDEX
     local port=${PORTS[$1]}
     # In a subshell, so that a replica killed on purpose is not reported as a failed job of this script.
-    ("$TILER" serve "$ROOT" --port "$port" --cache-mb "$CACHE_MB" >"$WORK/replica-$1.out" 2>&1 & echo $! >"$WORK/replica-$1.pid")
+    ("$TILER" serve "$ROOT" --port "$port" --cache-mb "$CACHE_MB" --trust-proxy >"$WORK/replica-$1.out" 2>&1 & echo $! >"$WORK/replica-$1.pid")
     for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && return; sleep 0.1; done
     echo "replica on port $port did not start" >&2
     exit 1
@@ -64,8 +64,18 @@ mkdir -p "$WORK/varnish"
 varnishd -f "$WORK/tiler.vcl" -a "127.0.0.1:$VARNISH_PORT" -n "$WORK/varnish" -P "$WORK/varnish/pid" -s malloc,1g >/dev/null
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$VARNISH_PORT/healthz" >/dev/null && break; sleep 0.1; done
 
-# URL lists: every tile of every pyramid; and for the failover load, tiles plus one visible-rect query per 4 tiles.
-(cd "$ROOT" && find . -path '*_files/*' -type f | sed 's|^\./|/images/|') >"$WORK/tiles.txt"
+# URL lists: every tile of every pyramid under the versioned URLs /api/images hands out (immutable, so Varnish keeps
+# them); and for the failover load, tiles plus one visible-rect query per 4 tiles.
+curl -fs "http://127.0.0.1:$VARNISH_PORT/api/images" | /usr/bin/python3 -c '
+import json, sys
+for image in json.load(sys.stdin):
+    print(image["name"], image["dzi"][: -len(".dzi")])' >"$WORK/prefixes.txt"
+(cd "$ROOT" && find . -path '*_files/*' -type f | sed 's|^\./||') | /usr/bin/python3 -c '
+import sys
+prefixes = dict(line.split() for line in open(sys.argv[1]))
+for path in sys.stdin:
+    name, rest = path.strip().split("_files/", 1)
+    print(prefixes[name] + "_files/" + rest)' "$WORK/prefixes.txt" >"$WORK/tiles.txt"
 /usr/bin/python3 - "$WORK/tiles.txt" "$PYRAMIDS" "$SIZE" >"$WORK/mixed.txt" <<'PY'
 import random, sys
 tiles = [line.strip() for line in open(sys.argv[1]) if line.strip()]
