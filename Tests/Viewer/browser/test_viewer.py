@@ -129,7 +129,9 @@ class FailureTests(ViewerTestCase):
         os.rename(path, path + ".away")
         try:
             b.open("/#image=edges&x=100&y=50&zoom=0.7")
-            b.wait(lambda: (b.state() or {}).get("loaded") and b.state()["stats"]["failed"] == 1, "the failure")
+            # The failure can arrive before the other tiles: wait for both, then check that nothing else is missing.
+            b.wait(lambda: (lambda s: s.get("loaded") and s["stats"].get("failed") == 1 and s["complete"] and s["gestureIdle"])(b.state() or {}),
+                   "the failure and every other tile")
             banner = b.driver.find_element(By.CSS_SELECTOR, ".banner")
             self.assertTrue(banner.is_displayed())
             self.assertIn("A tile could not be loaded (tile: HTTP 404", banner.text)
