@@ -52,6 +52,7 @@ let package = Package(
             dependencies: [
                 "TileGeometry", "ImageCodecs", "Slicing", "SampleImage", "TileServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Benchmarks (run with -c release; not tests).

@@ -11,14 +11,15 @@ struct Tiler: ParsableCommand {
         subcommands: [Info.self, Slice.self, Serve.self, Visible.self, Sample.self, Demo.self]
     )
 
-    /// Takes SIGINT/SIGTERM into the signal hub before any thread starts, then parses and runs the command.
+    /// Takes SIGINT/SIGTERM into the signal hub before any thread starts, then parses (with `TILER_*` variables, see
+    /// ``EnvironmentDefaults``) and runs the command.
     static func main() {
         if let message = SubcommandSuggestion.message(for: CommandLine.arguments.dropFirst().first) {
             FileHandle.standardError.write(Data("Error: \(message)\nUsage: tiler <subcommand>\n  See 'tiler --help' for more information.\n".utf8))
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         SignalHub.shared.start()
-        main(nil)
+        main(EnvironmentDefaults.apply(to: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
     }
 
     /// The version `tiler --version` prints.

@@ -21,8 +21,6 @@ final class CatalogImage: Sendable {
     let levels: LevelDirectories
     /// The `.dzi` file's bytes, ready to send.
     let descriptorFile: LoadedFile
-    /// How tiles of this image are answered under versioned URLs: their content type, immutable.
-    let tileProfile: ResponseProfile
     /// The `.dzi` file's identity when it was read, to notice rewrites.
     let signature: FileSignature
     /// `/images/{name}` with the name percent-encoded: the prefix of the image's unversioned URLs (they work, but
@@ -33,8 +31,6 @@ final class CatalogImage: Sendable {
     let version: String
     /// `/images/{name}@{version}`: the prefix of the URLs the server hands out, whose answers are immutable.
     let versionedPrefix: String
-    /// How tiles are answered under unversioned URLs: like ``tileProfile`` but revalidated (`no-cache`, `ETag`).
-    let revalidatedTileProfile: ResponseProfile
     private let served = Atomic<Bool>(true)
 
     /// Creates an entry; the catalog is the only producer.
@@ -50,14 +46,10 @@ final class CatalogImage: Sendable {
         self.root = root
         self.levels = LevelDirectories(filesDirectory: filesDirectory, root: root, maxLevel: descriptor.pyramid.maxLevel)
         self.descriptorFile = descriptorFile
-        self.tileProfile = ResponseProfile(
-            contentType: MIMEType.forExtension(descriptor.format), cacheControl: ResponseProfile.immutable, cors: true)
         self.signature = signature
         self.urlPrefix = "/images/" + PercentEncoding.encodePath(name)
         self.version = PyramidVersion.of(descriptorFile: descriptorFile, signature: signature)
         self.versionedPrefix = urlPrefix + "@" + version
-        self.revalidatedTileProfile = ResponseProfile(
-            contentType: MIMEType.forExtension(descriptor.format), cacheControl: ResponseProfile.revalidate, cors: true)
     }
 
     /// Whether the catalog still serves this entry (false once removed or replaced).

@@ -23,67 +23,137 @@ extension ConnectionHandler {
     /// Answers with a prepared file: the profile's pre-encoded head, the cached `Date` line and an optional
     /// `X-Cache` line, copied (a few hundred bytes) into the connection's reused head buffer, then the file's buffer
     /// as it is (headers and body); for `HEAD` or a 304 its header lines or `ETag` line go into the head buffer.
-    /// At most two buffer writes, gathered into one `writev`; the body is never copied.
+    /// At most two buffer writes, gathered into one `writev`; the body is never copied. A `Range` is answered with a
+    /// slice of the body (``ByteRange``).
     private func writeFile(_ file: LoadedFile, profile: ResponseProfile, cacheHeader: ByteBuffer?, exchange: Exchange, context: ChannelHandlerContext)
     {
         let close = mustClose(exchange)
-        let notModified = writeHead(
-            profile: profile, etag: file.etag, etagLine: file.etagLine, headerLines: exchange.isHead ? file.head : nil,
+        let notModified = isNotModified(exchange, etag: file.etag)
+        switch byteRange(of: exchange, notModified: notModified, etag: file.etag, size: file.bodyLength) {
+        case .whole:
+            break
+        case .partial(let range):
+            writePartialHead(
+                profile: profile, etagLine: file.etagLine, range: range, size: file.bodyLength, cacheHeader: cacheHeader, close: close,
+                exchange: exchange)
+            context.write(wrapOutboundOut(headScratch), promise: nil)
+            let body = file.buffer.getSlice(at: file.buffer.readerIndex + file.bodyOffset + range.lowerBound, length: range.count)!
+            context.write(wrapOutboundOut(body), promise: nil)
+            return finish(exchange, status: .partialContent, bytes: range.count, close: close, context: context)
+        case .unsatisfiable:
+            return refuseRange(exchange, size: file.bodyLength, context: context)
+        }
+        writeHead(
+            profile: profile, notModified: notModified, etagLine: file.etagLine, headerLines: exchange.isHead ? file.head : nil,
             cacheHeader: cacheHeader, close: close, exchange: exchange)
         context.write(wrapOutboundOut(headScratch), promise: nil)
-        if !notModified && !exchange.isHead {
+        let sendsBody = !notModified && !exchange.isHead
+        if sendsBody {
             context.write(wrapOutboundOut(file.buffer), promise: nil)
         }
-        finish(exchange, status: notModified ? .notModified : .ok, close: close, context: context)
+        finish(exchange, status: notModified ? .notModified : .ok, bytes: sendsBody ? file.bodyLength : 0, close: close, context: context)
     }
 
-    /// Answers with an open tile file like ``writeFile(_:profile:cacheHeader:exchange:context:)``, the body sent from
-    /// the file (`sendfile`); the file stays open until the write is done.
+    /// Answers with an open tile file like ``writeFile(_:profile:cacheHeader:exchange:context:)``, the body (or the
+    /// range asked for) sent from the file (`sendfile` with an offset); the file stays open until the write is done.
     private func writeOpenTile(
         _ file: OpenTile, profile: ResponseProfile, cacheHeader: ByteBuffer, exchange: Exchange, context: ChannelHandlerContext
     ) {
         let close = mustClose(exchange)
-        let notModified = writeHead(
-            profile: profile, etag: file.etag, etagLine: file.etagLine, headerLines: file.head, cacheHeader: cacheHeader, close: close,
-            exchange: exchange)
+        let notModified = isNotModified(exchange, etag: file.etag)
+        var sent = 0..<file.size
+        var status = HTTPStatus.ok
+        switch byteRange(of: exchange, notModified: notModified, etag: file.etag, size: file.size) {
+        case .whole:
+            writeHead(
+                profile: profile, notModified: notModified, etagLine: file.etagLine, headerLines: file.head, cacheHeader: cacheHeader, close: close,
+                exchange: exchange)
+            if notModified || exchange.isHead {
+                sent = 0..<0
+                status = notModified ? .notModified : .ok
+            }
+        case .partial(let range):
+            writePartialHead(
+                profile: profile, etagLine: file.etagLine, range: range, size: file.size, cacheHeader: cacheHeader, close: close, exchange: exchange)
+            sent = range
+            status = .partialContent
+        case .unsatisfiable:
+            return refuseRange(exchange, size: file.size, context: context)
+        }
         context.write(wrapOutboundOut(headScratch), promise: nil)
-        if !notModified && !exchange.isHead && file.size > 0 {
+        if !sent.isEmpty {
             cork(context: context)
             let written = context.eventLoop.makePromise(of: Void.self)
             written.futureResult.assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
-            let region = FileRegion(fileHandle: file.handle, readerIndex: 0, endIndex: file.size)
+            let region = FileRegion(fileHandle: file.handle, readerIndex: sent.lowerBound, endIndex: sent.upperBound)
             context.write(NIOAny(IOData.fileRegion(region)), promise: written)
         }
-        finish(exchange, status: notModified ? .notModified : .ok, close: close, context: context)
+        finish(exchange, status: status, bytes: sent.count, close: close, context: context)
     }
 
-    /// Writes a file's response head into the connection's reused head buffer: the profile's status line and header
-    /// lines, the cached `Date` line, the optional `X-Cache` line and the connection line, then for a 304 (the
-    /// request's `If-None-Match` matches `etag`) the `ETag` line and the blank line, else `headerLines` (the file's
-    /// `ETag` and `Content-Length` lines and the blank line) if given. Returns whether it is a 304.
+    /// Whether the request's `If-None-Match` matches `etag` (a 304).
+    private func isNotModified(_ exchange: Exchange, etag: ByteBufferView) -> Bool {
+        exchange.ifNoneMatch.map { ETagMatch.matches($0, etag: etag) } ?? false
+    }
+
+    /// The part of a file of `size` bytes to send: ranges apply to `GET` answers with a body (not `HEAD`, not 304).
+    private func byteRange(of exchange: Exchange, notModified: Bool, etag: ByteBufferView, size: Int) -> ByteRange {
+        guard exchange.range != nil, !notModified, !exchange.isHead else { return .whole }
+        return ByteRange.evaluate(range: exchange.range, ifRange: exchange.ifRange, etag: etag, size: size)
+    }
+
+    /// 416 for a range past the end of a file of `size` bytes, with `Content-Range: bytes */size`.
+    private func refuseRange(_ exchange: Exchange, size: Int, context: ChannelHandlerContext) {
+        let error = RequestError(status: .rangeNotSatisfiable, message: "the range \(exchange.range ?? "") is outside the \(size)-byte file")
+        writeError(error, exchange: exchange, extraHeaders: "Content-Range: bytes */\(size)\r\n", context: context)
+    }
+
+    /// Writes a file's response head into the connection's reused head buffer: the profile's status line (304 when
+    /// `notModified`) and header lines, the cached `Date` line, the optional `X-Cache` line, the CORS origin line
+    /// and the connection line, then for a 304 the `ETag` line and the blank line, else `headerLines` (the file's
+    /// `ETag` and `Content-Length` lines and the blank line) if given.
     private func writeHead(
-        profile: ResponseProfile, etag: ByteBufferView, etagLine: ByteBuffer, headerLines: ByteBuffer?, cacheHeader: ByteBuffer?,
+        profile: ResponseProfile, notModified: Bool, etagLine: ByteBuffer, headerLines: ByteBuffer?, cacheHeader: ByteBuffer?,
         close: Bool, exchange: Exchange
-    ) -> Bool {
-        let notModified = exchange.ifNoneMatch.map { ETagMatch.matches($0, etag: etag) } ?? false
+    ) {
         headScratch.clear()
         headScratch.writeImmutableBuffer(notModified ? profile.notModified : profile.ok)
-        headScratch.writeImmutableBuffer(date.current())
-        if let cacheHeader {
-            headScratch.writeImmutableBuffer(cacheHeader)
-        }
-        if close {
-            headScratch.writeImmutableBuffer(services.blocks.connectionClose)
-        } else if exchange.isHTTP10 {
-            headScratch.writeImmutableBuffer(services.blocks.connectionKeepAlive)
-        }
+        writeCommonLines(cacheHeader: cacheHeader, close: close, exchange: exchange)
         if notModified {
             headScratch.writeImmutableBuffer(etagLine)
             headScratch.writeImmutableBuffer(services.blocks.crlf)
         } else if let headerLines {
             headScratch.writeImmutableBuffer(headerLines)
         }
-        return notModified
+    }
+
+    /// Writes a 206 head for bytes `range` of a file of `size` bytes into the reused head buffer.
+    private func writePartialHead(
+        profile: ResponseProfile, etagLine: ByteBuffer, range: Range<Int>, size: Int, cacheHeader: ByteBuffer?, close: Bool, exchange: Exchange
+    ) {
+        headScratch.clear()
+        headScratch.writeString(HTTPStatus.partialContent.statusLine)
+        headScratch.writeImmutableBuffer(profile.headerLines)
+        writeCommonLines(cacheHeader: cacheHeader, close: close, exchange: exchange)
+        headScratch.writeImmutableBuffer(etagLine)
+        headScratch.writeString("Content-Range: bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)\r\nContent-Length: \(range.count)\r\n\r\n")
+    }
+
+    /// The lines after a file's profile lines: `Date`, `X-Cache` (when given), the CORS origin line (when origins
+    /// are listed and the request's is one) and the connection line.
+    private func writeCommonLines(cacheHeader: ByteBuffer?, close: Bool, exchange: Exchange) {
+        headScratch.writeImmutableBuffer(date.current())
+        if let cacheHeader {
+            headScratch.writeImmutableBuffer(cacheHeader)
+        }
+        if let allow = services.blocks.cors.allowLine(for: exchange.origin) {
+            headScratch.writeImmutableBuffer(allow)
+        }
+        if close {
+            headScratch.writeImmutableBuffer(services.blocks.connectionClose)
+        } else if exchange.isHTTP10 {
+            headScratch.writeImmutableBuffer(services.blocks.connectionKeepAlive)
+        }
     }
 
     /// Answers `error` with its status and a JSON body `{"error":"…","status":N}`.
@@ -112,6 +182,9 @@ extension ConnectionHandler {
         buffer.writeImmutableBuffer(date.current())
         buffer.writeString("Content-Length: \(body.readableBytes)\r\n")
         buffer.writeString(extraHeaders)
+        if let allow = services.blocks.cors.allowLine(for: exchange.origin) {
+            buffer.writeImmutableBuffer(allow)
+        }
         if close {
             buffer.writeImmutableBuffer(services.blocks.connectionClose)
         } else if exchange.isHTTP10 {
@@ -122,6 +195,6 @@ extension ConnectionHandler {
             buffer.writeImmutableBuffer(body)
         }
         context.write(wrapOutboundOut(buffer), promise: nil)
-        finish(exchange, status: status, close: close, context: context)
+        finish(exchange, status: status, bytes: exchange.isHead ? 0 : body.readableBytes, close: close, context: context)
     }
 }

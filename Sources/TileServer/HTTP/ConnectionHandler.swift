@@ -28,6 +28,10 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     let metricsShard: Int
     /// The connection's timeout handler, told when requests start and when all is answered.
     let timeouts: ConnectionTimeoutHandler?
+    /// The event loop's access log, if one is written.
+    let accessLog: AccessLog?
+    /// The client's address as the access log writes it, found once per connection.
+    private var client: String?
     /// Answers requests; made when the handler joins its channel.
     private(set) var router: Router?
     /// Reused for response heads: written, sent, and (once the socket has taken it) written over again.
@@ -46,8 +50,9 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// connection's event loop, as does `timeouts`, the handler in front of the decoder on the same connection.
     init(
         services: Services, date: DateHeader, openTiles: OpenTileFiles, catalog: CatalogView, metricsShard: Int,
-        timeouts: ConnectionTimeoutHandler?
+        timeouts: ConnectionTimeoutHandler?, accessLog: AccessLog? = nil
     ) {
+        self.accessLog = accessLog
         self.services = services
         self.date = date
         self.openTiles = openTiles
@@ -139,7 +144,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch part {
         case .head(let head):
             timeouts?.requestStarted()
-            if head.method == .GET || head.method == .HEAD || (head.method == .OPTIONS && IIIFRoute.claims(head.uri.utf8)) {
+            if head.method == .GET || head.method == .HEAD || head.method == .OPTIONS {
                 state.receiveHead(head)
             } else {
                 // Answer at once and close rather than wait for (and time) a body nobody wants.
@@ -186,10 +191,15 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         state.awaitResponse(for: exchange)
     }
 
-    /// After a response: closes (once written) if it said so, else tells the timeout handler when all is answered.
-    func finish(_ exchange: Exchange, status: HTTPStatus, close: Bool, context: ChannelHandlerContext) {
-        let elapsed = NIODeadline.now() - exchange.started
+    /// After a response of `bytes` body bytes: counts it (and logs it, with an access log), then closes (once
+    /// written) if it said so, else tells the timeout handler when all is answered.
+    func finish(_ exchange: Exchange, status: HTTPStatus, bytes: Int, close: Bool, context: ChannelHandlerContext) {
+        let now = NIODeadline.now()
+        let elapsed = now - exchange.started
         services.metrics.record(route: exchange.route, status: status, nanoseconds: elapsed.nanoseconds, shard: metricsShard)
+        if let accessLog {
+            accessLog.record(exchange, status: status, bytes: bytes, microseconds: elapsed.nanoseconds / 1000, client: clientAddress(context))
+        }
         if close {
             closeAfterWrites(context: context)
         } else {
@@ -198,6 +208,14 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 timeouts?.becameIdle()
             }
         }
+    }
+
+    /// The client's IP address (`-` when unknown), looked up on the first access-log line.
+    private func clientAddress(_ context: ChannelHandlerContext) -> String {
+        if let client { return client }
+        let address = context.channel.remoteAddress?.ipAddress ?? "-"
+        client = address
+        return address
     }
 
     /// Whether the response being written must close the connection.

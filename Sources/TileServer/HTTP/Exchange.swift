@@ -13,6 +13,18 @@ struct Exchange {
     let isHTTP10: Bool
     /// The `If-None-Match` header, if any.
     let ifNoneMatch: String?
+    /// The method, for the access log.
+    let method: HTTPMethod
+    /// The request target as sent, for the access log (`-` when unparsable).
+    let target: String
+    /// The `Origin` header (a cross-origin request), if any.
+    let origin: String?
+    /// The `Range` header, if any (answered for responses sent from a file).
+    let range: String?
+    /// The `If-Range` header, if any.
+    let ifRange: String?
+    /// Whether a tile came from the cache, for the access log.
+    var cache: CacheOutcome = .none
     /// The route, for metrics (``RouteLabel/invalid`` until the path is routed).
     var route: RouteLabel = .invalid
 
@@ -23,6 +35,11 @@ struct Exchange {
         keepAlive = head.isKeepAlive
         isHTTP10 = head.version.major == 1 && head.version.minor == 0
         ifNoneMatch = head.headers.first(name: "if-none-match")
+        method = head.method
+        target = head.uri
+        origin = head.headers.first(name: "origin")
+        range = head.headers.first(name: "range")
+        ifRange = head.headers.first(name: "if-range")
     }
 
     /// The exchange for a request read by ``SimpleRequestDecoder``.
@@ -32,6 +49,11 @@ struct Exchange {
         keepAlive = request.keepAlive
         isHTTP10 = request.isHTTP10
         ifNoneMatch = request.ifNoneMatch
+        method = request.isHead ? .HEAD : .GET
+        target = request.uri
+        origin = request.origin
+        range = request.range
+        ifRange = request.ifRange
     }
 
     /// The exchange for a request that could not even be parsed: answered, then the connection is closed.
@@ -41,5 +63,20 @@ struct Exchange {
         keepAlive = false
         isHTTP10 = false
         ifNoneMatch = nil
+        method = .RAW(value: "-")
+        target = "-"
+        origin = nil
+        range = nil
+        ifRange = nil
     }
+}
+
+/// Where a tile's bytes came from, as the access log says.
+enum CacheOutcome: Sendable {
+    /// Not a tile (or not known).
+    case none
+    /// From the tile cache.
+    case hit
+    /// Read from its file.
+    case miss
 }

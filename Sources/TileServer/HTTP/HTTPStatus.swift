@@ -13,6 +13,9 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
     case serviceUnavailable = 503
     case seeOther = 303
     case notImplemented = 501
+    case partialContent = 206
+    case forbidden = 403
+    case rangeNotSatisfiable = 416
 
     /// The reason phrase, e.g. `Not Found`.
     var reason: String {
@@ -28,6 +31,9 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
         case .serviceUnavailable: "Service Unavailable"
         case .seeOther: "See Other"
         case .notImplemented: "Not Implemented"
+        case .partialContent: "Partial Content"
+        case .forbidden: "Forbidden"
+        case .rangeNotSatisfiable: "Range Not Satisfiable"
         }
     }
 
@@ -48,6 +54,9 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
         case .serviceUnavailable: 8
         case .seeOther: 9
         case .notImplemented: 10
+        case .partialContent: 11
+        case .forbidden: 12
+        case .rangeNotSatisfiable: 13
         }
     }
 }

@@ -13,15 +13,78 @@ final class ResponseBlocks: Sendable {
     let connectionClose = ByteBuffer(string: "Connection: close\r\n")
     /// `Connection: keep-alive` (for HTTP/1.0 clients that asked for it).
     let connectionKeepAlive = ByteBuffer(string: "Connection: keep-alive\r\n")
-    /// `.dzi` descriptors: XML, short-lived, CORS.
-    let descriptor = ResponseProfile(contentType: "application/xml", cacheControl: ResponseProfile.short, cors: true)
+    /// Which origins may read answers; its lines are in every profile here.
+    let cors: CORSPolicy
+    /// `.dzi` descriptors: XML, short-lived.
+    let descriptor: ResponseProfile
     /// `.dzi` descriptors under their versioned URL (`NAME@VERSION.dzi`): they never change there.
-    let versionedDescriptor = ResponseProfile(contentType: "application/xml", cacheControl: ResponseProfile.immutable, cors: true)
-    /// JSON answers: short-lived, CORS.
-    let json = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.short, cors: true)
-    /// JSON errors and health: not stored, CORS.
-    let jsonNoStore = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.noStore, cors: true)
+    let versionedDescriptor: ResponseProfile
+    /// JSON answers: short-lived.
+    let json: ResponseProfile
+    /// JSON errors and health: not stored.
+    let jsonNoStore: ResponseProfile
     /// Prometheus text.
-    let metrics = ResponseProfile(
-        contentType: "text/plain; version=0.0.4; charset=utf-8", cacheControl: ResponseProfile.noStore, cors: false)
+    let metrics: ResponseProfile
+    /// CORS preflight answers and redirects (empty bodies).
+    let empty: ResponseProfile
+    /// Tiles under versioned URLs (immutable), by file extension.
+    private let versionedTiles: [String: ResponseProfile]
+    /// Tiles under unversioned URLs and stored tiles answering IIIF requests (revalidated), by file extension.
+    private let revalidatedTiles: [String: ResponseProfile]
+    /// Rendered IIIF images, by format.
+    private let iiifImages: [IIIFFormat: ResponseProfile]
+    /// IIIF image information as JSON-LD.
+    let iiifInfoJSONLD: ResponseProfile
+    /// IIIF image information as plain JSON.
+    let iiifInfoJSON: ResponseProfile
+
+    /// The blocks for a server whose answers follow `cors`.
+    init(cors: CORSPolicy) {
+        self.cors = cors
+        descriptor = ResponseProfile(contentType: "application/xml", cacheControl: ResponseProfile.short, cors: cors, acceptsRanges: true)
+        versionedDescriptor = ResponseProfile(
+            contentType: "application/xml", cacheControl: ResponseProfile.immutable, cors: cors, acceptsRanges: true)
+        json = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.short, cors: cors)
+        jsonNoStore = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.noStore, cors: cors)
+        metrics = ResponseProfile(contentType: "text/plain; version=0.0.4; charset=utf-8", cacheControl: ResponseProfile.noStore, cors: cors)
+        empty = ResponseProfile(contentType: "text/plain; charset=utf-8", cacheControl: ResponseProfile.short, cors: cors)
+        let tileExtensions = ["jpg", "jpeg", "png", "webp"]
+        versionedTiles = Dictionary(
+            uniqueKeysWithValues: tileExtensions.map {
+                (
+                    $0,
+                    ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: ResponseProfile.immutable, cors: cors, acceptsRanges: true)
+                )
+            })
+        revalidatedTiles = Dictionary(
+            uniqueKeysWithValues: tileExtensions.map {
+                (
+                    $0,
+                    ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: ResponseProfile.revalidate, cors: cors, acceptsRanges: true)
+                )
+            })
+        iiifImages = Dictionary(
+            uniqueKeysWithValues: IIIFFormat.allCases.map {
+                ($0, ResponseProfile(contentType: $0.mimeType, cacheControl: ResponseProfile.revalidate, cors: cors, acceptsRanges: true))
+            })
+        iiifInfoJSONLD = ResponseProfile(contentType: IIIFMediaType.jsonLD.contentType, cacheControl: ResponseProfile.short, cors: cors)
+        iiifInfoJSON = ResponseProfile(contentType: IIIFMediaType.json.contentType, cacheControl: ResponseProfile.short, cors: cors)
+    }
+
+    /// How tiles with file extension `format` are answered: immutable under a versioned URL, else revalidated.
+    ///
+    /// - Complexity: One hash lookup for the usual formats.
+    func tile(format: String, versioned: Bool) -> ResponseProfile {
+        if let profile = (versioned ? versionedTiles : revalidatedTiles)[format] { return profile }
+        // A format without a prepared profile (a descriptor may name any): made for the request; rare.
+        return ResponseProfile(
+            contentType: MIMEType.forExtension(format), cacheControl: versioned ? ResponseProfile.immutable : ResponseProfile.revalidate, cors: cors,
+            acceptsRanges: true)
+    }
+
+    /// How rendered IIIF images in `format` are answered: revalidated (IIIF ids carry no version, so a re-slice keeps
+    /// the URL), which is cheap: the entity tag is known without rendering.
+    func iiifImage(_ format: IIIFFormat) -> ResponseProfile {
+        iiifImages[format]!
+    }
 }

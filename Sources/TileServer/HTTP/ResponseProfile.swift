@@ -4,8 +4,8 @@ import NIOCore
 /// of its response heads encoded once, so that answering it costs no formatting. A class, so that passing one along
 /// retains one object rather than each of its buffers.
 final class ResponseProfile: Sendable {
-    /// `HTTP/1.1 200 OK` followed by `Server`, `Content-Type`, `Cache-Control` and, when enabled,
-    /// `Access-Control-Allow-Origin: *`, each ending in CRLF.
+    /// `HTTP/1.1 200 OK` followed by `Server`, `Content-Type`, `Cache-Control`, `Accept-Ranges` where ranges are
+    /// answered and the CORS policy's fixed lines, each ending in CRLF.
     let ok: ByteBuffer
     /// The same lines after `HTTP/1.1 304 Not Modified`.
     let notModified: ByteBuffer
@@ -22,10 +22,12 @@ final class ResponseProfile: Sendable {
     /// Cache-Control for errors, metrics and health.
     static let noStore = "no-store"
 
-    /// Encodes the head blocks for `contentType` with `cacheControl`, adding CORS when `cors` is set.
-    init(contentType: String, cacheControl: String, cors: Bool) {
+    /// Encodes the head blocks for `contentType` with `cacheControl`, adding `cors`'s fixed lines when given and
+    /// `Accept-Ranges: bytes` when `acceptsRanges` (responses sent from a file, which answer `Range`).
+    init(contentType: String, cacheControl: String, cors: CORSPolicy?, acceptsRanges: Bool = false) {
         var common = "Server: tiler\r\nContent-Type: \(contentType)\r\nCache-Control: \(cacheControl)\r\n"
-        if cors { common += "Access-Control-Allow-Origin: *\r\n" }
+        if acceptsRanges { common += "Accept-Ranges: bytes\r\n" }
+        if let cors { common += cors.fixedLines }
         headerLines = ByteBuffer(string: common)
         ok = ByteBuffer(string: HTTPStatus.ok.statusLine + common)
         notModified = ByteBuffer(string: HTTPStatus.notModified.statusLine + common)

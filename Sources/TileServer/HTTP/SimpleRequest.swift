@@ -14,6 +14,12 @@ struct SimpleRequest: Sendable, Equatable {
     let keepAlive: Bool
     /// The first `If-None-Match` header's value, without surrounding white space.
     let ifNoneMatch: String?
+    /// The first `Origin` header's value (a cross-origin request), if any.
+    var origin: String? = nil
+    /// The first `Range` header's value, if any.
+    var range: String? = nil
+    /// The first `If-Range` header's value, if any.
+    var ifRange: String? = nil
 }
 
 extension SimpleRequest {
@@ -102,7 +108,10 @@ private struct HeadReader {
         guard let keepAlive = fields.keepAlive(isHTTP10: isHTTP10) else { return .unsupported }
         let request = SimpleRequest(
             uri: String(decoding: target, as: UTF8.self), isHead: isHead, isHTTP10: isHTTP10, keepAlive: keepAlive,
-            ifNoneMatch: fields.ifNoneMatch.map { String(decoding: bytes[$0], as: UTF8.self) })
+            ifNoneMatch: fields.ifNoneMatch.map { String(decoding: bytes[$0], as: UTF8.self) },
+            origin: fields.origin.map { String(decoding: bytes[$0], as: UTF8.self) },
+            range: fields.range.map { String(decoding: bytes[$0], as: UTF8.self) },
+            ifRange: fields.ifRange.map { String(decoding: bytes[$0], as: UTF8.self) })
         return .request(request, length: position)
     }
 
@@ -193,6 +202,10 @@ private struct HeadReader {
 private struct Fields {
     /// Where the first `If-None-Match` value is.
     var ifNoneMatch: Range<Int>?
+    /// Where the first `Origin`, `Range` and `If-Range` values are.
+    var origin: Range<Int>?
+    var range: Range<Int>?
+    var ifRange: Range<Int>?
     var saysClose = false
     var saysKeepAlive = false
 
@@ -201,7 +214,18 @@ private struct Fields {
     /// and `keep-alive`.
     mutating func record(name: UnsafeRawBufferPointer, value: Range<Int>, in bytes: UnsafeRawBufferPointer) -> Bool {
         switch name.count {
-        case 6: return !Self.equalsIgnoringCase(name, "expect")
+        case 5:
+            if range == nil && Self.equalsIgnoringCase(name, "range") { range = value }
+            return true
+        case 6:
+            if origin == nil && Self.equalsIgnoringCase(name, "origin") {
+                origin = value
+                return true
+            }
+            return !Self.equalsIgnoringCase(name, "expect")
+        case 8:
+            if ifRange == nil && Self.equalsIgnoringCase(name, "if-range") { ifRange = value }
+            return true
         case 7: return !Self.equalsIgnoringCase(name, "upgrade")
         case 10:
             guard Self.equalsIgnoringCase(name, "connection") else { return true }

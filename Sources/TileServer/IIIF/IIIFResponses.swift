@@ -1,30 +1,7 @@
 import NIOCore
 
-/// The pre-encoded response heads of the IIIF service.
+/// What the IIIF service's answers share (their profiles are in ``ResponseBlocks``).
 enum IIIFResponses {
-    /// Rendered JPEG images: revalidated (IIIF ids carry no version, so a re-slice keeps the URL), which is cheap:
-    /// the entity tag is known without rendering.
-    static let jpeg = ResponseProfile(contentType: IIIFFormat.jpg.mimeType, cacheControl: ResponseProfile.revalidate, cors: true)
-    /// Rendered PNG images.
-    static let png = ResponseProfile(contentType: IIIFFormat.png.mimeType, cacheControl: ResponseProfile.revalidate, cors: true)
-    /// Rendered WebP images.
-    static let webp = ResponseProfile(contentType: IIIFFormat.webp.mimeType, cacheControl: ResponseProfile.revalidate, cors: true)
-    /// Image information as JSON-LD.
-    static let infoJSONLD = ResponseProfile(contentType: IIIFMediaType.jsonLD.contentType, cacheControl: ResponseProfile.short, cors: true)
-    /// Image information as plain JSON.
-    static let infoJSON = ResponseProfile(contentType: IIIFMediaType.json.contentType, cacheControl: ResponseProfile.short, cors: true)
-    /// Redirects and CORS preflight answers (empty bodies).
-    static let empty = ResponseProfile(contentType: "text/plain; charset=utf-8", cacheControl: ResponseProfile.short, cors: true)
-
-    /// The profile of rendered images in `format`.
-    static func image(_ format: IIIFFormat) -> ResponseProfile {
-        switch format {
-        case .jpg: jpeg
-        case .png: png
-        case .webp: webp
-        }
-    }
-
     /// The strong entity tag of a rendered image: a 64-bit FNV-1a hash of the image's name, its descriptor's size
     /// and modification time (as tiles' tags use), the canonical parameters and the renderer's version. Stable
     /// across restarts; changes when the pyramid is re-sliced or the rendering changes.

@@ -3,7 +3,7 @@ import NIOHTTP1
 
 extension Router {
     /// Answers a request under `/iiif/`: the IIIF Image API 3.0 service (base URI, image information, images, and
-    /// CORS preflight); other versions' paths get its 404.
+    /// CORS preflight, see ``preflightResponse(_:exchange:)``); other versions' paths get its 404.
     func respondIIIF(to head: HTTPRequestHead, exchange: inout Exchange, channel: any Channel) -> Response {
         let route: IIIFRoute
         do {
@@ -18,14 +18,14 @@ extension Router {
             exchange.route = .iiifInfo
             guard let image = catalog.image(named: identifier) else { return .error(.notFound("no image named \(identifier)")) }
             if head.method == .OPTIONS {
-                return preflightResponse(head)
+                return preflightResponse(head, exchange: exchange)
             }
             return infoResponse(of: image, redirect: route == .base(identifier: identifier), head, channel: channel)
         case .image(let identifier, let region, let size, let rotation, let qualityAndFormat):
             exchange.route = .iiifImage
             guard let image = catalog.image(named: identifier) else { return .error(.notFound("no image named \(identifier)")) }
             if head.method == .OPTIONS {
-                return preflightResponse(head)
+                return preflightResponse(head, exchange: exchange)
             }
             let request: IIIFImageRequest
             do {
@@ -35,7 +35,7 @@ extension Router {
             } catch {
                 return .error(error)
             }
-            return imageResponse(request, of: image, head: head, exchange: exchange, channel: channel)
+            return imageResponse(request, of: image, head: head, exchange: &exchange, channel: channel)
         }
     }
 
@@ -46,7 +46,7 @@ extension Router {
         let id = String(buffer: idBuffer)
         if redirect {
             return .body(
-                status: .seeOther, headerLines: IIIFResponses.empty.headerLines, extraHeaders: "Location: \(id)/info.json\r\n",
+                status: .seeOther, headerLines: services.blocks.empty.headerLines, extraHeaders: "Location: \(id)/info.json\r\n",
                 body: ByteBuffer())
         }
         let headers = head.headers
@@ -55,7 +55,7 @@ extension Router {
             id: id, pyramid: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format),
             limits: services.configuration.iiif.limits)
         return .body(
-            status: .ok, headerLines: (type == .jsonLD ? IIIFResponses.infoJSONLD : IIIFResponses.infoJSON).headerLines,
+            status: .ok, headerLines: (type == .jsonLD ? services.blocks.iiifInfoJSONLD : services.blocks.iiifInfoJSON).headerLines,
             extraHeaders: "Vary: Accept\r\nLink: <\(IIIFInfo.profileDocument)>;rel=\"profile\"\r\n", body: ByteBuffer(string: json))
     }
 
@@ -78,18 +78,4 @@ extension Router {
         buffer.writeStaticString("/iiif/3/")
         buffer.writeString(IIIFIdentifier.encode(image.name))
     }
-
-    /// A CORS preflight (`OPTIONS`) for a IIIF resource: 200, empty, allowing `GET` and `HEAD` from anywhere.
-    private func preflightResponse(_ head: HTTPRequestHead) -> Response {
-        var headers = "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\nAllow: GET, HEAD, OPTIONS\r\nAccess-Control-Max-Age: 86400\r\n"
-        if let asked = head.headers.first(name: "access-control-request-headers"), asked.utf8.count <= 512,
-            asked.utf8.allSatisfy({ Self.headerListBytes.contains($0) })
-        {
-            headers += "Access-Control-Allow-Headers: \(asked)\r\n"
-        }
-        return .body(status: .ok, headerLines: IIIFResponses.empty.headerLines, extraHeaders: headers, body: ByteBuffer())
-    }
-
-    /// The bytes of a list of header names: token characters, commas and spaces.
-    private static let headerListBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_, ".utf8)
 }

@@ -5,7 +5,7 @@ extension Router {
     /// A resolved IIIF image request: a stored tile's bytes when the request is exactly a tile (as cheap as a tile
     /// fetch), else a rendered image. Every answer carries the canonical and profile `Link` header.
     func imageResponse(
-        _ request: IIIFImageRequest, of image: CatalogImage, head: HTTPRequestHead, exchange: Exchange, channel: any Channel
+        _ request: IIIFImageRequest, of image: CatalogImage, head: HTTPRequestHead, exchange: inout Exchange, channel: any Channel
     ) -> Response {
         let tile = request.storedTile(in: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format))
         let key = tile.map { TileKey(image: image.id, address: $0) }
@@ -14,17 +14,19 @@ extension Router {
         var headers = channel.allocator.buffer(capacity: 256)
         if key != nil {
             headers.writeStaticString(cached == nil ? "X-Cache: miss\r\n" : "X-Cache: hit\r\n")
+            exchange.cache = cached == nil ? .miss : .hit
         }
         headers.writeStaticString("Link: <")
         writeID(of: image, head, into: &headers, channel: channel)
         headers.writeStaticString("/")
         request.writeCanonicalParameters(into: &headers)
         headers.writeStaticString(">;rel=\"canonical\", <http://iiif.io/api/image/3/level2.json>;rel=\"profile\"\r\n")
+        let tileProfile = services.blocks.tile(format: image.descriptor.format, versioned: false)
         if let file = cached {
-            return .file(file, profile: image.revalidatedTileProfile, extraHeaders: headers)
+            return .file(file, profile: tileProfile, extraHeaders: headers)
         }
         if let key {
-            return missResponse(key, of: image, profile: image.revalidatedTileProfile, extraHeaders: headers, route: exchange.route)
+            return missResponse(key, of: image, profile: tileProfile, extraHeaders: headers, route: exchange.route)
         }
         return renderResponse(request, of: image, headers: headers, exchange: exchange, channel: channel)
     }
@@ -35,7 +37,7 @@ extension Router {
         _ request: IIIFImageRequest, of image: CatalogImage, headers: ByteBuffer, exchange: Exchange, channel: any Channel
     ) -> Response {
         let etag = IIIFResponses.etag(of: request, image: image)
-        let profile = IIIFResponses.image(request.format)
+        let profile = services.blocks.iiifImage(request.format)
         if let ifNoneMatch = exchange.ifNoneMatch, ETagMatch.matches(ifNoneMatch, etag: etag.utf8) {
             return .file(LoadedFile(bytes: [], etag: etag), profile: profile, extraHeaders: headers)
         }

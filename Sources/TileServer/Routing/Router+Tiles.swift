@@ -3,7 +3,7 @@ import NIOCore
 extension Router {
     /// Tile (`level`, `column`, `row`) of image `name` (`NAME@VERSION` or `NAME`) in `format`: from the cache, or
     /// as a miss; immutable under the current version, revalidated without one, 404 under an old one.
-    func tileResponse(name: Substring, tile: TileAddress, format: Substring, exchange: Exchange) -> Response {
+    func tileResponse(name: Substring, tile: TileAddress, format: Substring, exchange: inout Exchange) -> Response {
         let image: CatalogImage
         let versioned: Bool
         switch catalog.resolve(name) {
@@ -18,10 +18,12 @@ extension Router {
             return .error(.notFound("\(image.name) has no tile \(tile.level)/\(tile.column)_\(tile.row).\(format)"))
         }
         let key = TileKey(image: image.id, address: tile)
-        let profile = versioned ? image.tileProfile : image.revalidatedTileProfile
+        let profile = services.blocks.tile(format: image.descriptor.format, versioned: versioned)
         if let file = tiles.cached(key) {
+            exchange.cache = .hit
             return .file(file, profile: profile, extraHeaders: services.blocks.cacheHit)
         }
+        exchange.cache = .miss
         return missResponse(key, of: image, profile: profile, extraHeaders: services.blocks.cacheMiss, route: exchange.route)
     }
 

@@ -19,13 +19,16 @@ struct Router {
     /// Where answers that come later (``Response/later``) go.
     let deliver: ResponseDelivery
 
-    /// Answers a complete `GET`, `HEAD` (or, under `/iiif/`, `OPTIONS`) request read by NIO's decoder.
+    /// Answers a complete `GET`, `HEAD` or `OPTIONS` (CORS preflight) request read by NIO's decoder.
     ///
     /// - Parameter channel: The connection (for IIIF ids built from its local address and for renders skipped once
     ///   the client has gone).
     func respond(to head: HTTPRequestHead, exchange: inout Exchange, channel: any Channel) -> Response {
         if IIIFRoute.claims(head.uri.utf8) {
             return respondIIIF(to: head, exchange: &exchange, channel: channel)
+        }
+        if head.method == .OPTIONS {
+            return preflight(head, exchange: &exchange)
         }
         return respond(uri: head.uri, exchange: &exchange)
     }
@@ -42,7 +45,7 @@ struct Router {
         exchange.route = route.label
         switch route {
         case .tile(let name, let tile, let format):
-            return tileResponse(name: name, tile: tile, format: format, exchange: exchange)
+            return tileResponse(name: name, tile: tile, format: format, exchange: &exchange)
         case .descriptor(let name):
             switch lookup(name) {
             case .success(let found):
@@ -74,14 +77,14 @@ struct Router {
         }
     }
 
-    /// Refuses a request whose method is neither `GET` nor `HEAD` with 405 and `Allow`, closing the connection (its
-    /// body is never read); `exchange` gets the route the path would have had.
+    /// Refuses a request whose method is not `GET`, `HEAD` or `OPTIONS` with 405 and `Allow`, closing the connection
+    /// (its body is never read); `exchange` gets the route the path would have had.
     func refuseMethod(_ head: HTTPRequestHead, exchange: inout Exchange) -> Response {
         if let target = try? RequestTarget(head.uri, maxPathBytes: services.configuration.maxPathBytes) {
             exchange.route = Route(path: target.path).label
         }
         let error = RequestError(status: .methodNotAllowed, message: "method \(head.method) is not allowed; use GET or HEAD")
-        return .error(error, extraHeaders: "Allow: GET, HEAD\r\n", close: true)
+        return .error(error, extraHeaders: "Allow: GET, HEAD, OPTIONS\r\n", close: true)
     }
 
     private func visibleResponse(name: Substring, query: QueryString) -> Response {

@@ -8,10 +8,11 @@ final class StaticFiles: Sendable {
     private let threadPool: NIOThreadPool
     private let maxBytes: Int
     private let profiles: [String: ResponseProfile]
-    private let fallbackProfile = ResponseProfile(contentType: "application/octet-stream", cacheControl: ResponseProfile.revalidate, cors: false)
+    private let fallbackProfile: ResponseProfile
 
-    /// Serves the folder at real path `root`, reading on `threadPool` files of at most `maxBytes`.
-    init(root: String, threadPool: NIOThreadPool, maxBytes: Int) {
+    /// Serves the folder at real path `root`, reading on `threadPool` files of at most `maxBytes`; its answers follow
+    /// `cors` (an embedding page loads the viewer's modules in CORS mode).
+    init(root: String, threadPool: NIOThreadPool, maxBytes: Int, cors: CORSPolicy) {
         self.root = root
         self.threadPool = threadPool
         self.maxBytes = maxBytes
@@ -20,8 +21,13 @@ final class StaticFiles: Sendable {
         ]
         profiles = Dictionary(
             uniqueKeysWithValues: extensions.map {
-                ($0, ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: ResponseProfile.revalidate, cors: false))
+                (
+                    $0,
+                    ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: ResponseProfile.revalidate, cors: cors, acceptsRanges: true)
+                )
             })
+        fallbackProfile = ResponseProfile(
+            contentType: "application/octet-stream", cacheControl: ResponseProfile.revalidate, cors: cors, acceptsRanges: true)
     }
 
     /// The file a decoded request path names (`/` and paths ending in `/` mean their `index.html`) and how to answer

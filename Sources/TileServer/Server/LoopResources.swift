@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 
 /// What the connections of one event loop share without locking: the `Date` line cache, the open tile files, a view
@@ -13,15 +14,35 @@ final class LoopResources: Sendable {
     let catalog: NIOLoopBoundBox<CatalogView>
     /// The loop's metrics shard index.
     let metricsShard: Int
+    /// The loop's access log, when one is written; only touched on the loop.
+    let accessLog: NIOLoopBoundBox<AccessLog?>
 
     /// Creates the resources of `eventLoop` (callable from any thread), keeping up to `openTileFiles` tile files open
-    /// and viewing `catalog`.
-    init(eventLoop: any EventLoop, catalog: ImageCatalog, metricsShard: Int, openTileFiles: Int) {
+    /// and viewing `catalog`; with `accessLog`, the loop writes access-log lines in that format to `sink`, flushed
+    /// every 200 ms.
+    init(
+        eventLoop: any EventLoop, catalog: ImageCatalog, metricsShard: Int, openTileFiles: Int, accessLog format: AccessLogFormat? = nil,
+        sink: AccessLogSink? = nil, logger: Logger = Logger(label: "tiler.server")
+    ) {
         self.eventLoop = eventLoop
         self.date = NIOLoopBoundBox.makeBoxSendingValue(DateHeader(), eventLoop: eventLoop)
         self.openTiles = NIOLoopBoundBox.makeBoxSendingValue(OpenTileFiles(capacity: openTileFiles), eventLoop: eventLoop)
         self.catalog = NIOLoopBoundBox.makeBoxSendingValue(CatalogView(catalog: catalog), eventLoop: eventLoop)
         self.metricsShard = metricsShard
+        let log: AccessLog? =
+            if let format, let sink { AccessLog(format: format, sink: sink, logger: logger) } else { nil }
+        let enabled = log != nil
+        self.accessLog = NIOLoopBoundBox.makeBoxSendingValue(log, eventLoop: eventLoop)
+        if enabled {
+            let box = accessLog
+            eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .milliseconds(200)) { _ in box.value?.flush() }
+        }
+    }
+
+    /// Writes what the loop's access log holds (at shutdown); from any thread.
+    func flushAccessLog() -> EventLoopFuture<Void> {
+        let box = accessLog
+        return eventLoop.submit { box.value?.flush() }
     }
 
     /// Closes, on the loop, the open tile files of the given images (all of them when `images` is `nil`).

@@ -96,11 +96,14 @@ public final class Server: Sendable {
             EventLoopFuture.andAllComplete(open.map(\.closeFuture), on: loop).whenComplete { _ in
                 deadline.cancel()
                 parts.closeTileFiles(of: nil)
-                // Renders wait for tile reads on the file threads: stop them first.
-                renders.shutdownGracefully { _ in
-                    warmer.shutdownGracefully { _ in
-                        pool.shutdownGracefully { _ in
-                            group.shutdownGracefully(queue: .global()) { _ in stopped.leave() }
+                let flushed = parts.loops.values.map { $0.flushAccessLog() }
+                EventLoopFuture.andAllComplete(flushed, on: loop).whenComplete { _ in
+                    // Renders wait for tile reads on the file threads: stop them first.
+                    renders.shutdownGracefully { _ in
+                        warmer.shutdownGracefully { _ in
+                            pool.shutdownGracefully { _ in
+                                group.shutdownGracefully(queue: .global()) { _ in stopped.leave() }
+                            }
                         }
                     }
                 }

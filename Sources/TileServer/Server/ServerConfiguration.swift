@@ -54,6 +54,11 @@ public struct ServerConfiguration: Sendable {
     public var maxStaticFileBytes: Int
     /// The IIIF Image API service at `/iiif/3/`.
     public var iiif: IIIFConfiguration
+    /// The web origins whose scripts may read the answers (CORS): `["*"]` (the default) for any, else a list of
+    /// `scheme://host[:port]` origins, each answered by name with `Vary: Origin`.
+    public var corsOrigins: [String]
+    /// Whether to write one access-log line per request (see ``AccessLog``).
+    public var accessLog: AccessLogFormat?
     /// Where the server logs (startup, catalog changes, errors — never one line per request).
     public var logger: Logger
 
@@ -77,6 +82,8 @@ public struct ServerConfiguration: Sendable {
         self.maxPrefetchTiles = 256
         self.maxStaticFileBytes = 64 << 20
         self.iiif = IIIFConfiguration()
+        self.corsOrigins = ["*"]
+        self.accessLog = nil
         self.logger = Logger(label: "tiler.server")
     }
 }
@@ -90,5 +97,13 @@ extension ServerConfiguration {
         limits.maxHeaderListSize = maxHeadBytes
         limits.maxHeaderFieldCount = SimpleRequest.maxHeaderLines
         return limits
+    }
+}
+
+extension ServerConfiguration {
+    /// Why `origin` cannot be a ``corsOrigins`` entry (one line), or `nil` when it can: `*`, or
+    /// `scheme://host[:port]` as browsers send it in `Origin`.
+    public static func corsOriginProblem(_ origin: String) -> String? {
+        CORSPolicy.problem(with: origin)
     }
 }

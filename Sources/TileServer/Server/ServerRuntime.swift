@@ -32,20 +32,25 @@ struct ServerRuntime: Sendable {
         let catalog = ImageCatalog(root: root, maxDepth: configuration.maxScanDepth, logger: configuration.logger)
         var loops: [ObjectIdentifier: LoopResources] = [:]
         let openTileFiles = min(configuration.openTileFilesPerLoop, descriptorLimit / 2 / configuration.eventLoopThreads)
+        let sink = configuration.accessLog.map { _ in AccessLogSink() }
         for (index, loop) in group.makeIterator().enumerated() {
             loops[ObjectIdentifier(loop)] = LoopResources(
-                eventLoop: loop, catalog: catalog, metricsShard: index, openTileFiles: openTileFiles)
+                eventLoop: loop, catalog: catalog, metricsShard: index, openTileFiles: openTileFiles, accessLog: configuration.accessLog,
+                sink: sink, logger: configuration.logger)
         }
         self.loops = loops
         let tiles = TileStore(budget: configuration.cacheBytes, threadPool: threadPool)
+        let cors = CORSPolicy(origins: configuration.corsOrigins)
         context = Services(
             configuration: configuration, catalog: catalog, tiles: tiles,
             warmer: TileWarmer(limit: configuration.maxPrefetchTiles) { key, image in tiles.warm(key, of: image) },
             renders: RenderPool(
                 threads: configuration.iiif.renderThreads, queueLimit: configuration.iiif.renderQueueLimit,
                 jpegQuality: configuration.iiif.jpegQuality),
-            staticFiles: publicDirectory.map { StaticFiles(root: $0, threadPool: threadPool, maxBytes: configuration.maxStaticFileBytes) },
-            metrics: Metrics(shardCount: loops.count), connections: ConnectionRegistry())
+            staticFiles: publicDirectory.map {
+                StaticFiles(root: $0, threadPool: threadPool, maxBytes: configuration.maxStaticFileBytes, cors: cors)
+            },
+            metrics: Metrics(shardCount: loops.count), connections: ConnectionRegistry(), blocks: ResponseBlocks(cors: cors))
     }
 
     /// Lifts the soft limit on open descriptors to the hard one (as servers do): each connection takes one, and each
@@ -84,6 +89,12 @@ struct ServerRuntime: Sendable {
             throw ServerError("maxHeadBytes must be ≥ 256 and maxPathBytes ≥ 16")
         }
         try configuration.iiif.validate()
+        if let problem = configuration.corsOrigins.lazy.compactMap(CORSPolicy.problem(with:)).first {
+            throw ServerError("--cors-origin: \(problem)")
+        }
+        if configuration.corsOrigins.count > 1 && configuration.corsOrigins.contains("*") {
+            throw ServerError("--cors-origin: * allows every origin; give it alone or list origins without it")
+        }
     }
 
     /// The bootstrap that gives each connection the handlers of ``addHandlers(to:resources:)``.
@@ -120,7 +131,7 @@ struct ServerRuntime: Sendable {
         let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: configuration.decoderLimits)
         let handler = ConnectionHandler(
             services: context, date: resources.date.value, openTiles: resources.openTiles.value, catalog: resources.catalog.value,
-            metricsShard: resources.metricsShard, timeouts: timeouts)
+            metricsShard: resources.metricsShard, timeouts: timeouts, accessLog: resources.accessLog.value)
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(timeouts)
         try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, takes: Router.answersFromTarget))
@@ -130,6 +141,9 @@ struct ServerRuntime: Sendable {
 
     /// Stops the threads (after a failed start).
     func shutdown() async {
+        for resources in loops.values {
+            try? await resources.flushAccessLog().get()
+        }
         await context.renders.shutdown()
         await context.warmer.shutdown()
         try? await threadPool.shutdownGracefully()

@@ -20,14 +20,15 @@ final class Services: Sendable {
     /// The open client connections.
     let connections: ConnectionRegistry
     /// The fixed pieces of responses.
-    let blocks = ResponseBlocks()
+    let blocks: ResponseBlocks
 
     /// Assembles the shared state.
     init(
         configuration: ServerConfiguration, catalog: ImageCatalog, tiles: TileStore, warmer: TileWarmer, renders: RenderPool,
         staticFiles: StaticFiles?,
-        metrics: Metrics, connections: ConnectionRegistry
+        metrics: Metrics, connections: ConnectionRegistry, blocks: ResponseBlocks
     ) {
+        self.blocks = blocks
         self.configuration = configuration
         self.catalog = catalog
         self.tiles = tiles

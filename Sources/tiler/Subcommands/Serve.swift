@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import TileServer
 
 /// `tiler serve`: serves every `*.dzi` pyramid under ROOT over HTTP until SIGINT or SIGTERM.
@@ -11,7 +12,9 @@ struct Serve: ParsableCommand {
             appear and disappear while serving. Routes: /api/images, /api/images/NAME/visible?x=&y=&width=&height=\
             &zoomScale=[&contentScale=][&prefetch=], /images/NAME.dzi, /images/NAME_files/L/C_R.EXT, /healthz, \
             /metrics, the IIIF Image API 3.0 (level 2) at /iiif/3/ID/info.json and /iiif/3/ID/REGION/SIZE/ROTATION/QUALITY.FORMAT \
-            (ID is the name with / written %2F), and the viewer at /. Stops gracefully on SIGINT or SIGTERM.
+            (ID is the name with / written %2F), and the viewer at /. Stops gracefully on SIGINT or SIGTERM. \
+            Every option can also be set by a TILER_* environment variable (TILER_PORT=9000, TILER_TRUST_PROXY=1, \
+            TILER_CORS_ORIGIN=https://a.example,https://b.example, TILER_ROOT=/data); an option on the command line wins.
             """
     )
 
@@ -68,7 +71,44 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("iiif-queue"), help: "IIIF renders that may wait for a thread; beyond that, 503 with Retry-After.")
     var iiifQueue = IIIFConfiguration().renderQueueLimit
 
+    @Option(
+        name: .customLong("cors-origin"),
+        help: "An origin whose pages' scripts may read the answers, e.g. https://viewer.example.org (repeatable; default *: any origin).")
+    var corsOrigins: [String] = []
+
+    @Option(name: .customLong("log-level"), help: "The least severe messages logged: trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    @Option(name: .customLong("log-format"), help: "text or json: the log's lines on stderr and the access log's on stdout.")
+    var logFormat = "text"
+
+    @Flag(
+        name: .customLong("access-log"),
+        help: "Write one line per request to stdout: time, client, method, target, status, bytes, duration (µs), cache hit or miss.")
+    var accessLog = false
+
+    /// The options `TILER_*` environment variables can set (see ``EnvironmentDefaults``).
+    static let environmentOptions: [EnvironmentDefaults.Option] = [
+        .init(name: "root", kind: .positional), .init(name: "host", kind: .value), .init(name: "port", kind: .value),
+        .init(name: "cache-mb", kind: .value), .init(name: "public", kind: .value), .init(name: "threads", kind: .value),
+        .init(name: "file-threads", kind: .value), .init(name: "open-files", kind: .value), .init(name: "public-url", kind: .value),
+        .init(name: "trust-proxy", kind: .flag), .init(name: "iiif-max-width", kind: .value), .init(name: "iiif-max-height", kind: .value),
+        .init(name: "iiif-max-area", kind: .value), .init(name: "iiif-threads", kind: .value), .init(name: "iiif-queue", kind: .value),
+        .init(name: "cors-origin", kind: .repeatable), .init(name: "log-level", kind: .value), .init(name: "log-format", kind: .value),
+        .init(name: "access-log", kind: .flag),
+    ]
+
     func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")) (got \(logLevel))")
+        }
+        guard AccessLogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json (got \(logFormat))") }
+        for origin in corsOrigins {
+            if let problem = ServerConfiguration.corsOriginProblem(origin) { throw ValidationError("--cors-origin: \(problem)") }
+        }
+        if corsOrigins.count > 1 && corsOrigins.contains("*") {
+            throw ValidationError("--cors-origin: * allows every origin; give it alone or list origins without it")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535 (got \(port))") }
         guard (0...(1 << 20)).contains(cacheMB) else { throw ValidationError("--cache-mb must be 0…1048576 (got \(cacheMB))") }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1…256 (got \(threads))") }
@@ -91,7 +131,13 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let format = AccessLogFormat(rawValue: logFormat) ?? .text
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level, format: format) }
         var configuration = ServerConfiguration(root: root)
+        configuration.logger = Logger(label: "tiler.server")
+        configuration.corsOrigins = corsOrigins.isEmpty ? ["*"] : corsOrigins
+        configuration.accessLog = accessLog ? format : nil
         configuration.host = host
         configuration.port = port
         configuration.cacheBytes = cacheMB << 20
