@@ -83,7 +83,7 @@ struct Router {
         if let target = try? RequestTarget(head.uri, maxPathBytes: services.configuration.maxPathBytes) {
             exchange.route = Route(path: target.path).label
         }
-        let error = RequestError(status: .methodNotAllowed, message: "method \(head.method) is not allowed; use GET or HEAD")
+        let error = RequestError(status: .methodNotAllowed, message: "method \(head.method) is not allowed; use GET, HEAD or OPTIONS")
         return .error(error, extraHeaders: "Allow: GET, HEAD, OPTIONS\r\n", close: true)
     }
 
