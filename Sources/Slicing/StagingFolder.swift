@@ -93,7 +93,23 @@ struct StagingFolder {
     /// Deletes the staging folder and everything in it, following no link. Errors are ignored: this runs on the way out
     /// of a failure (and a folder left behind is removed by a later slice's ``StagingSweep``).
     func discard() {
-        TreeRemoval.remove(path: path)
+        let parent = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard parent >= 0 else { return }
+        _ = Self.remove(URL(fileURLWithPath: path).lastPathComponent, in: parent)
+        close(parent)
+    }
+
+    /// Removes the staging folder `name` of the folder open as `parent`, following no link (``TreeRemoval``). The
+    /// owner file goes last, so that a folder only partly removed is still known for a leftover.
+    ///
+    /// - Returns: nil when it is gone, else the first `errno` met.
+    static func remove(_ name: String, in parent: Int32) -> Int32? {
+        let folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { return errno == ENOENT ? nil : errno }
+        defer { close(folder) }
+        if let code = TreeRemoval.removeContents(of: folder, depth: 1, keeping: StagingOwner.fileName) { return code }
+        if unlinkat(folder, StagingOwner.fileName, 0) != 0 && errno != ENOENT { return errno }
+        return unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT ? nil : errno
     }
 
     /// Whether anything (even a dangling link) is at `path`.

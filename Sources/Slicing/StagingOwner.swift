@@ -97,10 +97,15 @@ struct StagingOwner: Equatable, Sendable {
         return .present(startTime: startTime(of: pid))
     }
 
-    /// Field 22 of `/proc/PID/stat`. The command name (field 2) is in parentheses and may hold spaces and `)`, so the
-    /// fields are counted from the last `)`: the state (field 3) is the first word after it.
+    /// When `pid` started, in clock ticks after boot: field 22 of `/proc/PID/stat`; nil without `/proc`.
     static func startTime(of pid: Int32) -> String? {
-        guard let stat = readSmallFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
+        readSmallFile("/proc/\(pid)/stat").flatMap(startTime(inStat:))
+    }
+
+    /// Field 22 of the text of a `/proc/PID/stat`. The command name (field 2) is in parentheses and may hold spaces
+    /// and `)`, so the fields are counted from the last `)`: the state (field 3) is the first word after it.
+    static func startTime(inStat stat: String) -> String? {
+        guard let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 19, fields[19].allSatisfy(\.isNumber) else { return nil }
         return String(fields[19])

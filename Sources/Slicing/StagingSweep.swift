@@ -31,10 +31,10 @@ public enum StagingSweep {
         for name in names {
             let folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard folder >= 0 else { continue }
-            defer { close(folder) }
-            guard let why = verdict(on: folder, here: here, now: now, probe: probe) else { continue }
-            var code = TreeRemoval.removeContents(of: folder, depth: 1)
-            if unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT && code == nil { code = errno }
+            let why = verdict(on: folder, here: here, now: now, probe: probe)
+            close(folder)
+            guard let why else { continue }
+            let code = StagingFolder.remove(name, in: parent)
             leftovers.append(StagingLeftover(folder: name, why: why, failure: code.map { String(cString: strerror($0)) }))
         }
         return leftovers

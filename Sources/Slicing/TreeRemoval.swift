@@ -9,18 +9,6 @@ enum TreeRemoval {
     /// Folders nested deeper than this are not entered (a staging folder is three deep); the removal then fails.
     static let maxDepth = 64
 
-    /// Removes `path` (a folder, file or link) and everything below it.
-    ///
-    /// - Returns: nil when it is gone (or was never there), else the first `errno` met; as much as could be is removed.
-    @discardableResult
-    static func remove(path: String) -> Int32? {
-        let url = URL(fileURLWithPath: path)
-        let parent = open(url.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard parent >= 0 else { return errno == ENOENT ? nil : errno }
-        defer { close(parent) }
-        return remove(Array(url.lastPathComponent.utf8CString), in: parent, depth: 0)
-    }
-
     /// Removes the entry `name` of the folder open as `parent` and everything below it.
     ///
     /// - Returns: nil when it is gone, else the first `errno` met.
@@ -37,16 +25,17 @@ enum TreeRemoval {
         return inner ?? errno
     }
 
-    /// Removes everything inside the folder open as `folder` (which stays open).
+    /// Removes everything inside the folder open as `folder` (which stays open) but the entry `kept`.
     ///
-    /// - Returns: nil when it is empty, else the first `errno` met.
-    static func removeContents(of folder: Int32, depth: Int) -> Int32? {
+    /// - Returns: nil when that is done, else the first `errno` met.
+    static func removeContents(of folder: Int32, depth: Int, keeping kept: String? = nil) -> Int32? {
         guard depth <= maxDepth else { return ELOOP }
         // The names are read first: unlinking while reading can make some file systems skip entries.
         var names: [[CChar]] = []
         if let code = entries(of: folder, into: &names) { return code }
         var first: Int32?
-        for name in names {
+        let kept = kept.map { Array($0.utf8CString) }
+        for name in names where name != kept {
             if let code = remove(name, in: folder, depth: depth), first == nil { first = code }
         }
         return first
