@@ -2,8 +2,8 @@ import Foundation
 
 /// Removes the staging folders that slices killed mid-way (`kill -9`, a crash, a power cut) left in an output folder.
 ///
-/// A staging folder is a folder named `.NAME.tiler-XXXXXX`, of any pyramid name. One with an owner file (see
-/// ``StagingFolder``) is removed when its process is gone from this host: its PID no longer exists, now belongs to a
+/// A staging folder is a folder named `.NAME.tiler-XXXXXX`, of any pyramid name. One with an owner file (`.owner`:
+/// PID, process start time, host, boot, PID namespace — written when the slice creates the folder) is removed when its process is gone from this host: its PID no longer exists, now belongs to a
 /// process started at another time, or the host has restarted since. One owned by a process that runs, or made on
 /// another host (or in another PID namespace), is left alone. One without a readable owner file, as earlier versions
 /// made them, is removed once it has not changed for ``unownedAge`` seconds. Nothing is followed out of a folder
