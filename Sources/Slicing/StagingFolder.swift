@@ -8,6 +8,9 @@ import TileGeometry
 /// ``publish()`` moves `NAME_files` into place first and `NAME.dzi` last. With `force`, the old pair is first moved
 /// into the staging folder (`.dzi` first), and deleted with it once the new pair is in place; if a move fails the old
 /// pair is moved back. ``discard()`` deletes the staging folder and everything in it.
+///
+/// The folder holds an owner file from the start (``StagingOwner``: PID, start time, host), so that when a slice is
+/// killed before it can discard its folder, a later slice's ``StagingSweep`` can tell the folder is abandoned.
 struct StagingFolder {
     /// The destination folder.
     let directory: String
@@ -25,7 +28,7 @@ struct StagingFolder {
     /// Where the tile folder goes.
     var destinationFiles: String { "\(directory)/\(name)_files" }
 
-    /// Checks the destination and creates the staging folder.
+    /// Checks the destination and creates the staging folder with its owner file.
     ///
     /// - Throws: ``SliceError/Reason/invalidOptions`` for a bad name, ``SliceError/Reason/destinationExists`` when
     ///   `NAME.dzi` or `NAME_files` exists and `force` is off, ``SliceError/Reason/destination`` when `directory` is
@@ -50,7 +53,12 @@ struct StagingFolder {
             throw SliceError.system(.destination, "cannot create a temporary folder in \(directory)", errno: errno)
         }
         let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return StagingFolder(directory: directory, name: name, path: path)
+        let staging = StagingFolder(directory: directory, name: name, path: path)
+        if let code = TileWriter.writeFile(name: "\(path)/\(StagingOwner.fileName)", bytes: Array(StagingOwner.current().line.utf8)) {
+            staging.discard()
+            throw SliceError.system(.destination, "cannot write \(path)/\(StagingOwner.fileName)", errno: code)
+        }
+        return staging
     }
 
     /// Writes the staged `NAME.dzi`.
@@ -82,9 +90,26 @@ struct StagingFolder {
         discard()
     }
 
-    /// Deletes the staging folder and everything in it. Errors are ignored: this runs on the way out of a failure.
+    /// Deletes the staging folder and everything in it, following no link. Errors are ignored: this runs on the way out
+    /// of a failure (and a folder left behind is removed by a later slice's ``StagingSweep``).
     func discard() {
-        try? FileManager.default.removeItem(atPath: path)
+        let parent = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard parent >= 0 else { return }
+        _ = Self.remove(URL(fileURLWithPath: path).lastPathComponent, in: parent)
+        close(parent)
+    }
+
+    /// Removes the staging folder `name` of the folder open as `parent`, following no link (``TreeRemoval``). The
+    /// owner file goes last, so that a folder only partly removed is still known for a leftover.
+    ///
+    /// - Returns: nil when it is gone, else the first `errno` met.
+    static func remove(_ name: String, in parent: Int32) -> Int32? {
+        let folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { return errno == ENOENT ? nil : errno }
+        defer { close(folder) }
+        if let code = TreeRemoval.removeContents(of: folder, depth: 1, keeping: StagingOwner.fileName) { return code }
+        if unlinkat(folder, StagingOwner.fileName, 0) != 0 && errno != ENOENT { return errno }
+        return unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT ? nil : errno
     }
 
     /// Whether anything (even a dangling link) is at `path`.

@@ -40,7 +40,8 @@ struct SliceRequest {
         return result.isEmpty ? "image" : result
     }
 
-    /// Slices, blocking the calling thread, and returns the builder's summary and the source's header. A failure
+    /// Slices, blocking the calling thread, and returns the builder's summary and the source's header. First removes
+    /// the staging folders killed slices left in the output folder, one line on standard error each. A failure
     /// leaves no trace: the builder removes its staging folder, and an output folder this run created is removed.
     func run(showProgress: Bool) throws -> (SliceSummary, ImageHeader) {
         let name = try pyramidName()
@@ -62,6 +63,7 @@ struct SliceRequest {
         options.force = force
         options.progressInterval = 0.1
         let created = try OutputFolder.create(output)
+        for leftover in StagingSweep.removeLeftovers(in: output) { StandardError.print("tiler: \(leftover)") }
         do {
             let summary = try slice(source, orientation: orientation, total: displayed, name: name, options: options, showProgress: showProgress)
             return (summary, header)

@@ -11,7 +11,9 @@ struct Slice: ParsableCommand {
         discussion: """
             Writes DIR/NAME.dzi and DIR/NAME_files/LEVEL/COL_ROW.EXT. The pyramid is built in a hidden folder beside \
             the destination and moved into place only when complete: on any error or interruption nothing is left \
-            behind, and an existing pyramid is replaced (with --force) only once the new one is whole.
+            behind, and an existing pyramid is replaced (with --force) only once the new one is whole. Hidden folders \
+            that killed slices left in the output folder are removed first (those of running slices and of other \
+            hosts are kept), one line on standard error each.
             """
     )
 
