@@ -107,21 +107,19 @@ import Testing
         #expect(try outside.snapshot() == before)
     }
 
-    @Test(.enabled(if: geteuid() != 0, "root may remove anything"))
-    func aFolderThatCannotBeRemovedIsReported() throws {
+    @Test func aFolderThatCannotBeRemovedIsReported() throws {
         let fixture = try SliceFixture()
         let ended = try Self.endedPID()
         let staging = try Self.leftover(".photo.tiler-ab12cd", owner: Self.owner(pid: ended), in: fixture)
-        chmod("\(staging)/photo_files/10", 0o555)
-        defer { chmod("\(staging)/photo_files/10", 0o755) }
+        // Folders nested deeper than removal enters (root may remove anything, so depth, not permissions, makes it fail).
+        let deep = staging + "/photo_files" + String(repeating: "/d", count: TreeRemoval.maxDepth + 2)
+        try FileManager.default.createDirectory(atPath: deep, withIntermediateDirectories: true)
         let removed = StagingSweep.removeLeftovers(in: fixture.directory)
-        #expect(
-            removed.map(\.description) == [
-                "cannot remove .photo.tiler-ab12cd (left by process \(ended) on this host, which is gone): Permission denied"
-            ])
-        // The locked tiles stay, and so does the owner file: the next slice knows the folder and tries again.
-        #expect(try fixture.listing(".photo.tiler-ab12cd") == [StagingOwner.fileName, "photo_files"])
-        #expect(try fixture.listing(".photo.tiler-ab12cd/photo_files/10") == ["0_0.jpg", "1_0.jpg"])
+        #expect(removed.count == 1)
+        let line = removed.first?.description ?? ""
+        #expect(line.hasPrefix("cannot remove .photo.tiler-ab12cd (left by process \(ended) on this host, which is gone): "), "\(line)")
+        // The owner file stays: the next slice knows the folder and tries again.
+        #expect(try fixture.listing(".photo.tiler-ab12cd").contains(StagingOwner.fileName))
     }
 
     @Test(arguments: [
