@@ -53,11 +53,11 @@ final class AccessLog {
             buffer.writeStaticString("\",\"target\":\"")
             writeEscaped(exchange.target)
             buffer.writeStaticString("\",\"status\":")
-            buffer.writeString(String(status.rawValue))
+            LoadedFile.writeNumber(status.rawValue, radix: 10, into: &buffer)
             buffer.writeStaticString(",\"bytes\":")
-            buffer.writeString(String(bytes))
+            LoadedFile.writeNumber(bytes, radix: 10, into: &buffer)
             buffer.writeStaticString(",\"duration_us\":")
-            buffer.writeString(String(microseconds))
+            LoadedFile.writeNumber(Int(microseconds), radix: 10, into: &buffer)
             buffer.writeStaticString(",\"cache\":\"")
             buffer.writeStaticString(cache)
             buffer.writeStaticString("\"}\n")
@@ -70,11 +70,11 @@ final class AccessLog {
             buffer.writeStaticString(" ")
             writeEscaped(exchange.target)
             buffer.writeStaticString("\" ")
-            buffer.writeString(String(status.rawValue))
+            LoadedFile.writeNumber(status.rawValue, radix: 10, into: &buffer)
             buffer.writeStaticString(" ")
-            buffer.writeString(String(bytes))
+            LoadedFile.writeNumber(bytes, radix: 10, into: &buffer)
             buffer.writeStaticString(" ")
-            buffer.writeString(String(microseconds))
+            LoadedFile.writeNumber(Int(microseconds), radix: 10, into: &buffer)
             buffer.writeStaticString("us ")
             buffer.writeStaticString(cache)
             buffer.writeStaticString("\n")
@@ -105,10 +105,15 @@ final class AccessLog {
     /// Writes `text` with `"`, `\` and control characters escaped as `\u00XX` (valid JSON — a `String` is valid
     /// UTF-8 — and one line of plain text whatever a client sent).
     private func writeEscaped(_ text: String) {
+        // Nearly every target needs no escape: one scan, then one copy.
+        guard text.utf8.contains(where: Self.needsEscape) else {
+            buffer.writeString(text)
+            return
+        }
         var text = text
         text.withUTF8 { bytes in
             var start = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            for (index, byte) in bytes.enumerated() where Self.needsEscape(byte) {
                 buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index]))
                 buffer.writeStaticString("\\u00")
                 let hex: StaticString = "0123456789abcdef"
@@ -118,6 +123,10 @@ final class AccessLog {
             }
             buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
         }
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// `seconds` since 1970 as `YYYY-MM-DDTHH:MM:SS.` (UTC).

@@ -73,7 +73,7 @@ struct LoadedFile: Sendable {
     }
 
     /// Writes `value`'s digits in `radix` (lowercase), with a `-` if negative.
-    private static func writeNumber(_ value: Int, radix: Int, into buffer: inout ByteBuffer) {
+    static func writeNumber(_ value: Int, radix: Int, into buffer: inout ByteBuffer) {
         if value < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         let base = UInt(radix)
