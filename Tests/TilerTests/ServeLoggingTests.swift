@@ -151,6 +151,24 @@ import Testing
         #expect(server.stdout.contains("\"GET /images/pic.dzi\" 200 "), "\(server.stdout)")
     }
 
+    @Test func sighupRescansAndKeepsServing() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let root = try Self.pyramid(fixtures)
+        let server = try Running(["serve", root, "--port", "0", "--backlog", "64", "--shutdown-grace", "2"])
+        defer { server.stop() }
+        kill(server.process.processIdentifier, SIGHUP)
+        let deadline = Date().addingTimeInterval(10)
+        while !server.stderr.contains("SIGHUP: rescanned ROOT"), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(server.stderr.contains("SIGHUP: rescanned ROOT (0 added, 0 removed)"), "\(server.stderr)")
+        #expect(server.process.isRunning, "SIGHUP must not stop the server")
+        #expect(try ServeReSliceTests.get(server.base + "/healthz").status == 200)
+        for (option, value) in [("--backlog", "0"), ("--shutdown-grace", "0"), ("--shutdown-grace", "-1")] {
+            let bad = try TilerProcess.run(["serve", root, option, value])
+            #expect(bad.status != 0 && bad.stderr.contains(option), "\(option) \(value): \(bad.stderr)")
+        }
+    }
+
     /// The response headers (lower-cased names) of one request.
     static func headers(_ request: URLRequest) throws -> [String: String] {
         let result = Locked<[String: String]>([:])

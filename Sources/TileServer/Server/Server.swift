@@ -64,6 +64,22 @@ public final class Server: Sendable {
         configuration.logger.info("Serving \(count) image\(count == 1 ? "" : "s") from \(catalog.root) at \(url)")
     }
 
+    /// Rescans ROOT now (as the periodic rescan does; what `tiler serve` does on SIGHUP) and returns how many images
+    /// were added and removed. Runs on a file thread; safe to call from any thread.
+    public func rescan() async -> (added: Int, removed: Int) {
+        let catalog = context.catalog
+        let tiles = context.tiles
+        let parts = self.parts
+        let result = try? await parts.threadPool.runIfActive {
+            let changes = catalog.rescan()
+            let removed = Set(changes.removed.map(\.id))
+            tiles.evict(images: removed)
+            if !removed.isEmpty { parts.closeTileFiles(of: removed) }
+            return (changes.added.count, changes.removed.count)
+        }
+        return result ?? (0, 0)
+    }
+
     /// Counters and sizes of the cache and the catalog, as `/metrics` shows them.
     public var statistics: ServerStatistics {
         context.statistics

@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -47,6 +48,9 @@ public struct ServerConfiguration: Sendable {
     public var maxScanDepth: Int
     /// On shutdown, how long in-flight requests may take before their connections are closed regardless.
     public var shutdownGracePeriod: Duration
+    /// The listen backlog: connections the kernel queues before they are accepted (≥ 1; the kernel caps it at
+    /// `net.core.somaxconn`, which ``effectiveBacklog`` applies).
+    public var listenBacklog: Int
     /// The most tiles waiting to be loaded into the cache in the background after visible-rect queries (the
     /// newest viewport's first; 0 turns warming off).
     public var maxPrefetchTiles: Int
@@ -79,6 +83,7 @@ public struct ServerConfiguration: Sendable {
         self.rescanInterval = .seconds(1)
         self.maxScanDepth = 8
         self.shutdownGracePeriod = .seconds(10)
+        self.listenBacklog = 4096
         self.maxPrefetchTiles = 256
         self.maxStaticFileBytes = 64 << 20
         self.iiif = IIIFConfiguration()
@@ -105,5 +110,20 @@ extension ServerConfiguration {
     /// `scheme://host[:port]` as browsers send it in `Origin`.
     public static func corsOriginProblem(_ origin: String) -> String? {
         CORSPolicy.problem(with: origin)
+    }
+}
+
+extension ServerConfiguration {
+    /// ``listenBacklog`` capped by the kernel's `net.core.somaxconn` (read from `/proc`; uncapped if unreadable).
+    var effectiveBacklog: Int {
+        var limit = Int(Int32.max)
+        let descriptor = open("/proc/sys/net/core/somaxconn", O_RDONLY | O_CLOEXEC)
+        if descriptor >= 0 {
+            var bytes = [UInt8](repeating: 0, count: 32)
+            let count = read(descriptor, &bytes, bytes.count)
+            close(descriptor)
+            if count > 0, let value = Int(String(decoding: bytes[..<count], as: UTF8.self).filter(\.isNumber)) { limit = value }
+        }
+        return max(1, min(listenBacklog, limit))
     }
 }

@@ -81,6 +81,7 @@ struct ServerRuntime: Sendable {
         guard (0...65535).contains(configuration.port) else { throw ServerError("port must be 0…65535 (got \(configuration.port))") }
         guard configuration.cacheBytes >= 0 else { throw ServerError("the cache budget must be ≥ 0 bytes") }
         guard configuration.eventLoopThreads >= 1, configuration.fileThreads >= 1 else { throw ServerError("thread counts must be ≥ 1") }
+        guard configuration.listenBacklog >= 1 else { throw ServerError("the listen backlog must be ≥ 1") }
         guard configuration.maxPrefetchTiles >= 0 else { throw ServerError("maxPrefetchTiles must be ≥ 0") }
         guard configuration.openTileFilesPerLoop >= 0 else { throw ServerError("openTileFilesPerLoop must be ≥ 0") }
         let durations = [configuration.headTimeout, configuration.idleTimeout, configuration.rescanInterval, configuration.shutdownGracePeriod]
@@ -102,7 +103,7 @@ struct ServerRuntime: Sendable {
         let loops = self.loops
         let runtime = self
         return ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.backlog, value: Int32(clamping: configuration.effectiveBacklog))
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 
-/// The one place `tiler` receives SIGINT and SIGTERM.
+/// The one place `tiler` receives SIGINT, SIGTERM and SIGHUP.
 ///
 /// Both are blocked in the main thread before any other thread exists, so every thread inherits the block, and
 /// a dedicated thread takes them with `sigwait`. A long job installs a handler (the slicer cancels and cleans up,
@@ -14,7 +14,7 @@ final class SignalHub: @unchecked Sendable {
     static let shared = SignalHub()
 
     /// The signals the hub takes.
-    static let signals: [Int32] = [SIGINT, SIGTERM]
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     // `handler` is read by the waiting thread and written by jobs; the lock orders the two.
     private let lock = NSLock()
@@ -96,6 +96,7 @@ final class SignalHub: @unchecked Sendable {
         switch number {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
         default: "signal \(number)"
         }
     }

@@ -12,7 +12,7 @@ struct Serve: ParsableCommand {
             appear and disappear while serving. Routes: /api/images, /api/images/NAME/visible?x=&y=&width=&height=\
             &zoomScale=[&contentScale=][&prefetch=], /images/NAME.dzi, /images/NAME_files/L/C_R.EXT, /healthz, \
             /metrics, the IIIF Image API 3.0 (level 2) at /iiif/3/ID/info.json and /iiif/3/ID/REGION/SIZE/ROTATION/QUALITY.FORMAT \
-            (ID is the name with / written %2F), and the viewer at /. Stops gracefully on SIGINT or SIGTERM. \
+            (ID is the name with / written %2F), and the viewer at /. Stops gracefully on SIGINT or SIGTERM; SIGHUP rescans ROOT. \
             Every option can also be set by a TILER_* environment variable (TILER_PORT=9000, TILER_TRUST_PROXY=1, \
             TILER_CORS_ORIGIN=https://a.example,https://b.example, TILER_ROOT=/data); an option on the command line wins.
             """
@@ -82,6 +82,13 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("log-format"), help: "text or json: the log's lines on stderr and the access log's on stdout.")
     var logFormat = "text"
 
+    @Option(help: "Connections the kernel queues before they are accepted (capped by net.core.somaxconn).")
+    var backlog = ServerConfiguration(root: ".").listenBacklog
+
+    @Option(
+        name: .customLong("shutdown-grace"), help: "Seconds requests in flight may take after SIGTERM or SIGINT before their connections are closed.")
+    var shutdownGrace = 10.0
+
     @Flag(
         name: .customLong("access-log"),
         help: "Write one line per request to stdout: time, client, method, target, status, bytes, duration (µs), cache hit or miss.")
@@ -95,12 +102,16 @@ struct Serve: ParsableCommand {
         .init(name: "trust-proxy", kind: .flag), .init(name: "iiif-max-width", kind: .value), .init(name: "iiif-max-height", kind: .value),
         .init(name: "iiif-max-area", kind: .value), .init(name: "iiif-threads", kind: .value), .init(name: "iiif-queue", kind: .value),
         .init(name: "cors-origin", kind: .repeatable), .init(name: "log-level", kind: .value), .init(name: "log-format", kind: .value),
-        .init(name: "access-log", kind: .flag),
+        .init(name: "access-log", kind: .flag), .init(name: "backlog", kind: .value), .init(name: "shutdown-grace", kind: .value),
     ]
 
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")) (got \(logLevel))")
+        }
+        guard (1...(1 << 20)).contains(backlog) else { throw ValidationError("--backlog must be 1…1048576 (got \(backlog))") }
+        guard shutdownGrace > 0, shutdownGrace <= 3600 else {
+            throw ValidationError("--shutdown-grace must be more than 0 and at most 3600 seconds (got \(shutdownGrace))")
         }
         guard AccessLogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json (got \(logFormat))") }
         for origin in corsOrigins {
@@ -138,6 +149,8 @@ struct Serve: ParsableCommand {
         configuration.logger = Logger(label: "tiler.server")
         configuration.corsOrigins = corsOrigins.isEmpty ? ["*"] : corsOrigins
         configuration.accessLog = accessLog ? format : nil
+        configuration.listenBacklog = backlog
+        configuration.shutdownGracePeriod = .milliseconds(Int64((shutdownGrace * 1000).rounded()))
         configuration.host = host
         configuration.port = port
         configuration.cacheBytes = cacheMB << 20
@@ -153,7 +166,17 @@ struct Serve: ParsableCommand {
         } catch {
             throw CommandFailure(Self.startFailure(error, host: host, port: port))
         }
-        SignalHub.shared.setHandler { _ in Task { await server.shutdown() } }
+        SignalHub.shared.setHandler { number in
+            guard number == SIGHUP else {
+                Task { await server.shutdown() }
+                return
+            }
+            // An operator's reload: rescan ROOT now. Logs go to stdout and stderr, so there is no file to reopen.
+            Task {
+                let (added, removed) = await server.rescan()
+                server.configuration.logger.notice("SIGHUP: rescanned ROOT (\(added) added, \(removed) removed)")
+            }
+        }
         defer { SignalHub.shared.clear() }
         // Unbuffered, so a script reading stdout learns the URL (and the port when --port 0) at once.
         FileHandle.standardOutput.write(Data("Tiler is serving \(root) at \(server.url)\n".utf8))
