@@ -15,28 +15,13 @@ SIZE=${SIZE:-16384}
 CONNECTIONS=${CONNECTIONS:-64}
 
 scripts/setup wrk
-swift build -c release --product tiler >/dev/null
-TILER="$(swift build -c release --show-bin-path)/tiler"
-mkdir -p "$BENCH_DIR"
-SOURCE="$BENCH_DIR/serve-$SIZE.jpg"
-ROOT="$BENCH_DIR/serve-root"
-[ -s "$SOURCE" ] || "$TILER" sample "$SOURCE" --size "${SIZE}x${SIZE}" --quiet
-[ -s "$ROOT/img.dzi" ] || "$TILER" slice "$SOURCE" -o "$ROOT" --name img --quiet --force
-TOP=$("$TILER" info "$SOURCE" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["pyramid"]["maxLevel"])')
+source bench/lib.sh
+prepare_serve_pyramid
 LEVEL=$((TOP - 1)) GRID=$(( (SIZE / 2 + 255) / 256 ))
 
 WORK=$(mktemp -d "$BENCH_DIR/access-log.XXXXXX")
 trap 'kill $(cat "$WORK"/*.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$WORK"' EXIT
-# serve NAME ARGS… → the port (pid in $WORK/NAME.pid, stdout in $WORK/NAME.out: the access log when on).
-serve() {
-    local name=$1
-    shift
-    "$TILER" serve "$ROOT" --port 0 --cache-mb 256 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
-    echo $! >"$WORK/$name.pid"
-    for _ in $(seq 100); do grep -q "serving" "$WORK/$name.out" 2>/dev/null && break; sleep 0.1; done
-    grep -o '127.0.0.1:[0-9]*' "$WORK/$name.out" | head -1 | cut -d: -f2
-}
-declare -A ports=([off]=$(serve off) [on]=$(serve on --access-log --log-format "$FORMAT"))
+declare -A ports=([off]=$(start_tiler off "$TILER" --cache-mb 256) [on]=$(start_tiler on "$TILER" --cache-mb 256 --access-log --log-format "$FORMAT"))
 
 # run PORT LUA|PATH → req/s
 run() {
@@ -49,7 +34,6 @@ run() {
     if grep -q "Non-2xx" <<<"$out"; then echo "non-2xx answers: $out" >&2; exit 1; fi
     awk '/Requests\/sec/ { printf "%.0f\n", $2 }' <<<"$out"
 }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 declare -A results
 for server in off on; do  # warm both caches with the level

@@ -1,4 +1,4 @@
-# Shared by the slicing benchmarks (sourced, not run): needs BENCH_DIR set.
+# Shared by the benchmarks (sourced, not run): needs BENCH_DIR set.
 
 # measure NAME OUTDIR COMMAND...: runs COMMAND under GNU time in an emptied OUTDIR, appends "wall cpu peakKiB" to
 # $BENCH_DIR/NAME.times; on failure prints the command's stderr and exits.
@@ -17,3 +17,27 @@ measure() {
 
 # median: the median of the numbers on stdin, one per line.
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# prepare_serve_pyramid: builds tiler (release) and, once per BENCH_DIR, a SIZE² sample picture and its pyramid `img`;
+# sets TILER, SOURCE, ROOT and TOP (the pyramid's top level).
+prepare_serve_pyramid() {
+    swift build -c release --product tiler >/dev/null
+    TILER="$(swift build -c release --show-bin-path)/tiler"
+    mkdir -p "$BENCH_DIR"
+    SOURCE="$BENCH_DIR/serve-$SIZE.jpg"
+    ROOT="$BENCH_DIR/serve-root"
+    [ -s "$SOURCE" ] || "$TILER" sample "$SOURCE" --size "${SIZE}x${SIZE}" --quiet
+    [ -s "$ROOT/img.dzi" ] || "$TILER" slice "$SOURCE" -o "$ROOT" --name img --quiet --force
+    TOP=$("$TILER" info "$SOURCE" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["pyramid"]["maxLevel"])')
+}
+
+# start_tiler NAME BINARY ARGS… → the port a `BINARY serve ROOT --port 0 ARGS…` listens on; its pid in $WORK/NAME.pid,
+# its stdout (the access log, when on) in $WORK/NAME.out.
+start_tiler() {
+    local name=$1 binary=$2
+    shift 2
+    "$binary" serve "$ROOT" --port 0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    echo $! >"$WORK/$name.pid"
+    for _ in $(seq 100); do grep -q "serving" "$WORK/$name.out" 2>/dev/null && break; sleep 0.1; done
+    grep -o '127.0.0.1:[0-9]*' "$WORK/$name.out" | head -1 | cut -d: -f2
+}

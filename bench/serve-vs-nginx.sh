@@ -19,14 +19,8 @@ CACHE_MB=${CACHE_MB:-64}
 CONNECTIONS=${CONNECTIONS:-64}
 
 scripts/setup nginx-light wrk
-swift build -c release --product tiler >/dev/null
-TILER="$(swift build -c release --show-bin-path)/tiler"
-mkdir -p "$BENCH_DIR"
-SOURCE="$BENCH_DIR/serve-$SIZE.jpg"
-ROOT="$BENCH_DIR/serve-root"
-[ -s "$SOURCE" ] || "$TILER" sample "$SOURCE" --size "${SIZE}x${SIZE}" --quiet
-[ -s "$ROOT/img.dzi" ] || "$TILER" slice "$SOURCE" -o "$ROOT" --name img --quiet --force
-TOP=$("$TILER" info "$SOURCE" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["pyramid"]["maxLevel"])')
+source bench/lib.sh
+prepare_serve_pyramid
 GRID=$(( (SIZE + 255) / 256 ))
 FITS_LEVEL=$((TOP - 1)) FITS_GRID=$(( (SIZE / 2 + 255) / 256 ))
 level_bytes() { du -sb "$ROOT/img_files/$1" | cut -f1; }
@@ -57,21 +51,13 @@ http {
 }
 CONF
 nginx -c "$WORK/nginx.conf"
-# serve NAME BINARY → the port a `tiler serve` of ROOT listens on (its pid in $WORK/NAME.pid).
-serve() {
-    local name=$1 binary=$2
-    "$binary" serve "$ROOT" --port 0 --cache-mb "$CACHE_MB" >"$WORK/$name.out" 2>"$WORK/$name.err" &
-    echo $! >"$WORK/$name.pid"
-    for _ in $(seq 100); do grep -q "serving" "$WORK/$name.out" 2>/dev/null && break; sleep 0.1; done
-    grep -o '127.0.0.1:[0-9]*' "$WORK/$name.out" | head -1 | cut -d: -f2
-}
 declare -A ports=([nginx]=$NGINX_PORT)
-ports[tiler]=$(serve tiler "$TILER")
+ports[tiler]=$(start_tiler tiler "$TILER" --cache-mb "$CACHE_MB")
 SERVERS="nginx tiler"
 TILERS="tiler"
 if [ -n "${TILER_BEFORE:-}" ]; then
     [ -x "$TILER_BEFORE" ] || { echo "TILER_BEFORE=$TILER_BEFORE is not an executable" >&2; exit 1; }
-    ports[before]=$(serve before "$TILER_BEFORE")
+    ports[before]=$(start_tiler before "$TILER_BEFORE" --cache-mb "$CACHE_MB")
     SERVERS="nginx tiler before"
     TILERS="tiler before"
 fi
@@ -94,7 +80,6 @@ run() {
     [ -z "${VERBOSE:-}" ] || echo "  ${SERVER:-} ${LEVEL:+level $LEVEL }$what: $result" >&2
     echo "$result"
 }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 HOT="/images/img_files/$FITS_LEVEL/3_3.jpg"
 # measure SERVER CASE: one measurement of a case against one server, appended to its results.

@@ -38,7 +38,8 @@ enum EnvironmentDefaults {
         guard let command = arguments.first, let options = commands[command] else { return arguments }
         let rest = arguments.dropFirst()
         if rest.contains(where: { $0 == "--help" || $0 == "-h" || $0 == "--experimental-dump-help" }) { return arguments }
-        let given = given(in: Array(rest), options: options)
+        let positional = options.first { $0.kind == .positional }
+        let given = given(in: Array(rest), options: options, positional: positional)
         var added: [String] = []
         for option in options where !given.contains(option.name) {
             guard let value = environment[option.variable], !value.isEmpty else { continue }
@@ -56,7 +57,7 @@ enum EnvironmentDefaults {
             }
         }
         var result = [command] + added + rest
-        if let positional = options.first(where: { $0.kind == .positional }), !given.contains(positional.name),
+        if let positional, !given.contains(positional.name),
             let value = environment[positional.variable], !value.isEmpty
         {
             // After `--`, so that a value starting with `-` is still the argument.
@@ -65,19 +66,19 @@ enum EnvironmentDefaults {
         return result
     }
 
-    /// The names of the options (and the positional argument) `arguments` gives.
-    private static func given(in arguments: [String], options: [Option]) -> Set<String> {
+    /// The names of the options (and of `positional`, the command's positional argument) `arguments` gives.
+    private static func given(in arguments: [String], options: [Option], positional: Option?) -> Set<String> {
         var names: Set<String> = []
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
             if argument == "--" {
-                if index < arguments.count, let positional = options.first(where: { $0.kind == .positional }) { names.insert(positional.name) }
+                if index < arguments.count, let positional { names.insert(positional.name) }
                 break
             }
             guard argument.hasPrefix("--") else {
-                if let positional = options.first(where: { $0.kind == .positional }) { names.insert(positional.name) }
+                if let positional { names.insert(positional.name) }
                 continue
             }
             let body = argument.dropFirst(2)

@@ -194,8 +194,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// After a response of `bytes` body bytes: counts it (and logs it, with an access log), then closes (once
     /// written) if it said so, else tells the timeout handler when all is answered.
     func finish(_ exchange: Exchange, status: HTTPStatus, bytes: Int, close: Bool, context: ChannelHandlerContext) {
-        let now = NIODeadline.now()
-        let elapsed = now - exchange.started
+        let elapsed = NIODeadline.now() - exchange.started
         services.metrics.record(route: exchange.route, status: status, nanoseconds: elapsed.nanoseconds, shard: metricsShard)
         if let accessLog {
             accessLog.record(exchange, status: status, bytes: bytes, microseconds: elapsed.nanoseconds / 1000, client: clientAddress(context))
