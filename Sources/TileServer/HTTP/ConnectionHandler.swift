@@ -76,6 +76,12 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.context = nil
     }
 
+    func channelInactive(context: ChannelHandlerContext) {
+        // The client has gone: a render it still waits for is wasted work.
+        state.awaited?.render?.cancel()
+        context.fireChannelInactive()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         accept(.part(unwrapInboundIn(data)), context: context)
     }
@@ -123,7 +129,9 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
             closeIfIdle(context: context)
         } else if let event = event as? ChannelEvent, event == .inputClosed {
             state.closeInput()
-            closeIfIdle(context: context)
+            if !abandonRender(context: context) {
+                closeIfIdle(context: context)
+            }
         } else {
             context.fireUserInboundEventTriggered(event)
         }
@@ -165,7 +173,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Writes the awaited response once it has arrived (if the connection still waits for it), then answers what
     /// queued up.
     private func responseArrived(_ response: Response) {
-        guard let context, let exchange = state.responseArrived() else { return }
+        guard let context, let exchange = state.responseArrived() else { return response.discard() }
         write(response, for: exchange, context: context)
         resume(context: context)
     }
@@ -186,9 +194,24 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Starts waiting for a ``Response/later`` answer to `exchange`.
-    func awaitResponse(for exchange: Exchange) {
+    /// Starts waiting for a ``Response/later`` answer to `exchange` (none when it is a render for a client that has
+    /// already closed its side: see ``abandonRender(context:)``).
+    func awaitResponse(for exchange: Exchange, context: ChannelHandlerContext) {
         state.awaitResponse(for: exchange)
+        abandonRender(context: context)
+    }
+
+    /// When the client has closed its side while a render is awaited, cancels the render and closes the connection,
+    /// returning `true`. Like nginx, which takes a client's end of input during a proxied request for the client going
+    /// away (its 499): a render costs seconds of a render thread and its memory, so it is not finished for a client
+    /// that most likely left (a browser navigating away closes the socket); a client that only half-closed would have
+    /// to ask again.
+    @discardableResult
+    private func abandonRender(context: ChannelHandlerContext) -> Bool {
+        guard state.inputClosed, let render = state.awaited?.render else { return false }
+        render.cancel()
+        closeAfterWrites(context: context)
+        return true
     }
 
     /// After a response of `bytes` body bytes: counts it (and logs it, with an access log), then closes (once

@@ -45,6 +45,12 @@ struct ConnectionState {
         return false
     }
 
+    /// The exchange whose response is awaited, if any.
+    var awaited: Exchange? {
+        if case .awaiting(let exchange) = phase { return exchange }
+        return nil
+    }
+
     /// Whether what arrives now must wait: a response is awaited or earlier arrivals are still queued.
     var mustQueue: Bool {
         if case .awaiting = phase { return true }

@@ -1,7 +1,8 @@
 import TileCache
 
 /// A snapshot of a server's counters and sizes besides its request counts: the tile cache, the tile reads by kind,
-/// the catalog and the connections. The one statistics type: ``Server/statistics`` returns it and `/metrics` shows it.
+/// the catalog, the connections and the IIIF renders. The one statistics type: ``Server/statistics`` returns it and
+/// `/metrics` shows it.
 public struct ServerStatistics: Sendable, Hashable {
     /// Tile requests answered from memory.
     public var cacheHits: Int
@@ -28,9 +29,21 @@ public struct ServerStatistics: Sendable, Hashable {
     public var images: Int
     /// Open client connections.
     public var connections: Int
+    /// IIIF renders that started on a render thread (not stored tiles, not `HEAD`, not refused).
+    public var iiifRenders: Int
+    /// IIIF renders cancelled because their client had gone: dropped while waiting for a thread, or stopped between
+    /// rows.
+    public var iiifRendersCancelled: Int
+    /// IIIF renders refused (503) because the render budget was in use.
+    public var iiifRendersRefused: Int
+    /// Bytes the render budget holds now: renders running and bodies not yet written to their sockets.
+    public var iiifRenderBytes: Int
+    /// The render budget, in bytes.
+    public var iiifRenderBudget: Int
 
-    /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's and the connections' counts.
-    init(cache: CacheStatistics, tiles: TileStore, images: Int, connections: Int) {
+    /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's and the connections' counts, and
+    /// the renders' counters.
+    init(cache: CacheStatistics, tiles: TileStore, images: Int, connections: Int, renders: RenderPool, renderBudget: RenderBudget) {
         cacheHits = cache.hits
         cacheMisses = cache.misses
         cacheEvictions = cache.evictions
@@ -43,5 +56,10 @@ public struct ServerStatistics: Sendable, Hashable {
         fileSends = tiles.fileSendCount
         self.images = images
         self.connections = connections
+        iiifRenders = renders.started
+        iiifRendersCancelled = renders.cancelled
+        iiifRendersRefused = renderBudget.refused
+        iiifRenderBytes = renderBudget.reserved
+        iiifRenderBudget = renderBudget.limit
     }
 }
