@@ -33,10 +33,10 @@ import Testing
         return configuration
     }
 
-    /// Asks for `target` on a connection that never reads.
-    static func stalledClient(_ server: Server, _ target: String) throws -> RawHTTPConnection {
+    /// Asks for `target` (with `headers`) on a connection that never reads.
+    static func stalledClient(_ server: Server, _ target: String, headers: [String] = []) throws -> RawHTTPConnection {
         let connection = try RawHTTPConnection(port: server.port, receiveBuffer: tinyWindow)
-        try connection.request(target)
+        try connection.request(target, headers: headers)
         return connection
     }
 
@@ -73,12 +73,14 @@ import Testing
         }
     }
 
-    @Test func aClientThatStopsReadingARenderIsDroppedAndItsBudgetFreed() async throws {
+    /// Kept alive or to be closed after the response, a connection whose client stops reading is dropped.
+    @Test(arguments: [[], ["Connection: close"]])
+    func aClientThatStopsReadingARenderIsDroppedAndItsBudgetFreed(headers: [String]) async throws {
         let fixture = try Self.fixture()
         var configuration = Self.configuration(fixture)
         configuration.idleTimeout = .seconds(1)
         try await withServer(fixture, configuration) { server in
-            let stalled = try Self.stalledClient(server, Self.bigRender)
+            let stalled = try Self.stalledClient(server, Self.bigRender, headers: headers)
             #expect(await eventually(within: 60) { server.statistics.iiifRenders == 1 && server.context.renders.load == 0 })
             // The send timeout closes the connection (the body cut short) and the budget is freed, the client still open.
             #expect(await eventually(within: 30) { server.statistics.iiifRenderBytes == 0 })

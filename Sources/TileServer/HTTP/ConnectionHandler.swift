@@ -259,6 +259,9 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         ending = true
         let inputClosed = state.inputClosed
         state.close()
+        // Until what was written has been sent, the send timeout applies: without it a client that asked for a close
+        // and stops reading would hold the connection, and its queued response (a render's budget), for good.
+        timeouts?.becameIdle()
         needsFlush = false
         context.writeAndFlush(wrapOutboundOut(ByteBuffer())).assumeIsolated().whenComplete { result in
             guard case .success = result else { return context.close(promise: nil) }
