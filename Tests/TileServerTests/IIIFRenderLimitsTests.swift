@@ -98,7 +98,7 @@ import Testing
             let renders = server.context.renders
             // The only render thread is busy until the gate opens, so the client's render waits in the queue.
             let gate = RenderPoolTests.Gate()
-            #expect(renders.submit { _, _ in gate.wait() } completion: { _ in } != nil)
+            #expect(renders.submit({ _, _ in gate.wait() }, completion: { _ in }) != nil)
             do {
                 let client = try RawHTTPConnection(port: server.port)
                 try client.request(Self.smallRender)

@@ -50,17 +50,23 @@ import Testing
         let gate = Gate()
         let ran = Atomic<Int>(0)
         let outcomes = Mutex<[String]>([])
-        let blocker = pool.submit { _, _ in gate.wait() } completion: { _ in outcomes.withLock { $0.append("blocker") } }
+        let blocker = pool.submit { _, _ in
+            gate.wait()
+        } completion: { _ in
+            outcomes.withLock { $0.append("blocker") }
+        }
         #expect(blocker != nil)
         let queued = try #require(
-            pool.submit { _, _ in ran.wrappingAdd(1, ordering: .relaxed) } completion: { result in
+            pool.submit { _, _ in
+                ran.wrappingAdd(1, ordering: .relaxed)
+            } completion: { result in
                 outcomes.withLock { $0.append((try? result.get()) == nil ? "queued cancelled" : "queued ran") }
             })
-        #expect(pool.submit { _, _ in } completion: { _ in } == nil, "the pool is full")
+        #expect(pool.submit({ _, _ in }, completion: { _ in }) == nil, "the pool is full")
         queued.cancel()
         #expect(outcomes.withLock { $0 } == ["queued cancelled"])
         #expect(pool.load == 1 && pool.cancelled == 1)
-        let next = pool.submit { _, _ in } completion: { _ in outcomes.withLock { $0.append("next") } }
+        let next = pool.submit({ _, _ in }, completion: { _ in outcomes.withLock { $0.append("next") } })
         #expect(next != nil, "the dropped job's place is free again")
         queued.cancel()
         gate.open()

@@ -77,8 +77,11 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        // The client has gone: a render it still waits for is wasted work.
-        state.awaited?.render?.cancel()
+        // The client has gone: a render it still waits for is wasted work, and its answer has nowhere to go.
+        if let render = state.awaited?.render {
+            render.cancel()
+            state.close()
+        }
         context.fireChannelInactive()
     }
 

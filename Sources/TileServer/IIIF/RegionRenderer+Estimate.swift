@@ -2,9 +2,10 @@ import TileGeometry
 
 extension RegionRenderer {
     /// The most memory rendering `request` from `pyramid` (tiles stored as `tileFormat`) takes, in bytes, as the
-    /// ``RenderBudget`` counts it: the output pixels (width × height × channels), as much again for the encoded body
-    /// (PNG's worst case is about the pixels; JPEG and WebP are smaller), and the band of level pixels read (the
-    /// region's width at the level read × one tile row). Channels are the most the output can have: one (gray,
+    /// ``RenderBudget`` counts it: the output pixels (width × height × channels), the encoded body (as much again
+    /// for PNG, whose worst case is about the pixels; half that for the lossy JPEG and WebP, whose 4:2:0 input is
+    /// already half the pixels), and the band of level pixels read (the region's width at the level read × one tile
+    /// row). Channels are the most the output can have: one (gray,
     /// bitonal) or three, plus alpha unless the tiles are JPEG.
     ///
     /// - Complexity: O(log of the image size), choosing the level.
@@ -14,6 +15,7 @@ extension RegionRenderer {
         let pixels = request.width * request.height * channels
         let (_, scale) = level(for: request, in: pyramid)
         let band = (request.region.width / scale + 2) * pyramid.tileSize * channels
-        return 2 * pixels + band
+        let body = request.format == .png ? pixels : pixels / 2
+        return pixels + body + band
     }
 }
