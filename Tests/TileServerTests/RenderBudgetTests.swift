@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Testing
 
 @testable import TileServer
@@ -57,18 +58,20 @@ import Testing
         #expect(budget.reserved == 0)
     }
 
-    @Test func concurrentReservationsNeverLeakOrOvershoot() async {
+    @Test func concurrentReservationsNeverLeakOrOvershoot() {
         let budget = RenderBudget(limit: 10_000)
-        let limit = budget.limit
+        let most = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             for round in 0..<2_000 {
                 guard let reservation = budget.reserve(100 + (worker * 31 + round) % 900) else { continue }
-                #expect(budget.reserved <= limit + 1000)
-                if round % 3 == 0 { reservation.resize(to: round % 200) }
+                most.max(budget.reserved, ordering: .relaxed)
+                if round % 3 == 0 { reservation.resize(to: round % 100) }
                 if round % 2 == 0 { reservation.release() }
                 if round % 5 == 0 { reservation.release() }
             }
         }
+        // Beyond the limit only by the one reservation admitted alone (< 1000 bytes).
+        #expect(most.load(ordering: .relaxed) < budget.limit + 1000)
         #expect(budget.reserved == 0)
     }
 }
