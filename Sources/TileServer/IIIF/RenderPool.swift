@@ -53,8 +53,9 @@ final class RenderPool: Sendable {
         }
         let job = RenderJob { [self] in
             admitted.wrappingSubtract(1, ordering: .relaxed)
-            cancelledCount.wrappingAdd(1, ordering: .relaxed)
             completion(.failure(CancellationError()))
+            // Counted once its completion has run (and given back what the render held).
+            cancelledCount.wrappingAdd(1, ordering: .relaxed)
         }
         threadPool.submit { [self] state in
             // A job dropped while it waited was completed (and its place freed) when it was cancelled.
