@@ -204,19 +204,6 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         abandonRender(context: context)
     }
 
-    /// When the client has closed its side while a render is awaited, cancels the render and closes the connection,
-    /// returning `true`. Like nginx, which takes a client's end of input during a proxied request for the client going
-    /// away (its 499): a render costs seconds of a render thread and its memory, so it is not finished for a client
-    /// that most likely left (a browser navigating away closes the socket); a client that only half-closed would have
-    /// to ask again.
-    @discardableResult
-    private func abandonRender(context: ChannelHandlerContext) -> Bool {
-        guard state.inputClosed, let render = state.awaited?.render else { return false }
-        render.cancel()
-        closeAfterWrites(context: context)
-        return true
-    }
-
     /// After a response of `bytes` body bytes: counts it (and logs it, with an access log), then closes (once
     /// written) if it said so, else tells the timeout handler when all is answered.
     func finish(_ exchange: Exchange, status: HTTPStatus, bytes: Int, close: Bool, context: ChannelHandlerContext) {
