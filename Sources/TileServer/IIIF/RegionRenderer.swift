@@ -34,7 +34,7 @@ struct RegionRenderer {
     /// Renders and encodes the image.
     ///
     /// - Throws: `CancellationError` when ``job`` is cancelled (checked before each output row, so at the latest after
-    ///   the tile row being read), the tile store's errors (``FileLoadError``, `CancellationError`) and `CodecError`.
+    ///   the tile row being read, and before encoding, which runs to its end), the tile store's errors (``FileLoadError``, `CancellationError`) and `CodecError`.
     func render() throws -> [UInt8] {
         let pyramid = image.pyramid
         let (level, scale) = Self.level(for: request, in: pyramid)
@@ -64,6 +64,8 @@ struct RegionRenderer {
             output!.place(scaledRow, y: y)
         }
         let image = output!
+        // Encoding is one call into the codec that cannot stop midway: the last point to give up.
+        if job?.isCancelled == true { throw CancellationError() }
         return try workspace.encode(
             image.pixels, width: image.outputWidth, height: image.outputHeight, pixelFormat: image.pixelFormat, format: request.format)
     }
