@@ -41,6 +41,6 @@ final class Services: Sendable {
 
     /// The numbers `/metrics` shows besides request counts.
     var statistics: ServerStatistics {
-        ServerStatistics(cache: tiles.cache.statistics, tiles: tiles, images: catalog.count, connections: connections.count)
+        ServerStatistics(cache: tiles.cache.statistics, tiles: tiles, images: catalog.count, connections: connections)
     }
 }
