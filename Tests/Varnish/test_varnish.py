@@ -45,7 +45,7 @@ def free_port():
 
 
 def start_replica(root):
-    server = subprocess.Popen([TILER, "serve", root, "--port", "0", "--threads", "1", "--cache-mb", "8", "--trust-proxy"],
+    server = subprocess.Popen([TILER, "serve", root, "--port", "0", "--threads", "1", "--cache-mb", "8", "--trust-proxy", "--max-connections-per-address", "0"],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = server.stdout.readline()
     url = next(word for word in line.split() if word.startswith("http://"))

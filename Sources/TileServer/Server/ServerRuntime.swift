@@ -106,9 +106,9 @@ struct ServerRuntime: Sendable {
 
     /// The bootstrap that gives each connection the handlers of ``addHandlers(to:resources:)``.
     ///
-    /// When `accept` fails (out of descriptors, most often) the listening socket backs off for half a second instead of
-    /// retrying at once — NIO's `AcceptBackoffHandler`, which this way of binding does not add by itself — and the
-    /// failure is logged at most every 10 s; connections already open keep being served. A connection from an address
+    /// When `accept` fails (out of descriptors, most often) the listening socket pauses for half a second instead of
+    /// retrying at once (``AcceptBackoff``), and the failure is logged at most every 10 s; connections already open
+    /// keep being served. A connection from an address
     /// that already holds ``ServerConfiguration/maxConnectionsPerAddress`` is closed as soon as it is accepted.
     func bootstrap() -> ServerBootstrap {
         let loops = self.loops
@@ -120,11 +120,7 @@ struct ServerRuntime: Sendable {
         return ServerBootstrap(group: group)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let backoff = AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
-                        acceptFailures.note("Accepting a connection failed: \(error); backing off 0.5 s, open connections are still served")
-                        return .milliseconds(500)
-                    }
-                    try channel.pipeline.syncOperations.addHandler(backoff)
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoff(log: acceptFailures))
                 }
             }
             .serverChannelOption(.backlog, value: Int32(clamping: configuration.effectiveBacklog))
