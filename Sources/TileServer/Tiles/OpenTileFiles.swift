@@ -34,8 +34,10 @@ final class OpenTileFiles {
             if file.isCurrent { return file }
             files.removeValue(for: key)
         }
-        guard let directory = image.levels.descriptor(level: Int(key.level)),
-            let file = OpenTile(column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory, maxBytes: maxBytes)
+        guard let directory = image.levels.directory(level: Int(key.level)),
+            let file = withExtendedLifetime(directory, {
+                OpenTile(column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory.descriptor, maxBytes: maxBytes)
+            })
         else { return nil }
         files.insert(file, for: key, cost: 1)
         return file
