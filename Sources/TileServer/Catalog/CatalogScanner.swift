@@ -43,12 +43,19 @@ final class CatalogScanner {
     private var folders: [String: Folder] = [:]
     private var scans = 0
 
-    /// Creates a scanner of `root` (a real path) that has seen nothing yet.
-    init(root: String, maxDepth: Int, fullWalkEvery: Int) {
+    /// Lists one folder: its path and its pyramids' name prefix (``DirectoryWalker/list(_:relative:)``, or a stand-in
+    /// in tests).
+    typealias Lister = @Sendable (String, String) throws(DirectoryWalker.ListingError) -> DirectoryWalker.Listing
+
+    private let list: Lister
+
+    /// Creates a scanner of `root` (a real path) that has seen nothing yet and lists folders with `list`.
+    init(root: String, maxDepth: Int, fullWalkEvery: Int, list: @escaping Lister = DirectoryWalker.list) {
         precondition(fullWalkEvery >= 1, "fullWalkEvery must be ≥ 1")
         self.root = root
         self.maxDepth = maxDepth
         self.fullWalkEvery = fullWalkEvery
+        self.list = list
     }
 
     /// Walks ROOT and returns what to look at. Blocking.
@@ -58,7 +65,8 @@ final class CatalogScanner {
     ///   complete one), so the caller keeps its catalog as it was.
     /// - Complexity: one `lstat` per folder, plus O(entries) for each folder listed.
     func scan() throws(DirectoryWalker.ListingError) -> Changes {
-        var walk = Walk(previous: folders, maxDepth: maxDepth, full: scans % fullWalkEvery == 0, recentSince: Self.coarseNow() - 1_000_000_000)
+        var walk = Walk(
+            previous: folders, maxDepth: maxDepth, full: scans % fullWalkEvery == 0, recentSince: Self.coarseNow() - 1_000_000_000, list: list)
         try walk.visit(relative: "", path: root, depth: 0)
         for (relative, folder) in folders where walk.next[relative] == nil {
             walk.changes.vanished += folder.descriptors.map(\.name)
@@ -92,12 +100,14 @@ final class CatalogScanner {
         let maxDepth: Int
         let full: Bool
         let recentSince: Int64
+        let list: Lister
         var next: [String: Folder] = [:]
         var changes = Changes()
         var counts = Counts()
 
-        init(previous: [String: Folder], maxDepth: Int, full: Bool, recentSince: Int64) {
+        init(previous: [String: Folder], maxDepth: Int, full: Bool, recentSince: Int64, list: @escaping Lister) {
             self.previous = previous
+            self.list = list
             self.maxDepth = maxDepth
             self.full = full
             self.recentSince = recentSince
@@ -115,7 +125,7 @@ final class CatalogScanner {
             }
             let listing: DirectoryWalker.Listing
             do {
-                listing = try DirectoryWalker.list(path, relative: relative)
+                listing = try list(path, relative)
             } catch {
                 if error == .outOfDescriptors { throw error }
                 return

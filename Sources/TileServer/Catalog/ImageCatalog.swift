@@ -23,13 +23,17 @@ final class ImageCatalog: Sendable {
     private let version = Atomic<Int>(0)
 
     /// Creates an empty catalog of `root` (a real path) whose images open their level folders through
-    /// `directories`; every `fullWalkEvery`-th scan lists every folder (see ``CatalogScanner``). Call ``rescan()`` to
-    /// fill it.
-    init(root: String, maxDepth: Int, logger: Logger, directories: LevelDirectoryCache = LevelDirectoryCache(capacity: 64), fullWalkEvery: Int = 60) {
+    /// `directories`; every `fullWalkEvery`-th scan lists every folder, each with `list` (see ``CatalogScanner``).
+    /// Call ``rescan()`` to fill it.
+    init(
+        root: String, maxDepth: Int, logger: Logger, directories: LevelDirectoryCache = LevelDirectoryCache(capacity: 64), fullWalkEvery: Int = 60,
+        list: @escaping CatalogScanner.Lister = DirectoryWalker.list
+    ) {
         self.root = root
         self.directories = directories
         self.logger = logger
-        self.scanState = Mutex(ScanState(scanner: CatalogScanner(root: root, maxDepth: maxDepth, fullWalkEvery: fullWalkEvery)))
+        let scanner = CatalogScanner(root: root, maxDepth: maxDepth, fullWalkEvery: fullWalkEvery, list: list)
+        self.scanState = Mutex(ScanState(scanner: scanner))
     }
 
     /// The image table and its version when the catalog has changed since `seen` (`nil` when it has not).
