@@ -17,8 +17,8 @@ import Testing
         private let err = Locked(Data())
         private(set) var base = ""
 
-        init(_ arguments: [String], environment: [String: String] = [:]) throws {
-            process.executableURL = TilerProcess.executable
+        init(_ arguments: [String], environment: [String: String] = [:], executable: URL = TilerProcess.executable) throws {
+            process.executableURL = executable
             process.arguments = arguments
             process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILER_") }.merging(environment) { _, new in new }
             let outPipe = Pipe()
