@@ -43,12 +43,17 @@ model, root, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 levels = sorted(os.listdir(f"{model}/small_files"), key=int)
 tiles = {level: os.listdir(f"{model}/small_files/{level}") for level in levels}
 for index in range(count):
-    folder = f"{root}/g{index // 1000:03d}"
+    group = f"g{index // 1000:03d}"
+    folder = f"{root}/{group}"
+    # A file has at most 65,000 links on ext4: each folder links to its own copy (in a dot-folder, never served).
+    source = f"{root}/.models/{group}"
+    if index % 1000 == 0:
+        shutil.copytree(f"{model}/small_files", source)
     files = f"{folder}/p{index:06d}_files"
     for level in levels:
         os.makedirs(f"{files}/{level}")
         for tile in tiles[level]:
-            os.link(f"{model}/small_files/{level}/{tile}", f"{files}/{level}/{tile}")
+            os.link(f"{source}/{level}/{tile}", f"{files}/{level}/{tile}")
     shutil.copyfile(f"{model}/small.dzi", f"{folder}/p{index:06d}.dzi")
 PY
     touch "$ROOT/.complete"

@@ -72,11 +72,13 @@ import Testing
         var configuration = testConfiguration(root: fixture.root)
         configuration.rescanInterval = .seconds(3600)
         configuration.fullRescanInterval = .seconds(3600)
+        configuration.levelDirectoryLimit = 64
         try await withServer(fixture, configuration) { server in
             let target = "/images/photo_files/10/1_1.jpg"
             // Twice: cached, and its file and folder held open.
             #expect(try fetch(server, target).status == 200)
             #expect(try fetch(server, target).status == 200)
+            #expect(server.statistics.levelDirectories == 1 && server.statistics.levelDirectoryBudget == 64)
             try FileManager.default.moveItem(atPath: fixture.root + "/photo_files/10", toPath: fixture.base + "/outside/10")
             // A file written into the moved folder afterwards must not be served either.
             try Data("new".utf8).write(to: URL(fileURLWithPath: fixture.base + "/outside/10/0_0.jpg"))

@@ -43,6 +43,8 @@ extension Metrics {
             numbers.fileSends)
         sample(&out, "tiler_images", "gauge", "Pyramids being served.", numbers.images)
         sample(&out, "tiler_open_connections", "gauge", "Open client connections.", numbers.connections)
+        sample(&out, "tiler_level_directories_open", "gauge", "Level folders held open for tile reads.", numbers.levelDirectories)
+        sample(&out, "tiler_level_directories_budget", "gauge", "The most level folders held open at once.", numbers.levelDirectoryBudget)
         return out
     }
 

@@ -28,6 +28,10 @@ public struct ServerStatistics: Sendable, Hashable {
     public var images: Int
     /// Open client connections.
     public var connections: Int
+    /// Level folders held open for tile reads (at most ``levelDirectoryBudget``).
+    public var levelDirectories: Int = 0
+    /// The most level folders held open at once.
+    public var levelDirectoryBudget: Int = 0
 
     /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's and the connections' counts.
     init(cache: CacheStatistics, tiles: TileStore, images: Int, connections: Int) {
