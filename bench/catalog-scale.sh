@@ -97,9 +97,9 @@ for COUNT in "${COUNTS[@]}"; do
     STEP=$(( COUNT / 2000 > 0 ? COUNT / 2000 : 1 ))
     for i in $(seq 0 1999); do
         p=$(( (i * STEP) % COUNT ))
-        printf 'url = "%s/images/g%03d/p%06d_files/%d/0_0.jpg"\n' "$BASE" $((p / 1000)) "$p" $((i % 11))
+        printf 'url = "%s/images/g%03d/p%06d_files/%d/0_0.jpg"\noutput = "/dev/null"\n' "$BASE" $((p / 1000)) "$p" $((i % 11))
     done >"$WORK/tiles.curl"
-    curl -s -K "$WORK/tiles.curl" -o /dev/null
+    curl -s -K "$WORK/tiles.curl"
     FDS_BUSY=$(ls "/proc/$PID/fd" | wc -l)
     PAGES=()
     TILES=()
