@@ -49,6 +49,8 @@ extension Metrics {
         sample(
             &out, "tiler_send_timeouts_total", "counter", "Connections closed because the client took no response bytes for --send-timeout.",
             numbers.sendTimeouts)
+        sample(&out, "tiler_level_directories_open", "gauge", "Level folders held open for tile reads.", numbers.levelDirectories)
+        sample(&out, "tiler_level_directories_budget", "gauge", "The most level folders held open at once.", numbers.levelDirectoryBudget)
         return out
     }
 

@@ -32,6 +32,10 @@ public struct ServerStatistics: Sendable, Hashable {
     public var connectionsRefused: Int
     /// Connections closed because their client took no response bytes for the send timeout.
     public var sendTimeouts: Int
+    /// Level folders held open for tile reads (at most ``levelDirectoryBudget``).
+    public var levelDirectories: Int = 0
+    /// The most level folders held open at once.
+    public var levelDirectoryBudget: Int = 0
 
     /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's count and the connections'.
     init(cache: CacheStatistics, tiles: TileStore, images: Int, connections: ConnectionRegistry) {

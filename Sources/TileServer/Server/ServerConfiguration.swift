@@ -55,6 +55,12 @@ public struct ServerConfiguration: Sendable {
     public var rescanInterval: Duration
     /// How deep below ROOT pyramids are looked for (0: only ROOT itself).
     public var maxScanDepth: Int
+    /// How often a rescan lists every folder under ROOT, changed or not (rescans in between list only the folders
+    /// whose modification time moved): what catches a `.dzi` rewritten in place. At least ``rescanInterval``.
+    public var fullRescanInterval: Duration
+    /// The most level folders held open for tile reads, shared by every pyramid (see ``levelDirectoryBudget``);
+    /// `nil` (the default): an eighth of the process's descriptor limit, at least 64 and at most 4096.
+    public var levelDirectoryLimit: Int?
     /// On shutdown, how long in-flight requests may take before their connections are closed regardless.
     public var shutdownGracePeriod: Duration
     /// The listen backlog: connections the kernel queues before they are accepted (≥ 1; the kernel caps it at
@@ -94,6 +100,8 @@ public struct ServerConfiguration: Sendable {
         self.maxPathBytes = 2048
         self.rescanInterval = .seconds(1)
         self.maxScanDepth = 8
+        self.fullRescanInterval = .seconds(60)
+        self.levelDirectoryLimit = nil
         self.shutdownGracePeriod = .seconds(10)
         self.listenBacklog = 4096
         self.maxPrefetchTiles = 256
@@ -137,5 +145,18 @@ extension ServerConfiguration {
             if count > 0, let value = Int(String(decoding: bytes[..<count], as: UTF8.self).filter(\.isNumber)) { limit = value }
         }
         return max(1, min(listenBacklog, limit))
+    }
+}
+
+extension ServerConfiguration {
+    /// The level folders held open when the process may open `descriptorLimit` descriptors: ``levelDirectoryLimit``,
+    /// or an eighth of the limit within 64…4096 — leaving the rest to sockets and the open tile files.
+    func levelDirectoryBudget(descriptorLimit: Int) -> Int {
+        levelDirectoryLimit ?? min(4096, max(64, descriptorLimit / 8))
+    }
+
+    /// How many scans make one full walk (see ``fullRescanInterval``), ≥ 1.
+    var scansPerFullWalk: Int {
+        max(1, Int(fullRescanInterval / rescanInterval))
     }
 }

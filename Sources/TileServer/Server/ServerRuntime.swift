@@ -29,7 +29,10 @@ struct ServerRuntime: Sendable {
         let threadPool = NIOThreadPool(numberOfThreads: configuration.fileThreads)
         threadPool.start()
         self.threadPool = threadPool
-        let catalog = ImageCatalog(root: root, maxDepth: configuration.maxScanDepth, logger: configuration.logger)
+        let catalog = ImageCatalog(
+            root: root, maxDepth: configuration.maxScanDepth, logger: configuration.logger,
+            directories: LevelDirectoryCache(capacity: configuration.levelDirectoryBudget(descriptorLimit: descriptorLimit)),
+            fullWalkEvery: configuration.scansPerFullWalk)
         var loops: [ObjectIdentifier: LoopResources] = [:]
         let openTileFiles = min(configuration.openTileFilesPerLoop, descriptorLimit / 2 / configuration.eventLoopThreads)
         let sink = configuration.accessLog.map { _ in AccessLogSink() }
@@ -54,9 +57,11 @@ struct ServerRuntime: Sendable {
             blocks: ResponseBlocks(cors: cors))
     }
 
-    /// Lifts the soft limit on open descriptors to the hard one (as servers do): each connection takes one, and each
-    /// served pyramid keeps its level folders open (see ``LevelDirectories``). Beyond the limit nothing breaks —
-    /// accepts wait, and tiles take the path-based read — but nothing should hit Debian's default soft 1024.
+    /// Lifts the soft limit on open descriptors to the hard one (as servers do): each connection takes one, each
+    /// event loop keeps up to half the limit's share of tile files open, and the level folders held open take up to
+    /// an eighth (see ``LevelDirectoryCache``), whatever the size of the catalog. Beyond the limit nothing breaks —
+    /// accepts wait, tiles take the path-based read, a rescan keeps the last catalog — but nothing should hit
+    /// Debian's default soft 1024.
     ///
     /// - Returns: The soft limit in force afterwards.
     private static func raiseDescriptorLimit() -> Int {
@@ -85,6 +90,10 @@ struct ServerRuntime: Sendable {
         guard configuration.listenBacklog >= 1 else { throw ServerError("the listen backlog must be ≥ 1") }
         guard configuration.maxPrefetchTiles >= 0 else { throw ServerError("maxPrefetchTiles must be ≥ 0") }
         guard configuration.openTileFilesPerLoop >= 0 else { throw ServerError("openTileFilesPerLoop must be ≥ 0") }
+        guard (configuration.levelDirectoryLimit ?? 0) >= 0 else { throw ServerError("levelDirectoryLimit must be ≥ 0") }
+        guard configuration.fullRescanInterval >= configuration.rescanInterval else {
+            throw ServerError("fullRescanInterval must be ≥ rescanInterval")
+        }
         let durations = [
             configuration.headTimeout, configuration.idleTimeout, configuration.sendTimeout, configuration.rescanInterval,
             configuration.shutdownGracePeriod,

@@ -41,6 +41,9 @@ final class Services: Sendable {
 
     /// The numbers `/metrics` shows besides request counts.
     var statistics: ServerStatistics {
-        ServerStatistics(cache: tiles.cache.statistics, tiles: tiles, images: catalog.count, connections: connections)
+        var statistics = ServerStatistics(cache: tiles.cache.statistics, tiles: tiles, images: catalog.count, connections: connections)
+        statistics.levelDirectories = catalog.directories.count
+        statistics.levelDirectoryBudget = catalog.directories.capacity
+        return statistics
     }
 }
