@@ -15,7 +15,8 @@ import Testing
             try fixture.addPyramid("city", width: 300, height: 300, in: fixture.root + staging)
             try fixture.write("pid=4242 host=here start=1 boot=- pidns=-\n", to: "root\(staging)/.owner")
         }
-        let found = DirectoryWalker.descriptors(under: fixture.root, maxDepth: 4).map(\.name).sorted()
+        let scanner = CatalogScanner(root: fixture.root, maxDepth: 4, fullWalkEvery: 1)
+        let found = try scanner.scan().listed.map(\.name).sorted()
         #expect(found == ["maps/city", "photo"])
     }
 }

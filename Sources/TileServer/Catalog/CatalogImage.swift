@@ -17,7 +17,7 @@ final class CatalogImage: Sendable {
     let filesDirectory: String
     /// The real path of ROOT: no tile is read from outside it (a symlink may lead elsewhere inside it).
     let root: String
-    /// The level folders, opened (and checked to lie inside ROOT) when the catalog found the pyramid.
+    /// The level folders, opened (and checked to lie inside ROOT) on first use through the server's shared cache.
     let levels: LevelDirectories
     /// The `.dzi` file's bytes, ready to send.
     let descriptorFile: LoadedFile
@@ -33,10 +33,10 @@ final class CatalogImage: Sendable {
     let versionedPrefix: String
     private let served = Atomic<Bool>(true)
 
-    /// Creates an entry; the catalog is the only producer.
+    /// Creates an entry whose level folders are opened through `directories`; the catalog is the only producer.
     init(
         id: Int, name: String, descriptor: DZIDescriptor, root: String, filesDirectory: String, descriptorFile: LoadedFile,
-        signature: FileSignature
+        signature: FileSignature, directories: LevelDirectoryCache
     ) {
         self.id = id
         self.name = name
@@ -44,7 +44,8 @@ final class CatalogImage: Sendable {
         self.pyramid = descriptor.pyramid
         self.filesDirectory = filesDirectory
         self.root = root
-        self.levels = LevelDirectories(filesDirectory: filesDirectory, root: root, maxLevel: descriptor.pyramid.maxLevel)
+        self.levels = LevelDirectories(
+            image: id, filesDirectory: filesDirectory, root: root, maxLevel: descriptor.pyramid.maxLevel, cache: directories)
         self.descriptorFile = descriptorFile
         self.signature = signature
         self.urlPrefix = "/images/" + PercentEncoding.encodePath(name)

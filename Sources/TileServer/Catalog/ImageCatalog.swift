@@ -9,22 +9,31 @@ import TileGeometry
 ///
 /// Scans build the next snapshot off to the side (they block on the file system: run them on a thread pool) and
 /// publish it under a lock; event loops look images up in their own ``CatalogView``, which copies the image table
-/// when the catalog's version moves.
+/// when the catalog's version moves. A scan looks again only at the descriptors of folders that changed (see
+/// ``CatalogScanner``) and at those not ready yet; a scan that runs out of descriptors changes nothing.
 final class ImageCatalog: Sendable {
     /// ROOT's real path.
     let root: String
-    private let maxDepth: Int
-    private let logger: Logger
+    /// The level folders held open for tile reads, shared by every image (see ``LevelDirectories``).
+    let directories: LevelDirectoryCache
+    let logger: Logger
     private let snapshot = Mutex(CatalogSnapshot(images: [:]))
-    private let scanState = Mutex(ScanState())
+    private let scanState: Mutex<ScanState>
     /// Bumped after each change of the snapshot, so that ``CatalogView``s notice with one atomic load.
     private let version = Atomic<Int>(0)
 
-    /// Creates an empty catalog of `root` (a real path); call ``rescan()`` to fill it.
-    init(root: String, maxDepth: Int, logger: Logger) {
+    /// Creates an empty catalog of `root` (a real path) whose images open their level folders through
+    /// `directories`; every `fullWalkEvery`-th scan lists every folder, each with `list` (see ``CatalogScanner``).
+    /// Call ``rescan()`` to fill it.
+    init(
+        root: String, maxDepth: Int, logger: Logger, directories: LevelDirectoryCache = LevelDirectoryCache(capacity: 64), fullWalkEvery: Int = 60,
+        list: @escaping CatalogScanner.Lister = DirectoryWalker.list
+    ) {
         self.root = root
-        self.maxDepth = maxDepth
+        self.directories = directories
         self.logger = logger
+        let scanner = CatalogScanner(root: root, maxDepth: maxDepth, fullWalkEvery: fullWalkEvery, list: list)
+        self.scanState = Mutex(ScanState(scanner: scanner))
     }
 
     /// The image table and its version when the catalog has changed since `seen` (`nil` when it has not).
@@ -34,137 +43,108 @@ final class ImageCatalog: Sendable {
         return (snapshot.withLock { $0.images }, current)
     }
 
-    /// The served images, by name.
-    var images: [CatalogImage] {
-        snapshot.withLock { Array($0.images.values) }.sorted { $0.name < $1.name }
-    }
+    /// The published state: images by name and sorted, and the list answers made from them.
+    var current: CatalogSnapshot { snapshot.withLock { $0 } }
+
+    /// The served images, sorted by name.
+    var images: [CatalogImage] { current.sorted }
 
     /// How many images are served.
-    var count: Int { snapshot.withLock { $0.images.count } }
+    var count: Int { current.sorted.count }
 
-    /// The body of `GET /api/images`, rebuilt when the catalog changes.
-    var listJSON: ByteBuffer { snapshot.withLock { $0.listJSON } }
+    /// The body of `GET /api/images` (every image), built once per catalog change when asked for.
+    var listJSON: ByteBuffer { current.listJSON }
 
-    /// Walks ROOT and updates the catalog; returns the images that appeared and those that disappeared (a rewritten
-    /// `.dzi` is both: the old entry is removed and a new one, with a new id, added). Removed entries are retired.
+    /// What the last complete scan looked at.
+    var lastScanCounts: ScanCounts { scanState.withLock { $0.counts } }
+
+    /// Walks ROOT and updates the catalog: returns the images that appeared and those that disappeared (a rewritten
+    /// `.dzi` is both: the old entry is removed and a new one, with a new id, added), and the images one of whose
+    /// open level folders was found outside ROOT and dropped. Removed entries are retired.
     ///
     /// Blocking; scans are serialised.
     @discardableResult
-    func rescan() -> (added: [CatalogImage], removed: [CatalogImage]) {
+    func rescan() -> CatalogChanges {
         scanState.withLock { state in
-            let previous = snapshot.withLock { $0.images }
-            var next: [Substring: CatalogImage] = [:]
-            var added: [CatalogImage] = []
-            for found in DirectoryWalker.descriptors(under: root, maxDepth: maxDepth) {
-                if let image = resolve(found, previous: previous[found.name[...]], state: &state) {
-                    next[image.name[...]] = image
-                    if image !== previous[found.name[...]] { added.append(image) }
-                }
+            var result = CatalogChanges(escaped: directories.dropOutside(root: root))
+            for image in result.escaped.compactMap({ id in current.sorted.first { $0.id == id } }) {
+                logger.warning("A level folder of \(image.name) left the served folder: no longer read through it")
             }
-            let removed = previous.values.filter { next[$0.name[...]] !== $0 }
-            guard !added.isEmpty || !removed.isEmpty else { return ([], []) }
+            let found: CatalogScanner.Changes
+            do {
+                found = try state.scanner.scan()
+            } catch {
+                reportShortage(&state)
+                return result
+            }
+            var next = snapshot.withLock { $0.images }
+            let examined = settle(found, into: &next, changes: &result, state: &state)
+            state.counts = ScanCounts(scanner: state.scanner.lastCounts, descriptorsExamined: examined)
+            guard !result.added.isEmpty || !result.removed.isEmpty else { return result }
             let updated = CatalogSnapshot(images: next)
             snapshot.withLock { $0 = updated }
             version.add(1, ordering: .releasing)
-            for image in removed {
+            for image in result.removed {
                 image.retire()
                 logger.info("Stopped serving \(image.name)")
             }
-            for image in added {
+            directories.removeAll(images: Set(result.removed.map(\.id)))
+            for image in result.added {
                 logger.info("Serving \(image.name) (\(image.pyramid.width)×\(image.pyramid.height), \(image.descriptor.format))")
             }
-            return (added, removed)
+            return result
         }
     }
 
-    /// The entry for `found`: the previous one if its `.dzi` is unchanged and its tiles folder still there, else a
-    /// fresh one, or `nil` when it does not (yet) qualify.
-    private func resolve(_ found: DirectoryWalker.Found, previous: CatalogImage?, state: inout ScanState) -> CatalogImage? {
-        guard let signature = FileSignature(path: found.path) else { return nil }
-        if let previous, previous.signature == signature, FileSignature.isDirectory(previous.filesDirectory) {
-            return previous
+    /// Applies a scan's findings to `next`: drops what vanished, looks at every listed descriptor and at those
+    /// pending from earlier scans; returns how many descriptors it looked at.
+    private func settle(
+        _ found: CatalogScanner.Changes, into next: inout [Substring: CatalogImage], changes: inout CatalogChanges, state: inout ScanState
+    ) -> Int {
+        let listed = Set(found.listed.lazy.map(\.name))
+        for name in found.vanished where !listed.contains(name) {
+            state.pending[name] = nil
+            if let old = next.removeValue(forKey: name[...]) { changes.removed.append(old) }
         }
-        if state.rejected[found.path] == signature { return nil }
-        do {
-            let image = try load(found, signature: signature, id: state.nextID)
-            state.nextID += 1
-            return image
-        } catch let error as CatalogError {
-            if error.permanent {
-                state.rejected[found.path] = signature
-                logger.warning("Skipping \(found.name).dzi: \(error.message)")
-            }
-            return nil
-        } catch {
-            return nil
+        let again = state.pending.values.filter { !listed.contains($0.name) }
+        for descriptor in found.listed + again {
+            let old = next[descriptor.name[...]]
+            let outcome = resolve(descriptor, previous: old, state: &state)
+            state.pending[descriptor.name] = outcome == .notYet ? descriptor : nil
+            let image = outcome.image
+            guard image !== old else { continue }
+            next[descriptor.name[...]] = image
+            if let old { changes.removed.append(old) }
+            if let image { changes.added.append(image) }
         }
+        return found.listed.count + again.count
     }
 
-    private func load(_ found: DirectoryWalker.Found, signature: FileSignature, id: Int) throws -> CatalogImage {
-        guard let real = PathContainment.realPath(found.path), PathContainment.isInside(real, root: root) else {
-            throw CatalogError(message: "it resolves outside the served folder", permanent: true)
-        }
-        let file: LoadedFile
-        do {
-            file = try FileLoader.load(real, inside: root, maxBytes: 1 << 20)
-        } catch {
-            throw CatalogError(message: error.message, permanent: error.kind != .notFound)
-        }
-        let xml = String(decoding: file.buffer.readableBytesView.dropFirst(file.bodyOffset), as: UTF8.self)
-        let descriptor: DZIDescriptor
-        do {
-            descriptor = try DZIDescriptor(xml: xml)
-        } catch {
-            throw CatalogError(message: error.message, permanent: true)
-        }
-        let filesPath = String(found.path.dropLast(4)) + "_files"
-        guard let files = PathContainment.realPath(filesPath), PathContainment.isInside(files, root: root), FileSignature.isDirectory(files) else {
-            // Not yet (a slice still being published) or a tiles folder pointing out of ROOT: look again next scan.
-            throw CatalogError(message: "no tiles folder", permanent: false)
-        }
-        return CatalogImage(
-            id: id, name: found.name, descriptor: descriptor, root: root, filesDirectory: files, descriptorFile: file, signature: signature)
+    /// Logs, at most once a minute, that a scan was abandoned for lack of descriptors.
+    private func reportShortage(_ state: inout ScanState) {
+        let now = ContinuousClock.now
+        if let last = state.lastShortageReport, now - last < .seconds(60) { return }
+        state.lastShortageReport = now
+        logger.warning("Rescanning \(root) failed: out of file descriptors; still serving the last catalog (\(count) images)")
     }
 }
 
-/// What a lookup sees: the served images by name, and the list answer built from them.
-private struct CatalogSnapshot: Sendable {
-    let images: [Substring: CatalogImage]
-    let listJSON: ByteBuffer
+/// What a rescan changed.
+struct CatalogChanges {
+    /// Images now served that were not (new, or a new version of a replaced one).
+    var added: [CatalogImage] = []
+    /// Images no longer served (now retired).
+    var removed: [CatalogImage] = []
+    /// Ids of served images one of whose open level folders was found outside ROOT and dropped.
+    var escaped: Set<Int> = []
 
-    init(images: [Substring: CatalogImage]) {
-        self.images = images
-        let list = JSONWriter.text(capacity: 64 + images.count * 160) { writer in
-            writer.openArray()
-            for image in images.values.sorted(by: { $0.name < $1.name }) {
-                let descriptor = image.descriptor
-                writer.openObject()
-                writer.member("name", image.name)
-                writer.member("width", descriptor.width)
-                writer.member("height", descriptor.height)
-                writer.member("tileSize", descriptor.tileSize)
-                writer.member("overlap", descriptor.overlap)
-                writer.member("format", descriptor.format)
-                writer.member("maxLevel", image.pyramid.maxLevel)
-                writer.member("version", image.version)
-                writer.member("dzi", image.versionedPrefix + ".dzi")
-                writer.closeObject()
-            }
-            writer.closeArray()
-        }
-        listJSON = ByteBuffer(string: list)
-    }
+    /// The ids whose cached tiles and open tile files must go: the removed and the escaped images.
+    var withdrawn: Set<Int> { escaped.union(removed.map(\.id)) }
 }
 
-/// What scans remember between runs: the next id, and descriptors already reported as unusable (by signature, so a
-/// fixed file is looked at again).
-private struct ScanState {
-    var nextID = 1
-    var rejected: [String: FileSignature] = [:]
-}
-
-/// Why a found `.dzi` is not served; `permanent` ones are logged once and skipped until the file changes.
-private struct CatalogError: Error {
-    let message: String
-    let permanent: Bool
+/// What one scan looked at: folders (see ``CatalogScanner/Counts``) and descriptors examined (each one or two
+/// `stat`s, and a read and parse when new or changed).
+struct ScanCounts: Equatable, Sendable {
+    var scanner = CatalogScanner.Counts()
+    var descriptorsExamined = 0
 }

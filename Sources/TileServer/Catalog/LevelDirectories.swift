@@ -1,37 +1,33 @@
-import Glibc
-
-/// Open descriptors of one pyramid's level folders (`{name}_files/{level}`), opened when the catalog finds the
-/// pyramid and checked then to lie inside ROOT, so a tile is opened with one `openat` of its bare file name — no
-/// path walk, no `realpath` — and with `O_NOFOLLOW`, so nothing below a checked folder can lead out of ROOT.
-/// Immutable after that: event loops read it without a lock.
+/// One pyramid's level folders (`{name}_files/{level}`), opened on demand through the server's shared
+/// ``LevelDirectoryCache`` and checked then to lie inside ROOT, so a tile is opened with one `openat` of its bare
+/// file name — no path walk, no `realpath` — and with `O_NOFOLLOW`, so nothing below a checked folder can lead out of
+/// ROOT. Holds no descriptor itself: a catalog of any size costs at most the cache's capacity in descriptors.
 ///
-/// A level whose folder cannot be opened or checked (missing, not a folder, outside ROOT, out of descriptors) has
-/// none: its tiles take ``FileLoader/load(_:inside:maxBytes:)``'s careful path. The descriptors are closed when the
-/// catalog entry goes away.
+/// A level whose folder cannot be opened or checked (missing, not a folder, outside ROOT, out of descriptors) gives
+/// none: its tiles take ``FileLoader/load(_:inside:maxBytes:)``'s careful path.
 final class LevelDirectories: Sendable {
-    private let descriptors: [Int32]
+    private let image: Int
+    private let filesDirectory: String
+    private let root: String
+    private let maxLevel: Int
+    private let cache: LevelDirectoryCache
 
-    /// Opens the levels `0...maxLevel` of the tiles folder `filesDirectory` (a real path) whose files must stay
-    /// inside `root` (a real path). Blocking (metadata lookups): the catalog calls it on a file thread.
-    init(filesDirectory: String, root: String, maxLevel: Int) {
-        descriptors = (0...max(maxLevel, 0)).map { level in
-            let descriptor = open("\(filesDirectory)/\(level)", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
-            guard descriptor >= 0 else { return -1 }
-            guard PathContainment.isInside(descriptor: descriptor, root: root) == true else {
-                close(descriptor)
-                return -1
-            }
-            return descriptor
-        }
+    /// The levels `0...maxLevel` of the tiles folder `filesDirectory` (a real path) of catalog entry `image`, whose
+    /// files must stay inside `root` (a real path), opened through `cache`. Opens nothing yet.
+    init(image: Int, filesDirectory: String, root: String, maxLevel: Int, cache: LevelDirectoryCache) {
+        self.image = image
+        self.filesDirectory = filesDirectory
+        self.root = root
+        self.maxLevel = maxLevel
+        self.cache = cache
     }
 
-    deinit {
-        for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
-    }
-
-    /// The open folder of `level`, or `nil` to use the careful path. O(1), no lock.
-    func descriptor(level: Int) -> Int32? {
-        guard descriptors.indices.contains(level), descriptors[level] >= 0 else { return nil }
-        return descriptors[level]
+    /// The open folder of `level`, or `nil` to use the careful path. Keep the reference while using its descriptor.
+    ///
+    /// - Complexity: one lock when the folder is cached; else also one `open` and one `readlink` (see
+    ///   ``LevelDirectoryCache/directory(image:level:path:root:)``).
+    func directory(level: Int) -> OpenDirectory? {
+        guard level >= 0 && level <= maxLevel else { return nil }
+        return cache.directory(image: image, level: level, path: "\(filesDirectory)/\(level)", root: root)
     }
 }

@@ -16,7 +16,7 @@ final class CORSPolicy: Sendable {
     private let allowLines: [String: ByteBuffer]
 
     /// The header names scripts may read besides the CORS-safelisted ones.
-    static let exposedHeaders = "ETag, Content-Range, X-Cache, Link"
+    static let exposedHeaders = "ETag, Content-Range, X-Cache, Link, X-Total-Count"
 
     /// A policy allowing `origins` (`["*"]` or empty: any origin).
     init(origins: [String]) {

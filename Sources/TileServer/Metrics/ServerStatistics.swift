@@ -29,6 +29,14 @@ public struct ServerStatistics: Sendable, Hashable {
     public var images: Int
     /// Open client connections.
     public var connections: Int
+    /// Connections closed as soon as they were accepted because their address held the most allowed.
+    public var connectionsRefused: Int
+    /// Connections closed because their client took no response bytes for the send timeout.
+    public var sendTimeouts: Int
+    /// Level folders held open for tile reads (at most ``levelDirectoryBudget``).
+    public var levelDirectories: Int = 0
+    /// The most level folders held open at once.
+    public var levelDirectoryBudget: Int = 0
     /// IIIF renders that started on a render thread (not stored tiles, not `HEAD`, not refused).
     public var iiifRenders: Int
     /// IIIF renders cancelled because their client had gone: dropped while waiting for a thread, or stopped between
@@ -41,9 +49,11 @@ public struct ServerStatistics: Sendable, Hashable {
     /// The render budget, in bytes.
     public var iiifRenderBudget: Int
 
-    /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's and the connections' counts, and
-    /// the renders' counters.
-    init(cache: CacheStatistics, tiles: TileStore, images: Int, connections: Int, renders: RenderPool, renderBudget: RenderBudget) {
+    /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's count, the connections' and the
+    /// renders'.
+    init(
+        cache: CacheStatistics, tiles: TileStore, images: Int, connections: ConnectionRegistry, renders: RenderPool, renderBudget: RenderBudget
+    ) {
         cacheHits = cache.hits
         cacheMisses = cache.misses
         cacheEvictions = cache.evictions
@@ -55,7 +65,9 @@ public struct ServerStatistics: Sendable, Hashable {
         diskReadsWarming = tiles.warmingReadCount
         fileSends = tiles.fileSendCount
         self.images = images
-        self.connections = connections
+        self.connections = connections.count
+        connectionsRefused = connections.refused
+        sendTimeouts = connections.sendTimeouts
         iiifRenders = renders.started
         iiifRendersCancelled = renders.cancelled
         iiifRendersRefused = renderBudget.refused

@@ -54,7 +54,7 @@ struct Router {
                 return .error(error)
             }
         case .imageList:
-            return .ok(services.catalog.listJSON, profile: services.blocks.json)
+            return imageListResponse(query: QueryString(text: target.query))
         case .visible(let name):
             return visibleResponse(name: name, query: QueryString(text: target.query))
         case .health:
@@ -84,6 +84,26 @@ struct Router {
         }
         let error = RequestError(status: .methodNotAllowed, message: "method \(head.method) is not allowed; use GET, HEAD or OPTIONS")
         return .error(error, extraHeaders: "Allow: GET, HEAD, OPTIONS\r\n", close: true)
+    }
+
+    /// The image list, whole or one page (``ImageListPage``), with `X-Total-Count` (and `Link` for pages). Made from
+    /// the catalog's sorted snapshot: O(page) per page, the whole list built once per catalog change.
+    private func imageListResponse(query: QueryString) -> Response {
+        let page: ImageListPage?
+        do {
+            page = try ImageListPage(query: query)
+        } catch {
+            return .error(error)
+        }
+        let snapshot = services.catalog.current
+        let total = snapshot.sorted.count
+        guard let page else {
+            return .body(
+                status: .ok, headerLines: services.blocks.json.headerLines, extraHeaders: "X-Total-Count: \(total)\r\n", body: snapshot.listJSON)
+        }
+        return .body(
+            status: .ok, headerLines: services.blocks.json.headerLines, extraHeaders: page.headerLines(total: total),
+            body: snapshot.page(offset: page.offset, limit: page.limit))
     }
 
     private func visibleResponse(name: Substring, query: QueryString) -> Response {

@@ -55,9 +55,9 @@ public final class Server: Sendable {
         let interval = TimeAmount(parts.configuration.rescanInterval)
         rescanTask = loop.scheduleRepeatedAsyncTask(initialDelay: interval, delay: interval) { _ in
             pool.runIfActive(eventLoop: loop) {
-                let removed = Set(catalog.rescan().removed.map(\.id))
-                tiles.evict(images: removed)
-                if !removed.isEmpty { parts.closeTileFiles(of: removed) }
+                let withdrawn = catalog.rescan().withdrawn
+                tiles.evict(images: withdrawn)
+                if !withdrawn.isEmpty { parts.closeTileFiles(of: withdrawn) }
             }
         }
         let count = catalog.count
@@ -72,9 +72,9 @@ public final class Server: Sendable {
         let parts = self.parts
         let result = try? await parts.threadPool.runIfActive {
             let changes = catalog.rescan()
-            let removed = Set(changes.removed.map(\.id))
-            tiles.evict(images: removed)
-            if !removed.isEmpty { parts.closeTileFiles(of: removed) }
+            let withdrawn = changes.withdrawn
+            tiles.evict(images: withdrawn)
+            if !withdrawn.isEmpty { parts.closeTileFiles(of: withdrawn) }
             return (changes.added.count, changes.removed.count)
         }
         return result ?? (0, 0)

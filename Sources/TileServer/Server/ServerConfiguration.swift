@@ -30,13 +30,22 @@ public struct ServerConfiguration: Sendable {
     /// (true; where the kernel lacks it, the same as false). False: misses the cache does not admit are read without
     /// waiting and sent from memory instead. For tests of that fallback.
     var usesCachestat = true
-    /// How long a client has to send a complete request head: from connecting, or from the first byte of a
-    /// request on a kept-alive connection. A client that connects and sends nothing, or trickles header lines,
-    /// is disconnected when it runs out (with a 408 if it had sent anything).
+    /// How long a client has to send a complete request — its head and any body it declares: from connecting, or
+    /// from the first byte of a request on a kept-alive connection. A client that connects and sends nothing, or
+    /// trickles header lines or a body, is disconnected when it runs out (with a 408 if it had sent anything).
     public var headTimeout: Duration
-    /// How long a kept-alive connection may sit idle between requests before it is closed; also how long a client
-    /// may stop reading a response before it is dropped (a send timeout).
+    /// How long a kept-alive connection may sit idle between requests before it is closed.
     public var idleTimeout: Duration
+    /// How long a client may take none of the response bytes queued for it before the connection is closed and the
+    /// bytes dropped, whatever the connection is doing (a send timeout).
+    public var sendTimeout: Duration
+    /// The largest body a `GET`, `HEAD` or `OPTIONS` request may carry, in bytes (read and ignored); a larger one,
+    /// declared or sent, is answered 413 and the connection closed.
+    public var maxRequestBodyBytes: Int
+    /// The most connections one client address may hold open (0: no cap); connections beyond it are closed as
+    /// soon as they are accepted, so that one address cannot take every descriptor. Behind a reverse proxy every
+    /// connection comes from the proxy's address: keep the proxy's pool below it.
+    public var maxConnectionsPerAddress: Int
     /// The largest request head accepted (request line plus headers), in bytes; larger heads get 431 and the
     /// connection is closed.
     public var maxHeadBytes: Int
@@ -46,6 +55,12 @@ public struct ServerConfiguration: Sendable {
     public var rescanInterval: Duration
     /// How deep below ROOT pyramids are looked for (0: only ROOT itself).
     public var maxScanDepth: Int
+    /// How often a rescan lists every folder under ROOT, changed or not (rescans in between list only the folders
+    /// whose modification time moved): what catches a `.dzi` rewritten in place. At least ``rescanInterval``.
+    public var fullRescanInterval: Duration
+    /// The most level folders held open for tile reads, shared by every pyramid (see ``levelDirectoryBudget``);
+    /// `nil` (the default): an eighth of the process's descriptor limit, at least 64 and at most 4096.
+    public var levelDirectoryLimit: Int?
     /// On shutdown, how long in-flight requests may take before their connections are closed regardless.
     public var shutdownGracePeriod: Duration
     /// The listen backlog: connections the kernel queues before they are accepted (≥ 1; the kernel caps it at
@@ -78,10 +93,15 @@ public struct ServerConfiguration: Sendable {
         self.openTileFilesPerLoop = 4096
         self.headTimeout = .seconds(5)
         self.idleTimeout = .seconds(30)
+        self.sendTimeout = .seconds(10)
+        self.maxRequestBodyBytes = 16 << 10
+        self.maxConnectionsPerAddress = 256
         self.maxHeadBytes = 16 << 10
         self.maxPathBytes = 2048
         self.rescanInterval = .seconds(1)
         self.maxScanDepth = 8
+        self.fullRescanInterval = .seconds(60)
+        self.levelDirectoryLimit = nil
         self.shutdownGracePeriod = .seconds(10)
         self.listenBacklog = 4096
         self.maxPrefetchTiles = 256
@@ -125,5 +145,18 @@ extension ServerConfiguration {
             if count > 0, let value = Int(String(decoding: bytes[..<count], as: UTF8.self).filter(\.isNumber)) { limit = value }
         }
         return max(1, min(listenBacklog, limit))
+    }
+}
+
+extension ServerConfiguration {
+    /// The level folders held open when the process may open `descriptorLimit` descriptors: ``levelDirectoryLimit``,
+    /// or an eighth of the limit within 64…4096 — leaving the rest to sockets and the open tile files.
+    func levelDirectoryBudget(descriptorLimit: Int) -> Int {
+        levelDirectoryLimit ?? min(4096, max(64, descriptorLimit / 8))
+    }
+
+    /// How many scans make one full walk (see ``fullRescanInterval``), ≥ 1.
+    var scansPerFullWalk: Int {
+        max(1, Int(fullRescanInterval / rescanInterval))
     }
 }

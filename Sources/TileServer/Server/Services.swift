@@ -44,8 +44,11 @@ final class Services: Sendable {
 
     /// The numbers `/metrics` shows besides request counts.
     var statistics: ServerStatistics {
-        ServerStatistics(
-            cache: tiles.cache.statistics, tiles: tiles, images: catalog.count, connections: connections.count, renders: renders,
+        var statistics = ServerStatistics(
+            cache: tiles.cache.statistics, tiles: tiles, images: catalog.count, connections: connections, renders: renders,
             renderBudget: renderBudget)
+        statistics.levelDirectories = catalog.directories.count
+        statistics.levelDirectoryBudget = catalog.directories.capacity
+        return statistics
     }
 }

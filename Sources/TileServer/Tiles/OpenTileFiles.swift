@@ -34,9 +34,12 @@ final class OpenTileFiles {
             if file.isCurrent { return file }
             files.removeValue(for: key)
         }
-        guard let directory = image.levels.descriptor(level: Int(key.level)),
-            let file = OpenTile(column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory, maxBytes: maxBytes)
-        else { return nil }
+        guard let directory = image.levels.directory(level: Int(key.level)) else { return nil }
+        // The folder stays open (not closed by an eviction) until the `openat` is done.
+        let opened = withExtendedLifetime(directory) {
+            OpenTile(column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory.descriptor, maxBytes: maxBytes)
+        }
+        guard let file = opened else { return nil }
         files.insert(file, for: key, cost: 1)
         return file
     }

@@ -140,11 +140,13 @@ final class TileStore: Sendable {
     /// Reads tile `key` of `image`: through its open level folder when there is one, else by path (checked with
     /// `realpath`). `nil` only with `pageCacheOnly`, when the bytes are not all in memory.
     private func readTile(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool) throws(FileLoadError) -> LoadedFile? {
-        if let directory = image.levels.descriptor(level: Int(key.level)) {
-            switch try FileLoader.loadTile(
-                column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory, maxBytes: maxTileBytes,
-                pageCacheOnly: pageCacheOnly)
-            {
+        if let directory = image.levels.directory(level: Int(key.level)) {
+            let read = try withExtendedLifetime(directory) { () throws(FileLoadError) in
+                try FileLoader.loadTile(
+                    column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory.descriptor, maxBytes: maxTileBytes,
+                    pageCacheOnly: pageCacheOnly)
+            }
+            switch read {
             case .loaded(let file): return file
             case .notInMemory: return nil
             case .askByPath: break

@@ -1,0 +1,93 @@
+import TileGeometry
+
+extension ImageCatalog {
+    /// What a found `.dzi` comes to.
+    enum Outcome: Equatable {
+        /// Served as this entry.
+        case serve(CatalogImage)
+        /// Not yet (no tiles folder, unreadable for now): looked at again at every scan.
+        case notYet
+        /// Unusable until it changes (reported once): looked at again when its folder changes.
+        case rejected
+
+        /// The entry to serve, if any.
+        var image: CatalogImage? {
+            if case .serve(let image) = self { image } else { nil }
+        }
+
+        static func == (left: Outcome, right: Outcome) -> Bool {
+            switch (left, right) {
+            case (.serve(let a), .serve(let b)): a === b
+            case (.notYet, .notYet), (.rejected, .rejected): true
+            default: false
+            }
+        }
+    }
+
+    /// The entry for `found`: the previous one if its `.dzi` is unchanged and its tiles folder still there, else a
+    /// fresh one, or why there is none.
+    func resolve(_ found: DirectoryWalker.Found, previous: CatalogImage?, state: inout ScanState) -> Outcome {
+        guard let signature = FileSignature(path: found.path) else { return .notYet }
+        if let previous, previous.signature == signature, FileSignature.isDirectory(previous.filesDirectory) {
+            return .serve(previous)
+        }
+        if state.rejected[found.path] == signature { return .rejected }
+        do {
+            let image = try load(found, signature: signature, id: state.nextID)
+            state.nextID += 1
+            return .serve(image)
+        } catch let error as CatalogError {
+            guard error.permanent else { return .notYet }
+            state.rejected[found.path] = signature
+            logger.warning("Skipping \(found.name).dzi: \(error.message)")
+            return .rejected
+        } catch {
+            return .notYet
+        }
+    }
+
+    private func load(_ found: DirectoryWalker.Found, signature: FileSignature, id: Int) throws -> CatalogImage {
+        guard let real = PathContainment.realPath(found.path), PathContainment.isInside(real, root: root) else {
+            throw CatalogError(message: "it resolves outside the served folder", permanent: true)
+        }
+        let file: LoadedFile
+        do {
+            file = try FileLoader.load(real, inside: root, maxBytes: 1 << 20)
+        } catch {
+            throw CatalogError(message: error.message, permanent: error.kind != .notFound)
+        }
+        let xml = String(decoding: file.buffer.readableBytesView.dropFirst(file.bodyOffset), as: UTF8.self)
+        let descriptor: DZIDescriptor
+        do {
+            descriptor = try DZIDescriptor(xml: xml)
+        } catch {
+            throw CatalogError(message: error.message, permanent: true)
+        }
+        let filesPath = String(found.path.dropLast(4)) + "_files"
+        guard let files = PathContainment.realPath(filesPath), PathContainment.isInside(files, root: root), FileSignature.isDirectory(files) else {
+            // Not yet (a slice still being published) or a tiles folder pointing out of ROOT: look again next scan.
+            throw CatalogError(message: "no tiles folder", permanent: false)
+        }
+        return CatalogImage(
+            id: id, name: found.name, descriptor: descriptor, root: root, filesDirectory: files, descriptorFile: file, signature: signature,
+            directories: directories)
+    }
+}
+
+/// What scans remember between runs: the walk's state, the next id, the descriptors not ready yet (looked at again
+/// every scan), those already reported as unusable (by signature, so a fixed file is looked at again), and when a
+/// scan last failed for lack of descriptors.
+struct ScanState {
+    var scanner: CatalogScanner
+    var nextID = 1
+    var pending: [String: DirectoryWalker.Found] = [:]
+    var rejected: [String: FileSignature] = [:]
+    var counts = ScanCounts()
+    var lastShortageReport: ContinuousClock.Instant?
+}
+
+/// Why a found `.dzi` is not served; `permanent` ones are logged once and skipped until the file changes.
+struct CatalogError: Error {
+    let message: String
+    let permanent: Bool
+}

@@ -1,0 +1,93 @@
+import Synchronization
+import TileCache
+
+/// The level folders (`{name}_files/{level}`) the server holds open, shared by every event loop and file thread, at
+/// most ``capacity`` of them whatever the size of the catalog — like nginx's `open_file_cache max=`. A folder is
+/// opened on its first tile request, checked then to lie inside ROOT (by the real path the kernel gives the
+/// descriptor), and closed when it is the least recently used one and another needs its place.
+///
+/// Folders are handed out as ``OpenDirectory`` references: an evicted folder is closed only once the last caller
+/// holding it is done with its `openat`. A folder that cannot be opened or checked (missing, not a folder, outside
+/// ROOT, out of descriptors) is not cached and not remembered: its tiles take
+/// ``FileLoader/load(_:inside:maxBytes:)``'s careful path, and the next request tries again.
+///
+/// Containment over time: ``dropOutside(root:)``, called at every rescan, re-checks each cached folder and drops
+/// those that were moved out of ROOT.
+final class LevelDirectoryCache: Sendable {
+    /// One level folder of one catalog entry.
+    struct Key: Hashable, Sendable {
+        /// The ``CatalogImage/id``.
+        var image: Int
+        /// The level.
+        var level: Int
+    }
+
+    /// The most folders held open at once (0: none; every lookup answers `nil`).
+    let capacity: Int
+    private let entries: Mutex<LRUCache<Key, OpenDirectory>>
+    private let openings = Atomic<Int>(0)
+
+    /// Creates an empty cache holding at most `capacity` (≥ 0) folders open.
+    init(capacity: Int) {
+        precondition(capacity >= 0, "a negative capacity")
+        self.capacity = capacity
+        self.entries = Mutex(LRUCache(budget: capacity))
+    }
+
+    /// The number of folders open now. O(1), takes the lock.
+    var count: Int { entries.withLock { $0.count } }
+
+    /// How many folders have been opened (and kept) so far: each is one `open` and one `readlink`.
+    var openCount: Int { openings.load(ordering: .relaxed) }
+
+    /// Level `level` of image `image`, whose folder is at `path` and must lie inside `root` (a real path): from the
+    /// cache, marked most recently used, or opened now, checked and kept (evicting the least recently used folder
+    /// when full). Hold the returned reference for as long as its ``OpenDirectory/descriptor`` is used.
+    ///
+    /// - Returns: `nil` when the folder cannot be opened or does not lie inside `root`, or when ``capacity`` is 0.
+    /// - Complexity: O(1) (one lock) on a hit; on a miss also one `open` and one `readlink`, done outside the lock.
+    func directory(image: Int, level: Int, path: @autoclosure () -> String, root: String) -> OpenDirectory? {
+        guard capacity > 0 else { return nil }
+        let key = Key(image: image, level: level)
+        if let cached = entries.withLock({ $0.value(for: key) }) { return cached }
+        guard let opened = OpenDirectory(path: path()) else { return nil }
+        // A folder that cannot be checked is not trusted: its tiles go the careful way.
+        guard PathContainment.isInside(descriptor: opened.descriptor, root: root) == true else { return nil }
+        let (kept, evicted) = entries.withLock { cache -> (OpenDirectory, [LRUCache<Key, OpenDirectory>.Element]) in
+            // Another thread may have opened the same folder meanwhile: keep one.
+            if let raced = cache.value(for: key) { return (raced, []) }
+            return (opened, cache.insert(opened, for: key, cost: 1))
+        }
+        if kept === opened { openings.add(1, ordering: .relaxed) }
+        // Evicted folders are released here, outside the lock (closed unless a caller still holds them).
+        withExtendedLifetime(evicted) {}
+        return kept
+    }
+
+    /// Closes (once unused) the folders of the given images.
+    ///
+    /// - Complexity: O(n) in the folders held.
+    func removeAll(images: Set<Int>) {
+        guard !images.isEmpty else { return }
+        let removed = entries.withLock { cache in
+            let doomed = cache.compactMap { images.contains($0.key.image) ? $0.key : nil }
+            return doomed.compactMap { cache.removeValue(for: $0) }
+        }
+        withExtendedLifetime(removed) {}
+    }
+
+    /// Re-checks every folder held against `root` (a real path) and drops those no longer inside it (moved out, or
+    /// not checkable); returns the ids of the images that lost one, whose open tile files should be closed too.
+    ///
+    /// - Complexity: O(n) `readlink`s for n folders held (at most ``capacity``), done outside the lock.
+    func dropOutside(root: String) -> Set<Int> {
+        let held = entries.withLock { cache in cache.map { ($0.key, $0.value) } }
+        let outside = held.filter { PathContainment.isInside(descriptor: $0.1.descriptor, root: root) != true }
+        guard !outside.isEmpty else { return [] }
+        let removed = entries.withLock { cache in
+            outside.compactMap { key, directory in cache.peek(key) === directory ? cache.removeValue(for: key) : nil }
+        }
+        withExtendedLifetime(removed) {}
+        return Set(outside.map(\.0.image))
+    }
+}

@@ -1,0 +1,56 @@
+/// Which part of the image list `GET /api/images` asks for: all of it (no `offset` and no `limit`, today's answer), or
+/// the page `offset ..< offset + limit` of the images sorted by name.
+struct ImageListPage: Equatable {
+    /// The most images one page holds.
+    static let maxLimit = 1000
+    /// The page size when only `offset` is given.
+    static let defaultLimit = 100
+
+    /// The first image's index in the sorted list (0-based).
+    var offset: Int
+    /// The most images in the page, 1 … ``maxLimit``.
+    var limit: Int
+
+    /// The page `query` asks for, or `nil` for the whole list (neither parameter given).
+    ///
+    /// - Throws: ``RequestError`` 400 when `offset` is not an integer ≥ 0 or `limit` not an integer in
+    ///   1 … ``maxLimit``.
+    init?(query: QueryString) throws(RequestError) {
+        let offsetText = query.value(named: "offset")
+        let limitText = query.value(named: "limit")
+        if offsetText == nil && limitText == nil { return nil }
+        offset = try Self.integer(offsetText, named: "offset", in: 0...Int(Int32.max), default: 0)
+        limit = try Self.integer(limitText, named: "limit", in: 1...Self.maxLimit, default: Self.defaultLimit)
+    }
+
+    /// A page; for tests and links.
+    init(offset: Int, limit: Int) {
+        self.offset = offset
+        self.limit = limit
+    }
+
+    /// The `Link` and `X-Total-Count` header lines of this page of a list of `total` images (each ending in CRLF):
+    /// `rel="next"` when images follow, `rel="prev"` when some precede.
+    func headerLines(total: Int) -> String {
+        var links: [String] = []
+        if offset + limit < total {
+            links.append("</api/images?offset=\(offset + limit)&limit=\(limit)>; rel=\"next\"")
+        }
+        if offset > 0 {
+            links.append("</api/images?offset=\(max(0, min(offset, total) - limit))&limit=\(limit)>; rel=\"prev\"")
+        }
+        let link = links.isEmpty ? "" : "Link: " + links.joined(separator: ", ") + "\r\n"
+        return link + "X-Total-Count: \(total)\r\n"
+    }
+
+    private static func integer(_ text: Substring?, named name: String, in range: ClosedRange<Int>, default value: Int) throws(RequestError) -> Int {
+        guard let text else { return value }
+        // Digits only: `Int("+5")` would accept a sign, and leading zeros are harmless.
+        guard !text.isEmpty, text.utf8.count <= 10, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = Int(text),
+            range.contains(number)
+        else {
+            throw .badRequest("\(name) must be an integer \(range.lowerBound)…\(range.upperBound) (got \(text.prefix(32)))")
+        }
+        return number
+    }
+}
