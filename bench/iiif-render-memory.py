@@ -82,6 +82,7 @@ def main():
             time.sleep(1)
         held = metric(port, "tiler_iiif_render_bytes")
         during = rss_mib(server.pid)
+        peak = max(peak, during)
         for sock in attackers:
             sock.close()
         time.sleep(3)
