@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 @testable import TileServer
@@ -121,13 +122,18 @@ import Testing
     @Test func aRunningRenderWhoseClientHangsUpStops() async throws {
         let fixture = try Self.fixture()
         try await withServer(fixture, Self.configuration(fixture)) { server in
-            do {
-                // 6000 × 6000 enlarged from the pyramid: many seconds of work, stopped at the next row.
+            // 6000 × 6000 enlarged from the pyramid: many seconds of work, stopped at the next row. The client hangs up
+            // as soon as the render has started, watched from a thread of its own: a test task waiting for a turn on
+            // a busy cooperative pool could let the render finish first.
+            let started = try await blocking {
                 let client = try RawHTTPConnection(port: server.port)
-                try client.request("/iiif/3/noise/full/^6000,/0/default.png")
-                #expect(await eventually { server.statistics.iiifRenders == 1 })
+                try client.request("/iiif/3/noise/full/^6000,/0/gray.png")
+                let deadline = ContinuousClock.now + .seconds(30)
+                while server.statistics.iiifRenders == 0 && ContinuousClock.now < deadline { usleep(1000) }
                 withExtendedLifetime(client) {}
+                return server.statistics.iiifRenders
             }
+            #expect(started == 1)
             #expect(await eventually(within: 30) { server.statistics.iiifRendersCancelled == 1 })
             #expect(await eventually { server.context.renders.load == 0 && server.statistics.iiifRenderBytes == 0 })
             #expect(try fetch(server, Self.smallRender).status == 200)
