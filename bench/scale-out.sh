@@ -52,7 +52,7 @@ VARNISH_PORT=19180
 start_replica() {  # INDEX
     local port=${PORTS[$1]}
     # In a subshell, so that a replica killed on purpose is not reported as a failed job of this script.
-    ("$TILER" serve "$ROOT" --port "$port" --cache-mb "$CACHE_MB" --trust-proxy >"$WORK/replica-$1.out" 2>&1 & echo $! >"$WORK/replica-$1.pid")
+    ("$TILER" serve "$ROOT" --port "$port" --cache-mb "$CACHE_MB" --trust-proxy --max-connections-per-address 0 >"$WORK/replica-$1.out" 2>&1 & echo $! >"$WORK/replica-$1.pid")
     for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && return; sleep 0.1; done
     echo "replica on port $port did not start" >&2
     exit 1

@@ -75,7 +75,7 @@ import Testing
     static let small = DecodeOptions(maxPixels: 1 << 20)
     static let smallLenient = DecodeOptions(maxPixels: 1 << 20, lenient: true, onWarning: { _ in })
 
-    @Test("Every truncation throws by default and never crashes when lenient", .timeLimit(.minutes(1)), arguments: seeds)
+    @Test("Every truncation throws by default and never crashes when lenient", .timeLimit(.minutes(5)), arguments: seeds)
     func truncations(seed: Seed) throws {
         let directory = try TemporaryDirectory()
         let bytes = try seed.make(directory)
@@ -88,7 +88,7 @@ import Testing
         #expect(cuts.count >= 200)
     }
 
-    @Test("Random byte mutations decode or throw", .timeLimit(.minutes(1)), arguments: seeds)
+    @Test("Random byte mutations decode or throw", .timeLimit(.minutes(5)), arguments: seeds)
     func mutations(seed: Seed) throws {
         let directory = try TemporaryDirectory()
         let original = try seed.make(directory)

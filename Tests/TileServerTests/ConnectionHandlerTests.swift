@@ -32,7 +32,7 @@ import Testing
                 + "Accept-Ranges: bytes\r\nAccess-Control-Allow-Origin: *\r\n"
             #expect(first.hasPrefix(head))
             #expect(first.contains("\r\nX-Cache: miss\r\n") && first.contains("\r\nContent-Length: 300\r\n\r\n") && first.hasSuffix(tile))
-            let second = try await connection.send("GET /images/alpha_files/10/3_2.jpg HTTP/1.1\r\n\r\n")
+            let second = try await connection.send("GET /images/alpha_files/10/3_2.jpg HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(Self.withoutDate(second) == Self.withoutDate(first).replacingOccurrences(of: "X-Cache: miss", with: "X-Cache: hit"))
             #expect(!connection.isClosed)
         }
@@ -41,7 +41,7 @@ import Testing
     @Test func answersPipelinedRequestsInOrder() async throws {
         try await Self.withConnection { connection in
             let out = try await connection.send(
-                "GET /healthz HTTP/1.1\r\n\r\nHEAD /images/alpha_files/0/0_0.jpg HTTP/1.1\r\n\r\nGET /api/nothing HTTP/1.1\r\nConnection: close\r\n\r\n"
+                "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\nHEAD /images/alpha_files/0/0_0.jpg HTTP/1.1\r\nHost: t\r\n\r\nGET /api/nothing HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
             )
             let health = try #require(out.range(of: #"{"status":"ok","images":1}"#))
             let head = try #require(out.range(of: "Content-Type: image/jpeg"))
@@ -74,7 +74,7 @@ import Testing
             let first = try await connection.send("GET /images/alpha.dzi HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
             #expect(first.hasPrefix("HTTP/1.1 200 OK\r\n") && first.contains("\r\nConnection: keep-alive\r\n"))
             let etag = try #require(first.split(separator: "\r\n").first { $0.hasPrefix("ETag: ") }?.dropFirst(6))
-            let second = try await connection.send("GET /images/alpha.dzi HTTP/1.1\r\nIf-None-Match: \(etag)\r\n\r\n")
+            let second = try await connection.send("GET /images/alpha.dzi HTTP/1.1\r\nHost: t\r\nIf-None-Match: \(etag)\r\n\r\n")
             #expect(second.hasPrefix("HTTP/1.1 304 Not Modified\r\n") && second.hasSuffix("ETag: \(etag)\r\n\r\n"))
             #expect(!connection.isClosed)
         }

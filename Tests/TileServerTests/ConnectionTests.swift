@@ -57,8 +57,8 @@ import TileServer
     }
 
     @Test(arguments: [
-        "GARBAGE\r\n\r\n", "GET / HTTP/9.9\r\n\r\n", "GET /\r\n\r\n", "GET / HTTP/1.1\r\nBad Header\r\n\r\n",
-        "GET / HTTP/1.1\r\nContent-Length: abc\r\n\r\n", "\u{01}\u{02}\u{03}\r\n\r\n",
+        "GARBAGE\r\n\r\n", "GET / HTTP/9.9\r\n\r\n", "GET /\r\n\r\n", "GET / HTTP/1.1\r\nHost: t\r\nBad Header\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n", "\u{01}\u{02}\u{03}\r\n\r\n",
     ])
     func malformedRequestsGet400AndTheConnectionCloses(request: String) async throws {
         let fixture = try PyramidFixture()
@@ -77,7 +77,8 @@ import TileServer
         try fixture.addPyramid("alpha", width: 500, height: 500)
         try await withServer(fixture) { server in
             let connection = try RawHTTPConnection(port: server.port)
-            try connection.send("GET /images/alpha_files/9/1_1.jpg HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\n\r\nNONSENSE\r\n\r\n")
+            try connection.send(
+                "GET /images/alpha_files/9/1_1.jpg HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\nNONSENSE\r\n\r\n")
             #expect(try connection.readResponse().status == 200)
             #expect(try connection.readResponse().status == 200)
             #expect(try connection.readResponse().status == 400)
@@ -94,8 +95,8 @@ import TileServer
             let connection = try RawHTTPConnection(port: server.port)
             let tile = "GET /images/alpha_files/9/1_1.jpg HTTP/1.1\r\nHost: t\r\n\r\n"
             try connection.send(
-                tile + "GET /healthz HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nGET /\r\n0\r\n\r\n"
-                    + "GET /images/alpha.dzi HTTP/1.1\r\nContent-Length: 17\r\n\r\nGET /x HTTP/1.1\r\n" + tile)
+                tile + "GET /healthz HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nGET /\r\n0\r\n\r\n"
+                    + "GET /images/alpha.dzi HTTP/1.1\r\nHost: t\r\nContent-Length: 17\r\n\r\nGET /x HTTP/1.1\r\n" + tile)
             let answers = try (0..<4).map { _ in try connection.readResponse() }
             #expect(answers.map(\.status) == [200, 200, 200, 200])
             #expect(answers[0].body == answers[3].body && answers[0].header("Content-Type") == "image/jpeg")
@@ -132,7 +133,7 @@ import TileServer
         let fixture = try PyramidFixture()
         try await withServer(fixture) { server in
             let connection = try RawHTTPConnection(port: server.port)
-            try connection.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHo")
+            try connection.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\nHo")
             connection.shutdownWriting()
             #expect(try connection.readResponse().status == 200)
             if let cut = try? connection.readResponse() {
@@ -148,16 +149,16 @@ import TileServer
         configuration.maxHeadBytes = 4096
         try await withServer(fixture, configuration) { server in
             let hugeHeader = try RawHTTPConnection(port: server.port)
-            try hugeHeader.send("GET /healthz HTTP/1.1\r\nX-Big: \(String(repeating: "a", count: 10000))\r\n\r\n")
+            try hugeHeader.send("GET /healthz HTTP/1.1\r\nHost: t\r\nX-Big: \(String(repeating: "a", count: 10000))\r\n\r\n")
             let response = try hugeHeader.readResponse()
             #expect(response.status == 431)
             #expect(hugeHeader.waitForClose())
             let hugeTarget = try RawHTTPConnection(port: server.port)
-            try hugeTarget.send("GET /\(String(repeating: "a", count: 10000)) HTTP/1.1\r\n\r\n")
+            try hugeTarget.send("GET /\(String(repeating: "a", count: 10000)) HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect([400, 431].contains(try hugeTarget.readResponse().status))
             #expect(hugeTarget.waitForClose())
             let manyHeaders = try RawHTTPConnection(port: server.port)
-            try manyHeaders.send("GET /healthz HTTP/1.1\r\n" + (0..<300).map { "X-\($0): 1\r\n" }.joined() + "\r\n")
+            try manyHeaders.send("GET /healthz HTTP/1.1\r\nHost: t\r\n" + (0..<300).map { "X-\($0): 1\r\n" }.joined() + "\r\n")
             #expect(try manyHeaders.readResponse().status == 431)
             #expect(manyHeaders.waitForClose())
         }
@@ -182,7 +183,7 @@ import TileServer
         try await withServer(fixture, configuration) { server in
             let opened = ContinuousClock.now
             let connection = try RawHTTPConnection(port: server.port, timeout: 15)
-            try connection.send("GET /healthz HTTP/1.1\r\n")
+            try connection.send("GET /healthz HTTP/1.1\r\nHost: t\r\n")
             let start = ContinuousClock.now
             // One header line every 200 ms: each would reset a naive idle timer, so only a head deadline stops it.
             let (lines, status, droppedAt) = try await blocking {
@@ -229,10 +230,11 @@ import TileServer
         configuration.publicDirectory = fixture.base + "/Public"
         configuration.headTimeout = .milliseconds(500)
         configuration.idleTimeout = .seconds(1)
+        configuration.sendTimeout = .seconds(2)
         try await withServer(fixture, configuration) { server in
             let reader = try RawHTTPConnection(port: server.port)
             try reader.request("/large.bin")
-            // Longer than the idle timeout before reading: the unread response keeps the connection alive once.
+            // Longer than the idle timeout before reading: the unread response keeps the connection alive.
             let count = try await blocking {
                 Thread.sleep(forTimeInterval: 1.2)
                 return try reader.readResponse().body.count
@@ -240,7 +242,7 @@ import TileServer
             #expect(count == size)
             let staller = try RawHTTPConnection(port: server.port)
             try staller.request("/large.bin")
-            // Never reading: dropped after a timeout without progress, the response cut short.
+            // Never reading: dropped after the send timeout, the response cut short.
             let cutShort = try await blocking {
                 Thread.sleep(forTimeInterval: 4)
                 return (try? staller.readResponse()) == nil
@@ -254,7 +256,7 @@ import TileServer
         try fixture.addPyramid("alpha", width: 500, height: 500)
         try await withServer(fixture) { server in
             let connection = try RawHTTPConnection(port: server.port)
-            try connection.send("GET /images/alpha_files/9/1_0.jpg HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n")
+            try connection.send("GET /images/alpha_files/9/1_0.jpg HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
             connection.shutdownWriting()
             #expect(try connection.readResponse().status == 200)
             #expect(try connection.readResponse().status == 200)

@@ -162,7 +162,9 @@ import Testing
                 #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: row, count: 1000))
             }
             let elapsed = clock.now - started
-            #expect(server.statistics.fileSends == 10)
+            // Nearly all from their files (on a loaded machine a tile's pages are now and then not all resident, and it
+            // is read instead), so the cork timer, if left on, would hold at least eight of them.
+            #expect(server.statistics.fileSends >= 8)
             // Ten responses held by the timer take at least 2 s; answered at once, a few milliseconds.
             #expect(elapsed < .milliseconds(1500), "10 sent files took \(elapsed)")
         }

@@ -16,6 +16,7 @@ import TileServer
         // the send timeout must not drop the client that reads its large response last, however loaded the machine.
         configuration.shutdownGracePeriod = .seconds(120)
         configuration.idleTimeout = .seconds(120)
+        configuration.sendTimeout = .seconds(120)
         let server = try await Server.start(configuration)
         let port = server.port
 

@@ -38,7 +38,7 @@ import Testing
         ("HTTP/1.0", "Connection: close\r\n", false), ("HTTP/1.1", "Connection: , close ,\r\n", false),
     ])
     func keepAliveFollowsVersionAndConnection(version: String, header: String, keepAlive: Bool) {
-        let text = "HEAD /healthz \(version)\r\n\(header)\r\n"
+        let text = "HEAD /healthz \(version)\r\nHost: t\r\n\(header)\r\n"
         guard case .request(let request, _) = Self.scan(text) else {
             Issue.record("not read: \(text)")
             return
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func theFirstIfNoneMatchCounts() {
-        guard case .request(let request, _) = Self.scan("GET / HTTP/1.1\r\nIF-NONE-MATCH: \"a\"\r\nIf-None-Match: \"b\"\r\n\r\n") else {
+        guard case .request(let request, _) = Self.scan("GET / HTTP/1.1\r\nHost: t\r\nIF-NONE-MATCH: \"a\"\r\nIf-None-Match: \"b\"\r\n\r\n") else {
             Issue.record("not read")
             return
         }
@@ -66,8 +66,8 @@ import Testing
     }
 
     @Test func pipelinedHeadsAreReadOneAtATime() {
-        let first = "GET /a HTTP/1.1\r\n\r\n"
-        guard case .request(let request, let length) = Self.scan(first + "GET /b HTTP/1.1\r\n\r\nGARBAGE") else {
+        let first = "GET /a HTTP/1.1\r\nHost: t\r\n\r\n"
+        guard case .request(let request, let length) = Self.scan(first + "GET /b HTTP/1.1\r\nHost: t\r\n\r\nGARBAGE") else {
             Issue.record("not read")
             return
         }
@@ -87,13 +87,23 @@ import Testing
         "GET /a HTTP/1.1\r\nX: a\u{0}b\r\n\r\n", "GET /a\u{7F} HTTP/1.1\r\n\r\n", "GET /caf\u{E9} HTTP/1.1\r\n\r\n",
         "GET /iiif/3/a/info.json HTTP/1.1\r\n\r\n", "\r\nGET /a HTTP/1.1\r\n\r\n",
         "GET /a HTTP/1.1\r\nX: 1\r\r\n\r\n", "GET /a HTTP/1.1\r\n" + (0..<101).map { "X-\($0): 1\r\n" }.joined() + "\r\n",
+        // A Host missing from HTTP/1.1 or given twice: NIO's decoder reads it, and the handler answers 400.
+        "GET /a HTTP/1.1\r\nAccept: */*\r\n\r\n", "GET /a HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", "GET /a HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n",
     ])
     func unusualRequestsAreLeftToNIO(text: String) {
         #expect(Self.scan(text) == .unsupported)
     }
 
+    @Test func http10MayOmitHost() {
+        guard case .request(let request, _) = Self.scan("GET /a HTTP/1.0\r\n\r\n") else {
+            Issue.record("not read")
+            return
+        }
+        #expect(request.isHTTP10 && !request.keepAlive)
+    }
+
     @Test func headsLongerThanTheLimitAreLeftToNIO() {
-        let text = "GET /a HTTP/1.1\r\nX-Big: \(String(repeating: "a", count: 200))\r\n\r\n"
+        let text = "GET /a HTTP/1.1\r\nHost: t\r\nX-Big: \(String(repeating: "a", count: 200))\r\n\r\n"
         #expect(Self.scan(text, maxHeadBytes: 100) == .unsupported)
         #expect(Self.scan(String(text.prefix(150)), maxHeadBytes: 100) == .unsupported)
         #expect(Self.scan(String(text.prefix(50)), maxHeadBytes: 100) == .incomplete)

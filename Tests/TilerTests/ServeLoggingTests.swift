@@ -17,9 +17,16 @@ import Testing
         private let err = Locked(Data())
         private(set) var base = ""
 
-        init(_ arguments: [String], environment: [String: String] = [:], executable: URL = TilerProcess.executable) throws {
-            process.executableURL = executable
-            process.arguments = arguments
+        /// Starts `tiler` with `arguments`; with `descriptorLimit`, under that limit on open files (soft and hard, set by
+        /// util-linux's `prlimit`).
+        init(_ arguments: [String], environment: [String: String] = [:], descriptorLimit: Int? = nil) throws {
+            if let descriptorLimit {
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+                process.arguments = ["--nofile=\(descriptorLimit):\(descriptorLimit)", "--", TilerProcess.executable.path] + arguments
+            } else {
+                process.executableURL = TilerProcess.executable
+                process.arguments = arguments
+            }
             process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILER_") }.merging(environment) { _, new in new }
             let outPipe = Pipe()
             let errPipe = Pipe()

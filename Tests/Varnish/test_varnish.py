@@ -45,7 +45,7 @@ def free_port():
 
 
 def start_replica(root):
-    server = subprocess.Popen([TILER, "serve", root, "--port", "0", "--threads", "1", "--cache-mb", "8", "--trust-proxy"],
+    server = subprocess.Popen([TILER, "serve", root, "--port", "0", "--threads", "1", "--cache-mb", "8", "--trust-proxy", "--max-connections-per-address", "0"],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = server.stdout.readline()
     url = next(word for word in line.split() if word.startswith("http://"))
@@ -70,10 +70,11 @@ def varnish_counters(workdir):
 
 
 def load(port, paths, expected, threads=8, on_progress=None):
-    """Requests every path once from `threads` keep-alive clients; returns (errors, latencies in seconds)."""
+    """Requests every path once from `threads` keep-alive clients; returns (errors, latencies in seconds, the
+    X-Cache value of each 200 answer)."""
     queue = list(paths)
     lock = threading.Lock()
-    errors, latencies, done = [], [], [0]
+    errors, latencies, done, outcomes = [], [], [0], []
 
     def worker():
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
@@ -91,6 +92,8 @@ def load(port, paths, expected, threads=8, on_progress=None):
                     errors.append(f"{path}: {response.status}")
                 elif body != expected[path]:
                     errors.append(f"{path}: {len(body)} bytes differ from the file's {len(expected[path])}")
+                else:
+                    outcomes.append(response.getheader("X-Cache", ""))
             except (OSError, http.client.HTTPException) as error:
                 errors.append(f"{path}: {error!r}")
                 connection.close()
@@ -108,7 +111,7 @@ def load(port, paths, expected, threads=8, on_progress=None):
         w.start()
     for w in workers:
         w.join()
-    return errors, latencies
+    return errors, latencies, outcomes
 
 
 def main():
@@ -180,22 +183,25 @@ def main():
         if os.environ.get("TILER_VARNISHLOG"):
             vlog = subprocess.Popen(["varnishlog", "-n", varnish_dir, "-g", "request", "-q", "RespStatus >= 500",
                                      "-w", os.environ["TILER_VARNISHLOG"]])
-        errors, latencies = load(varnish_port, paths, expected, on_progress=stop_at_a_third)
+        errors, latencies, cold = load(varnish_port, paths, expected, on_progress=stop_at_a_third)
         replicas[victim][0].wait(timeout=30)
         if vlog:
             time.sleep(1)
             vlog.terminate()
         hits1, misses1 = varnish_counters(varnish_dir)
         latencies.sort()
-        print(f"cold pass: {len(paths)} tiles, {misses1 - misses0} misses, p50 {latencies[len(latencies) // 2] * 1000:.1f} ms, "
+        print(f"cold pass: {len(paths)} tiles, {cold.count('MISS')} answered as misses ({misses1 - misses0} counted by "
+              f"varnishstat so far), p50 {latencies[len(latencies) // 2] * 1000:.1f} ms, "
               f"max {latencies[-1] * 1000:.1f} ms; replica {victim + 1} stopped a third of the way in", flush=True)
         check("the replica was stopped mid-load", stopped.is_set() and replicas[victim][0].returncode is not None)
         check("no client saw an error while a replica stopped", not errors, f"{len(errors)} errors, first: {errors[:3]}")
 
-        errors, _ = load(varnish_port, paths, expected)
-        hits2, misses2 = varnish_counters(varnish_dir)
-        ratio = (hits2 - hits1) / max(1, (hits2 - hits1) + (misses2 - misses1))
-        print(f"warm pass: hit ratio {ratio:.3f} (floor {HIT_RATIO_FLOOR})", flush=True)
+        errors, _, warm = load(varnish_port, paths, expected)
+        # From each answer's X-Cache: varnishstat's counters lag behind under load (worker threads publish theirs
+        # in batches), which once made a fully cached pass look 42% missed.
+        ratio = warm.count("HIT") / max(1, len(warm))
+        print(f"warm pass: hit ratio {ratio:.3f} (floor {HIT_RATIO_FLOOR}; {warm.count('HIT')} of {len(warm)} answers said HIT)",
+              flush=True)
         check("the warm pass has no errors", not errors, errors[:3])
         check(f"the warm pass comes from Varnish's cache (hit ratio >= {HIT_RATIO_FLOOR})", ratio >= HIT_RATIO_FLOOR, ratio)
 

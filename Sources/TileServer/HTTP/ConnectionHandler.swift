@@ -10,8 +10,10 @@ import NIOHTTP1
 /// writes every response itself (``write(_:for:context:)``) — in request order, with keep-alive and close, the
 /// timeouts told, and `TCP_CORK` around files sent with `sendfile`. Its state is a ``ConnectionState``.
 ///
-/// Pipelining: while a response is awaited (a tile miss on a file thread, a viewer file, a render), later requests
-/// queue and reads from the socket are held back (backpressure); when it is written, the queue is answered in order.
+/// Pipelining: while a response is awaited (a tile miss on a file thread, a viewer file, a render), or while the
+/// socket's send queue is over its high-water mark (a client not reading its answers), later requests queue and reads
+/// from the socket are held back (backpressure); when the answer is written or the queue drains, the requests are
+/// answered in order.
 /// Malformed requests get 400 (431 for oversized heads) and the connection is closed. On
 /// `ChannelShouldQuiesceEvent` (shutdown) the requests received are answered, the last with `Connection: close`.
 final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -100,6 +102,22 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        let writable = context.channel.isWritable
+        state.writabilityChanged(writable: writable)
+        if writable {
+            // This can come from inside a flush of this handler's own: answer what waited on the loop's next turn.
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            context.eventLoop.execute { handler.value.resumeIfAttached() }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    private func resumeIfAttached() {
+        guard let context else { return }
+        resume(context: context)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parserError = error as? HTTPParserError else {
             // I/O errors (a reset connection): nothing to answer.
@@ -143,23 +161,58 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         switch part {
         case .head(let head):
-            timeouts?.requestStarted()
-            if head.method == .GET || head.method == .HEAD || head.method == .OPTIONS {
-                state.receiveHead(head)
-            } else {
-                // Answer at once and close rather than wait for (and time) a body nobody wants.
-                var exchange = Exchange(head: head)
-                let response = router!.refuseMethod(head, exchange: &exchange)
-                write(response, for: exchange, context: context)
+            receive(head, context: context)
+        case .body(let body):
+            // Bodies of GET, HEAD and OPTIONS mean nothing here: read and dropped, up to the limit.
+            if state.receiveBody(count: body.readableBytes) > services.configuration.maxRequestBodyBytes {
+                refuseBody(context: context)
             }
-        case .body:
-            break
         case .end:
             guard let head = state.receiveEnd() else { return }
+            timeouts?.requestStarted()
             var exchange = Exchange(head: head)
             let response = router!.respond(to: head, exchange: &exchange, channel: context.channel)
             write(response, for: exchange, context: context)
         }
+    }
+
+    /// Takes a request head from NIO's decoder: refuses at once (and closes) what cannot be answered — a `Host`
+    /// missing from an HTTP/1.1 request or given twice (RFC 9112 §3.2), a method other than `GET`, `HEAD` and
+    /// `OPTIONS`, a declared body over the limit — else waits for the request's end, its body (if any) timed by the
+    /// head timeout.
+    private func receive(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        var exchange = Exchange(head: head)
+        let hosts = head.headers["host"].count
+        if hosts > 1 || (hosts == 0 && head.version.major == 1 && head.version.minor >= 1) {
+            timeouts?.requestStarted()
+            let message = hosts == 0 ? "an HTTP/1.1 request needs a Host header" : "the request has \(hosts) Host headers; it may have one"
+            return writeError(.badRequest(message), exchange: exchange, forceClose: true, context: context)
+        }
+        guard head.method == .GET || head.method == .HEAD || head.method == .OPTIONS else {
+            // Answer at once and close rather than wait for (and time) a body nobody wants.
+            timeouts?.requestStarted()
+            return write(router!.refuseMethod(head, exchange: &exchange), for: exchange, context: context)
+        }
+        let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        if declared > services.configuration.maxRequestBodyBytes {
+            return refuseBody(exchange: exchange, context: context)
+        }
+        state.receiveHead(head)
+        if declared > 0 || head.headers.contains(name: "transfer-encoding") {
+            timeouts?.bodyExpected()
+        } else {
+            timeouts?.requestStarted()
+        }
+    }
+
+    /// 413 for a body over the limit, then close (without reading the rest; the lingering close discards it).
+    private func refuseBody(exchange: Exchange? = nil, context: ChannelHandlerContext) {
+        guard !state.isClosing else { return }
+        timeouts?.requestStarted()
+        let limit = services.configuration.maxRequestBodyBytes
+        let error = RequestError(status: .contentTooLarge, message: "a GET, HEAD or OPTIONS request may carry at most \(limit) body bytes")
+        _ = state.receiveEnd()
+        writeError(error, exchange: exchange ?? Exchange(malformedAt: .now()), forceClose: true, context: context)
     }
 
     /// Writes the awaited response once it has arrived (if the connection still waits for it), then answers what

@@ -11,8 +11,9 @@ struct ConnectionState {
     enum Phase {
         /// Ready for the next request: nothing is being received or answered.
         case idle
-        /// NIO's decoder delivered this request head; the request is answered at its end.
-        case receiving(HTTPRequestHead)
+        /// NIO's decoder delivered this request head; the request is answered at its end. `bodyBytes`: body bytes
+        /// received so far (read and ignored).
+        case receiving(HTTPRequestHead, bodyBytes: Int)
         /// A response is being produced elsewhere (``Response/later``) for this exchange: requests that arrive queue,
         /// and reads from the socket are held back.
         case awaiting(Exchange)
@@ -38,6 +39,9 @@ struct ConnectionState {
     private(set) var inputClosed = false
     /// A decoding error to answer once the responses queued before it are written.
     private(set) var deferredError: RequestError?
+    /// The socket's send queue is over its high-water mark: nothing more is read until it drains (a client that
+    /// does not read its answers stops being read, so its pipelined requests cannot pile up answers in memory).
+    private(set) var unwritable = false
 
     /// Whether the connection is closing.
     var isClosing: Bool {
@@ -45,10 +49,11 @@ struct ConnectionState {
         return false
     }
 
-    /// Whether what arrives now must wait: a response is awaited or earlier arrivals are still queued.
+    /// Whether what arrives now must wait: a response is awaited, earlier arrivals are still queued, or the send
+    /// queue is full (no more answers are produced until the client takes some).
     var mustQueue: Bool {
         if case .awaiting = phase { return true }
-        return !queue.isEmpty
+        return !queue.isEmpty || unwritable
     }
 
     /// Whether everything received has been answered (no request being received, awaited or queued).
@@ -57,7 +62,8 @@ struct ConnectionState {
         return queue.isEmpty
     }
 
-    /// Whether reads from the socket are held back (a response awaited, requests queued, or closing).
+    /// Whether reads from the socket are held back (a response awaited, requests queued, the send queue full, or
+    /// closing).
     var holdsReads: Bool { mustQueue || isClosing }
 
     /// Whether the connection should close now: idle, and shutdown or the client's half-close asked for it.
@@ -75,10 +81,11 @@ struct ConnectionState {
         queue.append(inbound)
     }
 
-    /// Whether the connection may handle what arrives now: no response awaited and not closing.
+    /// Whether the connection may handle what arrives now: no response awaited, the send queue not full, and not
+    /// closing.
     var mayProceed: Bool {
         switch phase {
-        case .idle, .receiving: true
+        case .idle, .receiving: !unwritable
         case .awaiting, .closing: false
         }
     }
@@ -93,12 +100,20 @@ struct ConnectionState {
     /// NIO's decoder delivered a request head.
     mutating func receiveHead(_ head: HTTPRequestHead) {
         guard case .idle = phase else { preconditionFailure("a request head arrived in phase \(phase)") }
-        phase = .receiving(head)
+        phase = .receiving(head, bodyBytes: 0)
+    }
+
+    /// NIO's decoder delivered `count` body bytes of the request being received: the body's length so far (0 when
+    /// no request is being received: it was refused at once).
+    mutating func receiveBody(count: Int) -> Int {
+        guard case .receiving(let head, let bodyBytes) = phase else { return 0 }
+        phase = .receiving(head, bodyBytes: bodyBytes + count)
+        return bodyBytes + count
     }
 
     /// NIO's decoder delivered a request's end: the head to answer (`nil` when it was refused at once).
     mutating func receiveEnd() -> HTTPRequestHead? {
-        guard case .receiving(let head) = phase else { return nil }
+        guard case .receiving(let head, _) = phase else { return nil }
         phase = .idle
         return head
     }
@@ -143,6 +158,9 @@ struct ConnectionState {
         phase = .closing
         queue.removeAll()
     }
+
+    /// The socket's send queue went over its high-water mark (`false`) or back under its low one (`true`).
+    mutating func writabilityChanged(writable: Bool) { unwritable = !writable }
 
     /// A `read` asked while reads are held back; returns whether it may go through now.
     mutating func askRead() -> Bool {

@@ -16,6 +16,7 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
     case partialContent = 206
     case forbidden = 403
     case rangeNotSatisfiable = 416
+    case contentTooLarge = 413
 
     /// The reason phrase, e.g. `Not Found`.
     var reason: String {
@@ -34,6 +35,7 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
         case .partialContent: "Partial Content"
         case .forbidden: "Forbidden"
         case .rangeNotSatisfiable: "Range Not Satisfiable"
+        case .contentTooLarge: "Content Too Large"
         }
     }
 
@@ -57,6 +59,7 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
         case .partialContent: 11
         case .forbidden: 12
         case .rangeNotSatisfiable: 13
+        case .contentTooLarge: 14
         }
     }
 }

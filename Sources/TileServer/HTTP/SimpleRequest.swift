@@ -1,6 +1,6 @@
 /// A request head in the plain form browsers, curl and viewers send for tiles, read without NIO's general HTTP/1
-/// parser: `GET` or `HEAD`, an origin-form target of visible ASCII, `HTTP/1.1` or `HTTP/1.0`, CRLF line ends, no
-/// body. Everything this parser does not recognise fully is left to NIO's decoder (see ``SimpleRequestDecoder``),
+/// parser: `GET` or `HEAD`, an origin-form target of visible ASCII, `HTTP/1.1` with one `Host` or `HTTP/1.0` with at
+/// most one, CRLF line ends, no body. Everything this parser does not recognise fully is left to NIO's decoder (see ``SimpleRequestDecoder``),
 /// so it only ever accepts a subset of what that decoder accepts, and reads it the same way.
 struct SimpleRequest: Sendable, Equatable {
     /// The request target as sent (undecoded), starting with `/`.
@@ -105,6 +105,8 @@ private struct HeadReader {
             case .different: return .unsupported
             }
         }
+        // A Host missing from HTTP/1.1, or given twice: NIO's decoder reads it and the handler answers 400.
+        guard fields.hosts == 1 || (fields.hosts == 0 && isHTTP10) else { return .unsupported }
         guard let keepAlive = fields.keepAlive(isHTTP10: isHTTP10) else { return .unsupported }
         let request = SimpleRequest(
             uri: String(decoding: target, as: UTF8.self), isHead: isHead, isHTTP10: isHTTP10, keepAlive: keepAlive,
@@ -208,12 +210,17 @@ private struct Fields {
     var ifRange: Range<Int>?
     var saysClose = false
     var saysKeepAlive = false
+    /// How many `Host` headers the request has.
+    var hosts = 0
 
     /// Records one header; false for headers that take the request out of the simple form: a body
     /// (`Content-Length`, `Transfer-Encoding`), `Expect`, `Upgrade`, and `Connection` options other than `close`
     /// and `keep-alive`.
     mutating func record(name: UnsafeRawBufferPointer, value: Range<Int>, in bytes: UnsafeRawBufferPointer) -> Bool {
         switch name.count {
+        case 4:
+            if Self.equalsIgnoringCase(name, "host") { hosts += 1 }
+            return true
         case 5:
             if range == nil && Self.equalsIgnoringCase(name, "range") { range = value }
             return true

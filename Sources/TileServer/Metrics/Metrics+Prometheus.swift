@@ -43,6 +43,12 @@ extension Metrics {
             numbers.fileSends)
         sample(&out, "tiler_images", "gauge", "Pyramids being served.", numbers.images)
         sample(&out, "tiler_open_connections", "gauge", "Open client connections.", numbers.connections)
+        sample(
+            &out, "tiler_connections_refused_total", "counter", "Connections closed at once: their address held --max-connections-per-address.",
+            numbers.connectionsRefused)
+        sample(
+            &out, "tiler_send_timeouts_total", "counter", "Connections closed because the client took no response bytes for --send-timeout.",
+            numbers.sendTimeouts)
         sample(&out, "tiler_level_directories_open", "gauge", "Level folders held open for tile reads.", numbers.levelDirectories)
         sample(&out, "tiler_level_directories_budget", "gauge", "The most level folders held open at once.", numbers.levelDirectoryBudget)
         return out

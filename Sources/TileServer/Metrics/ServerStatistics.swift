@@ -28,13 +28,17 @@ public struct ServerStatistics: Sendable, Hashable {
     public var images: Int
     /// Open client connections.
     public var connections: Int
+    /// Connections closed as soon as they were accepted because their address held the most allowed.
+    public var connectionsRefused: Int
+    /// Connections closed because their client took no response bytes for the send timeout.
+    public var sendTimeouts: Int
     /// Level folders held open for tile reads (at most ``levelDirectoryBudget``).
     public var levelDirectories: Int = 0
     /// The most level folders held open at once.
     public var levelDirectoryBudget: Int = 0
 
-    /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's and the connections' counts.
-    init(cache: CacheStatistics, tiles: TileStore, images: Int, connections: Int) {
+    /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's count and the connections'.
+    init(cache: CacheStatistics, tiles: TileStore, images: Int, connections: ConnectionRegistry) {
         cacheHits = cache.hits
         cacheMisses = cache.misses
         cacheEvictions = cache.evictions
@@ -46,6 +50,8 @@ public struct ServerStatistics: Sendable, Hashable {
         diskReadsWarming = tiles.warmingReadCount
         fileSends = tiles.fileSendCount
         self.images = images
-        self.connections = connections
+        self.connections = connections.count
+        connectionsRefused = connections.refused
+        sendTimeouts = connections.sendTimeouts
     }
 }

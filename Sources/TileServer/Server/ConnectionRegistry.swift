@@ -1,25 +1,77 @@
 import NIOCore
 import Synchronization
 
-/// The open client connections, so that shutdown can ask each to finish and wait for them to close.
+/// The open client connections, so that shutdown can ask each to finish and wait for them to close; it also caps the
+/// connections of one client address and counts the connections dropped by the server's own limits.
 final class ConnectionRegistry: Sendable {
-    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
+    private struct State {
+        var channels: [ObjectIdentifier: any Channel] = [:]
+        /// Open connections by client address (IP, without the port); addresses with none are removed.
+        var perAddress: [String: Int] = [:]
+    }
 
-    /// Creates an empty registry.
-    init() {}
+    /// The most connections one address may hold (0: no cap).
+    let maxPerAddress: Int
+    private let state = Mutex(State())
+    private let refusedCount = Atomic<Int>(0)
+    private let sendTimeoutCount = Atomic<Int>(0)
 
-    /// Adds `channel` until it closes.
+    /// Creates an empty registry that admits at most `maxPerAddress` connections per client address (0: any number).
+    init(maxPerAddress: Int = 0) {
+        self.maxPerAddress = maxPerAddress
+    }
+
+    /// Adds `channel` until it closes, unless its address already holds ``maxPerAddress`` connections: then it is
+    /// not added, counted as refused, and `false` returned (the caller closes it).
+    ///
+    /// - Complexity: O(1) amortised, under a lock shared by the event loops (taken once per connection, not per request).
+    func admit(_ channel: any Channel) -> Bool {
+        let id = ObjectIdentifier(channel)
+        let address = channel.remoteAddress?.ipAddress ?? ""
+        let admitted = state.withLock { state in
+            let open = state.perAddress[address, default: 0]
+            if maxPerAddress > 0 && open >= maxPerAddress { return false }
+            state.perAddress[address] = open + 1
+            state.channels[id] = channel
+            return true
+        }
+        guard admitted else {
+            refusedCount.wrappingAdd(1, ordering: .relaxed)
+            return false
+        }
+        channel.closeFuture.whenComplete { [self] _ in
+            state.withLock { state in
+                state.channels.removeValue(forKey: id)
+                let left = state.perAddress[address, default: 1] - 1
+                state.perAddress[address] = left > 0 ? left : nil
+            }
+        }
+        return true
+    }
+
+    /// Adds `channel` until it closes, whatever its address (for connections made by tests).
     func add(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        channels.withLock { $0[id] = channel }
+        state.withLock { $0.channels[id] = channel }
         channel.closeFuture.whenComplete { [self] _ in
-            _ = channels.withLock { $0.removeValue(forKey: id) }
+            _ = state.withLock { $0.channels.removeValue(forKey: id) }
         }
     }
 
+    /// Counts a connection closed because its client took no response bytes for the send timeout.
+    func countSendTimeout() {
+        sendTimeoutCount.wrappingAdd(1, ordering: .relaxed)
+    }
+
     /// How many connections are open.
-    var count: Int { channels.withLock { $0.count } }
+    var count: Int { state.withLock { $0.channels.count } }
+
+    /// Connections closed at once because their address held the most allowed.
+    var refused: Int { refusedCount.load(ordering: .relaxed) }
+
+    /// Connections closed because their client stopped taking response bytes.
+    var sendTimeouts: Int { sendTimeoutCount.load(ordering: .relaxed) }
 
     /// The open connections.
-    var all: [any Channel] { channels.withLock { Array($0.values) } }
+    var all: [any Channel] { state.withLock { Array($0.channels.values) } }
 }

@@ -30,13 +30,22 @@ public struct ServerConfiguration: Sendable {
     /// (true; where the kernel lacks it, the same as false). False: misses the cache does not admit are read without
     /// waiting and sent from memory instead. For tests of that fallback.
     var usesCachestat = true
-    /// How long a client has to send a complete request head: from connecting, or from the first byte of a
-    /// request on a kept-alive connection. A client that connects and sends nothing, or trickles header lines,
-    /// is disconnected when it runs out (with a 408 if it had sent anything).
+    /// How long a client has to send a complete request — its head and any body it declares: from connecting, or
+    /// from the first byte of a request on a kept-alive connection. A client that connects and sends nothing, or
+    /// trickles header lines or a body, is disconnected when it runs out (with a 408 if it had sent anything).
     public var headTimeout: Duration
-    /// How long a kept-alive connection may sit idle between requests before it is closed; also how long a client
-    /// may stop reading a response before it is dropped (a send timeout).
+    /// How long a kept-alive connection may sit idle between requests before it is closed.
     public var idleTimeout: Duration
+    /// How long a client may take none of the response bytes queued for it before the connection is closed and the
+    /// bytes dropped, whatever the connection is doing (a send timeout).
+    public var sendTimeout: Duration
+    /// The largest body a `GET`, `HEAD` or `OPTIONS` request may carry, in bytes (read and ignored); a larger one,
+    /// declared or sent, is answered 413 and the connection closed.
+    public var maxRequestBodyBytes: Int
+    /// The most connections one client address may hold open (0: no cap); connections beyond it are closed as
+    /// soon as they are accepted, so that one address cannot take every descriptor. Behind a reverse proxy every
+    /// connection comes from the proxy's address: keep the proxy's pool below it.
+    public var maxConnectionsPerAddress: Int
     /// The largest request head accepted (request line plus headers), in bytes; larger heads get 431 and the
     /// connection is closed.
     public var maxHeadBytes: Int
@@ -84,6 +93,9 @@ public struct ServerConfiguration: Sendable {
         self.openTileFilesPerLoop = 4096
         self.headTimeout = .seconds(5)
         self.idleTimeout = .seconds(30)
+        self.sendTimeout = .seconds(10)
+        self.maxRequestBodyBytes = 16 << 10
+        self.maxConnectionsPerAddress = 256
         self.maxHeadBytes = 16 << 10
         self.maxPathBytes = 2048
         self.rescanInterval = .seconds(1)

@@ -53,7 +53,8 @@ struct ServerRuntime: Sendable {
             staticFiles: publicDirectory.map {
                 StaticFiles(root: $0, threadPool: threadPool, maxBytes: configuration.maxStaticFileBytes, cors: cors)
             },
-            metrics: Metrics(shardCount: loops.count), connections: ConnectionRegistry(), blocks: ResponseBlocks(cors: cors))
+            metrics: Metrics(shardCount: loops.count), connections: ConnectionRegistry(maxPerAddress: configuration.maxConnectionsPerAddress),
+            blocks: ResponseBlocks(cors: cors))
     }
 
     /// Lifts the soft limit on open descriptors to the hard one (as servers do): each connection takes one, each
@@ -93,8 +94,13 @@ struct ServerRuntime: Sendable {
         guard configuration.fullRescanInterval >= configuration.rescanInterval else {
             throw ServerError("fullRescanInterval must be ≥ rescanInterval")
         }
-        let durations = [configuration.headTimeout, configuration.idleTimeout, configuration.rescanInterval, configuration.shutdownGracePeriod]
+        let durations = [
+            configuration.headTimeout, configuration.idleTimeout, configuration.sendTimeout, configuration.rescanInterval,
+            configuration.shutdownGracePeriod,
+        ]
         guard durations.allSatisfy({ $0 > .zero }) else { throw ServerError("timeouts and intervals must be > 0") }
+        guard configuration.maxConnectionsPerAddress >= 0 else { throw ServerError("the connection cap per address must be ≥ 0") }
+        guard configuration.maxRequestBodyBytes >= 0 else { throw ServerError("the request body limit must be ≥ 0 bytes") }
         guard configuration.maxHeadBytes >= 256, configuration.maxPathBytes >= 16 else {
             throw ServerError("maxHeadBytes must be ≥ 256 and maxPathBytes ≥ 16")
         }
@@ -108,10 +114,24 @@ struct ServerRuntime: Sendable {
     }
 
     /// The bootstrap that gives each connection the handlers of ``addHandlers(to:resources:)``.
+    ///
+    /// When `accept` fails (out of descriptors, most often) the listening socket pauses for half a second instead of
+    /// retrying at once (``AcceptBackoff``), and the failure is logged at most every 10 s; connections already open
+    /// keep being served. A connection from an address
+    /// that already holds ``ServerConfiguration/maxConnectionsPerAddress`` is closed as soon as it is accepted.
     func bootstrap() -> ServerBootstrap {
         let loops = self.loops
         let runtime = self
+        let logger = configuration.logger
+        let acceptFailures = OccasionalLog(logger: logger, level: .error)
+        let refusals = OccasionalLog(logger: logger)
+        let cap = configuration.maxConnectionsPerAddress
         return ServerBootstrap(group: group)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoff(log: acceptFailures))
+                }
+            }
             .serverChannelOption(.backlog, value: Int32(clamping: configuration.effectiveBacklog))
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -119,7 +139,13 @@ struct ServerRuntime: Sendable {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    runtime.context.connections.add(channel)
+                    guard runtime.context.connections.admit(channel) else {
+                        refusals.note(
+                            "Closing new connections from \(channel.remoteAddress?.ipAddress ?? "an unknown address"): it holds \(cap) already (--max-connections-per-address)"
+                        )
+                        channel.close(promise: nil)
+                        return
+                    }
                     try runtime.addHandlers(to: channel, resources: loops[ObjectIdentifier(channel.eventLoop)]!)
                 }
             }
@@ -131,11 +157,18 @@ struct ServerRuntime: Sendable {
     func addHandlers(to channel: any Channel, resources: LoopResources) throws {
         let configuration = self.configuration
         let metrics = context.metrics
+        let connections = context.connections
         let timeouts = ConnectionTimeoutHandler(
-            headTimeout: TimeAmount(configuration.headTimeout), idleTimeout: TimeAmount(configuration.idleTimeout)
-        ) { sentResponse in
-            if sentResponse {
+            headTimeout: TimeAmount(configuration.headTimeout), idleTimeout: TimeAmount(configuration.idleTimeout),
+            sendTimeout: TimeAmount(configuration.sendTimeout)
+        ) { timeout in
+            switch timeout {
+            case .request(answered: true):
                 metrics.record(route: .invalid, status: .requestTimeout, nanoseconds: 0, shard: resources.metricsShard)
+            case .send:
+                connections.countSendTimeout()
+            case .request(answered: false), .idle:
+                break
             }
         }
         let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: configuration.decoderLimits)

@@ -41,7 +41,7 @@ final class Services: Sendable {
 
     /// The numbers `/metrics` shows besides request counts.
     var statistics: ServerStatistics {
-        var statistics = ServerStatistics(cache: tiles.cache.statistics, tiles: tiles, images: catalog.count, connections: connections.count)
+        var statistics = ServerStatistics(cache: tiles.cache.statistics, tiles: tiles, images: catalog.count, connections: connections)
         statistics.levelDirectories = catalog.directories.count
         statistics.levelDirectoryBudget = catalog.directories.capacity
         return statistics

@@ -89,6 +89,24 @@ struct Serve: ParsableCommand {
         name: .customLong("shutdown-grace"), help: "Seconds requests in flight may take after SIGTERM or SIGINT before their connections are closed.")
     var shutdownGrace = 10.0
 
+    @Option(
+        name: .customLong("head-timeout"),
+        help: "Seconds a client has to send a whole request (head and any body) from its first byte; then 408 and close.")
+    var headTimeout = 5.0
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a kept-alive connection may idle between requests.")
+    var idleTimeout = 30.0
+
+    @Option(
+        name: .customLong("send-timeout"),
+        help: "Seconds a client may take none of the response bytes queued for it before its connection is closed.")
+    var sendTimeout = 10.0
+
+    @Option(
+        name: .customLong("max-connections-per-address"),
+        help: "Connections one client address may hold open (0: no cap); more are closed at once. Behind a proxy, keep its pool below it.")
+    var maxConnectionsPerAddress = ServerConfiguration(root: ".").maxConnectionsPerAddress
+
     @Flag(
         name: .customLong("access-log"),
         help: "Write one line per request to stdout: time, client, method, target, status, bytes, duration (µs), cache hit or miss.")
@@ -103,6 +121,8 @@ struct Serve: ParsableCommand {
         .init(name: "iiif-max-area", kind: .value), .init(name: "iiif-threads", kind: .value), .init(name: "iiif-queue", kind: .value),
         .init(name: "cors-origin", kind: .repeatable), .init(name: "log-level", kind: .value), .init(name: "log-format", kind: .value),
         .init(name: "access-log", kind: .flag), .init(name: "backlog", kind: .value), .init(name: "shutdown-grace", kind: .value),
+        .init(name: "head-timeout", kind: .value), .init(name: "idle-timeout", kind: .value), .init(name: "send-timeout", kind: .value),
+        .init(name: "max-connections-per-address", kind: .value),
     ]
 
     func validate() throws {
@@ -112,6 +132,14 @@ struct Serve: ParsableCommand {
         guard (1...(1 << 20)).contains(backlog) else { throw ValidationError("--backlog must be 1…1048576 (got \(backlog))") }
         guard shutdownGrace > 0, shutdownGrace <= 3600 else {
             throw ValidationError("--shutdown-grace must be more than 0 and at most 3600 seconds (got \(shutdownGrace))")
+        }
+        for (name, seconds) in [("head-timeout", headTimeout), ("idle-timeout", idleTimeout), ("send-timeout", sendTimeout)] {
+            guard seconds > 0, seconds <= 3600 else {
+                throw ValidationError("--\(name) must be more than 0 and at most 3600 seconds (got \(seconds))")
+            }
+        }
+        guard (0...(1 << 20)).contains(maxConnectionsPerAddress) else {
+            throw ValidationError("--max-connections-per-address must be 0…1048576 (got \(maxConnectionsPerAddress))")
         }
         guard AccessLogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json (got \(logFormat))") }
         for origin in corsOrigins {
@@ -150,7 +178,11 @@ struct Serve: ParsableCommand {
         configuration.corsOrigins = corsOrigins.isEmpty ? ["*"] : corsOrigins
         configuration.accessLog = accessLog ? format : nil
         configuration.listenBacklog = backlog
-        configuration.shutdownGracePeriod = .milliseconds(Int64((shutdownGrace * 1000).rounded()))
+        configuration.shutdownGracePeriod = Self.duration(shutdownGrace)
+        configuration.headTimeout = Self.duration(headTimeout)
+        configuration.idleTimeout = Self.duration(idleTimeout)
+        configuration.sendTimeout = Self.duration(sendTimeout)
+        configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
         configuration.host = host
         configuration.port = port
         configuration.cacheBytes = cacheMB << 20
@@ -182,6 +214,11 @@ struct Serve: ParsableCommand {
         FileHandle.standardOutput.write(Data("Tiler is serving \(root) at \(server.url)\n".utf8))
         if let openHint { FileHandle.standardOutput.write(Data("Open \(server.url)#image=\(openHint) in a browser.\n".utf8)) }
         BlockingBridge.run { await server.waitUntilStopped() }
+    }
+
+    /// `seconds` (validated: 0 < seconds ≤ 3600) as a duration, to the millisecond.
+    private static func duration(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     /// One line for a server that could not start; a busy port says so plainly instead of NIO's bind() text.

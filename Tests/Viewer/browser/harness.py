@@ -142,7 +142,7 @@ class Browser:
     def state(self):
         return self.js("return window.tiler ? window.tiler.state : null")
 
-    def wait(self, predicate, what, timeout=15):
+    def wait(self, predicate, what, timeout=45):
         deadline = time.monotonic() + timeout
         while True:
             value = predicate()
@@ -152,7 +152,7 @@ class Browser:
                 raise AssertionError(f"timed out waiting for {what}; state: {json.dumps(self.state())[:600]}")
             time.sleep(0.05)
 
-    def wait_complete(self, timeout=15):
+    def wait_complete(self, timeout=45):
         """Waits until no gesture or animation runs, every visible tile is drawn opaque and nothing is loading."""
         def done():
             s = self.state()

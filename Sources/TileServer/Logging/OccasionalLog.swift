@@ -1,0 +1,49 @@
+import Logging
+import NIOCore
+import Synchronization
+
+/// Logs an event that can repeat thousands of times a second (an `accept` failing for lack of descriptors, a client
+/// address over its connection cap) at most once per interval: the first at once, later ones summed up with how
+/// many happened since the last line. Thread-safe.
+final class OccasionalLog: Sendable {
+    private struct State {
+        var lastLine: NIODeadline?
+        var suppressed = 0
+    }
+
+    private let logger: Logger
+    private let level: Logger.Level
+    private let interval: TimeAmount
+    private let state = Mutex(State())
+
+    /// Creates a log writing to `logger` at `level`, at most one line per `interval`.
+    init(logger: Logger, level: Logger.Level = .warning, interval: TimeAmount = .seconds(10)) {
+        self.logger = logger
+        self.level = level
+        self.interval = interval
+    }
+
+    /// Notes one event; logs `message` (with the count of events not logged since the last line) when the interval
+    /// has passed. `message` is only built when a line is written.
+    ///
+    /// - Returns: Whether a line was written.
+    @discardableResult
+    func note(_ message: @autoclosure () -> String) -> Bool {
+        let now = NIODeadline.now()
+        let skipped: Int? = state.withLock { state in
+            if let last = state.lastLine, now - last < interval {
+                state.suppressed += 1
+                return nil
+            }
+            defer {
+                state.lastLine = now
+                state.suppressed = 0
+            }
+            return state.suppressed
+        }
+        guard let skipped else { return false }
+        let tail = skipped > 0 ? " (\(skipped) more since the last such line)" : ""
+        logger.log(level: level, "\(message())\(tail)")
+        return true
+    }
+}
