@@ -371,6 +371,7 @@ class Engine:
         self.connecting = set()
         self.open_errors = {}
         self.established = 0  # connected and not closed yet
+        self.extra = {}  # figures an attack reports besides its notes
         self.on_status = None  # peek: callback(conn, status) for a non-200 answer
         self.on_head = None  # drain: callback(conn) once a response head has arrived
 
@@ -628,37 +629,38 @@ def attack_slowloris(eng, p, seconds, rng):
 
 
 def attack_iiif_no_read(eng, p, seconds, rng):
-    """60 connections (40 JPEG, 20 PNG full/max) with a tiny receive buffer that never read an image; one whose
-    answer is not 200 (a 503 from a full render queue) reads nothing either but reconnects and asks again."""
+    """60 connections asking for the whole picture as JPEG, then (a second later, so the quick JPEG renders queue
+    first) 10 as PNG, each with a tiny receive buffer, never reading the image. One whose answer is not 200 (a 503
+    from a full render queue) reads nothing either, but reconnects half a second later and asks again."""
     paths = {"jpeg": f"/iiif/3/{p.name}/full/max/0/default.jpg", "png": f"/iiif/3/{p.name}/full/max/0/default.png"}
     statuses = {}
-    retries = []
-
-    def open_one(kind):
-        eng.open(kind, request(paths[kind]), reading="peek", rcvbuf=4096)
+    queue = [(now() + (0 if i < 60 else 1.0), "jpeg" if i < 60 else "png") for i in range(70)]
 
     def on_status(c):
         statuses[c.status] = statuses.get(c.status, 0) + 1
         eng.close(c, f"client: reconnects after {c.status}", rst=True)
-        retries.append((now() + 0.5, c.kind))
+        queue.append((now() + 0.5, c.kind))
     eng.on_status = on_status
-    for i in range(60):
-        open_one("jpeg" if i < 40 else "png")
     last_watch = [now()]
+    eng.extra["held_images_max"] = 0
 
     def tick(t):
-        while retries and retries[0][0] <= t:
-            open_one(retries.pop(0)[1])
+        due = [q for q in queue if q[0] <= t]
+        for q in due:
+            queue.remove(q)
+            eng.open(q[1], request(paths[q[1]]), reading="peek", rcvbuf=4096)
         if t - last_watch[0] >= 0.5:
             last_watch[0] = t
             eng.watch_server_ends()
+            held = sum(1 for c in eng.live if c.status == 200)
+            eng.extra["held_images_max"] = max(eng.extra["held_images_max"], held)
 
     def notes():
-        held = sum(1 for c in eng.live if c.status == 200)
+        held = {k: sum(1 for c in eng.live if c.status == 200 and c.kind == k) for k in paths}
         waiting = sum(1 for c in eng.live if c.status is None)
         answers = ", ".join(f"{n}× {s}" for s, n in sorted(statuses.items())) or "none"
-        return (f"at the end {held} connections held a 200 image nobody reads, {waiting} still waited for an answer; "
-                f"non-200 answers (each retried on a new connection): {answers}")
+        return (f"at the end {held['jpeg']} JPEG and {held['png']} PNG answers (200) sat unread, {waiting} "
+                f"connections still waited for an answer; non-200 answers (each retried on a new connection): {answers}")
     return tick, notes
 
 
@@ -697,8 +699,8 @@ def attack_pipelined_no_read(eng, p, seconds, rng):
 
 
 def attack_head_render(eng, p, seconds, rng):
-    """HEAD of the whole image as PNG, then (once answered) as JPEG: how long until the headers arrive?"""
-    paths = [f"/iiif/3/{p.name}/full/max/0/default.png", f"/iiif/3/{p.name}/full/max/0/default.jpg"]
+    """HEAD of the whole image as JPEG, then (once answered) as PNG: how long until the headers arrive?"""
+    paths = [f"/iiif/3/{p.name}/full/max/0/default.jpg", f"/iiif/3/{p.name}/full/max/0/default.png"]
     heads = []
 
     def start(i):
@@ -715,6 +717,8 @@ def attack_head_render(eng, p, seconds, rng):
 
     def notes():
         parts = []
+        eng.extra["heads"] = [(paths[i].rsplit(".", 1)[1].upper(), c.head_at - c.t_open if c.head_at else None,
+                               now() - c.t_open) for i, c in heads]
         for i, c in heads:
             fmt = paths[i].rsplit(".", 1)[1].upper()
             if c.head_at is not None:
@@ -743,6 +747,33 @@ def percentile(values, q):
         return None
     values = sorted(values)
     return values[max(0, min(len(values) - 1, int(-(-q * len(values) // 1)) - 1))]
+
+
+def health_check(port, pyramid):
+    """After the attack: does the server still list the picture and answer a tile?"""
+    out = []
+    for path in ("/api/images", pyramid.tiles[len(pyramid.tiles) // 2]):
+        try:
+            sock = connect(port, 5)
+            sock.sendall(request(path, extra="Connection: close\r\n"))
+            sock.settimeout(5)
+            data = bytearray()
+            while True:
+                chunk = sock.recv(262144)
+                if not chunk:
+                    break
+                data.extend(chunk)
+            sock.close()
+            status = int(data[9:12])
+            if path == "/api/images" and status == 200:
+                listing = json.loads(bytes(data[data.index(b"\r\n\r\n") + 4:]))
+                images = listing if isinstance(listing, list) else listing.get("images", [])
+                out.append(f"/api/images lists {len(images)}")
+            else:
+                out.append(f"{'a tile' if path != '/api/images' else path}: HTTP {status}")
+        except (OSError, ValueError) as e:
+            out.append(f"{path}: {describe(e) if isinstance(e, OSError) else 'bad answer'}")
+    return ", ".join(out)
 
 
 def run_main(args):
@@ -798,6 +829,7 @@ def run_main(args):
         monitor.wait(timeout=10)
         time.sleep(args.settle)
         after = sample(args.pid)
+        health = health_check(args.port, pyramid)
         with open(base + ".normal.json") as f:
             normal_result = json.load(f)
         with open(base + ".monitor.json") as f:
@@ -831,7 +863,7 @@ def run_main(args):
         "close_median": statistics.median(close_times) if close_times else None,
         "close_how": how, "still_open": len(still_open),
         "client_closes": args.attack in CLIENT_CLOSES,
-        "notes": attack_notes,
+        "notes": attack_notes, "health": health, "extra": eng.extra,
     }
     with open(args.out, "w") as f:
         json.dump(result, f)
@@ -847,6 +879,42 @@ def fmt_ms(v):
     return "-" if v is None else (f"{v:.1f}" if v < 100 else f"{v:.0f}")
 
 
+CONTAINMENT = """Contained (issue 17's Deliver items, apart from the goal; n/a for the baseline): slow body, header
+slowloris, pipelined non-reading client: the server closed every attack connection within the attack's time (raise
+SECONDS_PER_ATTACK when the server's deadlines are longer); flood: the server's descriptors stayed under 95% of its
+limit (a per-address cap leaves it headroom); non-reading IIIF clients: RSS grew by less than the render budget;
+abandoned renders: a small IIIF region was answered 200 during the attack (the abandoned ones were cancelled);
+HEAD of a big render: every HEAD's headers within 2 s."""
+
+
+def containment(r, nofile, render_budget):
+    a = r["attack"]
+    if a == "none":
+        return "n/a"
+    if r["server_died"]:
+        return "no: the server died"
+    if a in ("slow-body", "slowloris", "pipelined-no-read"):
+        return "yes" if r["still_open"] == 0 else f"no: {r['still_open']} held"
+    if a == "flood":
+        return "yes" if r["peak_fds"] < 0.95 * nofile else f"no: {r['peak_fds']} of {nofile} descriptors"
+    if a == "iiif-no-read":
+        grew = r["peak_rss"] - (r["before"] or {}).get("rss", 0)
+        held = r["extra"].get("held_images_max") or 0
+        each = f", ≈{grew / held:.0f} MB per unread image" if held else ""
+        return (f"yes: +{grew:.0f} MB" if grew < render_budget else f"no: +{grew:.0f} MB > {render_budget} MB") + each
+    if a == "abandoned-renders":
+        first = r["probe"]["first_ok"]
+        return f"yes: after {first:.1f} s" if first is not None else "no: no small region answered"
+    if a == "head-render":
+        heads = r["extra"].get("heads") or []
+        slow = [f"{fmt} {t:.1f} s" if t is not None else f"{fmt} no headers in {waited:.0f} s"
+                for fmt, t, waited in heads if t is None or t >= 2]
+        if len(heads) < 2:
+            slow.append("no second HEAD sent")
+        return "no: " + ", ".join(slow) if slow else f"yes: {max(t for _, t, _ in heads):.2f} s"
+    return "-"
+
+
 def report_main(args):
     rows = []
     for path in args.files:
@@ -855,8 +923,8 @@ def report_main(args):
     budget = args.budget_mb
     print(f"| attack | descriptors before → peak → after | RSS MB before → peak → after | server CPU % "
           f"| normal client ok / failed | p50 ms | p99 ms | attack connections closed by the server (median after) "
-          f"| goal |")
-    print("|---|---|---|---:|---:|---:|---:|---|---|")
+          f"| contained | goal |")
+    print("|---|---|---|---:|---:|---:|---:|---|---|---|")
     verdicts = []
     for r in rows:
         b, a = r["before"] or {}, r["after"] or {}
@@ -883,11 +951,14 @@ def report_main(args):
         verdict = "PASS" if not reasons else "FAIL: " + ", ".join(reasons)
         verdicts.append(not reasons)
         print(f"| {r['title']} | {fds} | {rss} | {cpu} | {r['ok']} / {r['failed']} | {fmt_ms(r['p50'])} "
-              f"| {fmt_ms(r['p99'])} | {closed} | {verdict} |")
+              f"| {fmt_ms(r['p99'])} | {closed} | {containment(r, args.server_nofile, args.render_budget_mb)} "
+              f"| {verdict} |")
     print()
     print(f"Goal (issue 17): under each attack a normal client's tile requests keep succeeding, p99 under 50 ms, and "
           f"the server's memory stays under its configured budgets ({budget} MB here: {args.budget_note}). "
           f"{sum(verdicts)} of {len(verdicts)} rows pass.")
+    print()
+    print(CONTAINMENT.replace("\n", " "))
     print()
     print("Notes:")
     for r in rows:
@@ -911,6 +982,8 @@ def report_main(args):
             parts.append("closes seen: " + ", ".join(f"{k} ×{v}" for k, v in sorted(r["close_how"].items())))
         if r["notes"]:
             parts.append(r["notes"])
+        if r.get("health"):
+            parts.append(f"{r['settle']:.0f} s after the attack: {r['health']}")
         print(f"- {r['title']}: " + "; ".join(parts) + ".")
 
 
@@ -936,8 +1009,10 @@ def main():
     mon.add_argument("--interval", type=float, default=0.2)
     mon.add_argument("--out", required=True)
     rep = sub.add_parser("report")
-    rep.add_argument("--budget-mb", type=float, required=True)
+    rep.add_argument("--budget-mb", type=int, required=True)
     rep.add_argument("--budget-note", default="")
+    rep.add_argument("--server-nofile", type=int, default=4096, help="the server's descriptor limit")
+    rep.add_argument("--render-budget-mb", type=int, default=300, help="what renders may hold")
     rep.add_argument("files", nargs="+")
     args = ap.parse_args()
     {"run": run_main, "normal": normal_main, "monitor": monitor_main, "report": report_main}[args.command](args)

@@ -16,7 +16,8 @@
 #        BUDGET_MB                the RSS budget rows are judged against (default CACHE_MB + RENDER_MB, or + 300
 #                                 without --iiif-render-mb, + 100 MB base)
 #        WIDTH, HEIGHT (8000, 6000) the generated picture; BENCH_DIR (.bench-data) where it and its pyramid are kept
-#        SETTLE (3)               seconds after an attack before the "after" sample
+#        SETTLE (3)               seconds after an attack before the "after" sample and a health check
+#        RESULTS_DIR              where to keep each attack's JSON (every latency, failure, sample); default: none
 # Each attack gets a fresh server (so one attack's leftovers — renders still running, a full descriptor table —
 # do not land on the next), warmed by the normal client fetching every tile it will ask for once. The normal client
 # (bench/hostile-clients.py, its own process): 3 random tiles of the three most detailed levels every 10 ms on one
@@ -85,9 +86,11 @@ if grep -q -- "--iiif-render-mb" <<<"$HELP"; then
     SERVER_ARGS+=(--iiif-render-mb "$RENDER_MB")
     BUDGET_MB=${BUDGET_MB:-$((CACHE_MB + RENDER_MB + 100))}
     BUDGET_NOTE="--cache-mb $CACHE_MB + --iiif-render-mb $RENDER_MB + 100 MB base"
+    RENDER_BUDGET_MB=$RENDER_MB
 else
     BUDGET_MB=${BUDGET_MB:-$((CACHE_MB + 300 + 100))}
     BUDGET_NOTE="--cache-mb $CACHE_MB + 300 MB for renders (this build has no --iiif-render-mb) + 100 MB base"
+    RENDER_BUDGET_MB=300
 fi
 grep -q -- "--shutdown-grace" <<<"$HELP" && SERVER_ARGS+=(--shutdown-grace 1)
 
@@ -136,4 +139,10 @@ echo "bench/hostile-clients.sh: $(nproc) cores (load average $(cut -d' ' -f1-3 /
     "${SECONDS_PER_ATTACK} s per attack, a fresh \`tiler serve ${SERVER_ARGS[*]}\` for each under a" \
     "$SERVER_NOFILE-descriptor limit, a ${WIDTH}×$HEIGHT picture"
 echo
-"$PYTHON" bench/hostile-clients.py report --budget-mb "$BUDGET_MB" --budget-note "$BUDGET_NOTE" "${results[@]}"
+"$PYTHON" bench/hostile-clients.py report --budget-mb "$BUDGET_MB" --budget-note "$BUDGET_NOTE" \
+    --server-nofile "$SERVER_NOFILE" --render-budget-mb "$RENDER_BUDGET_MB" "${results[@]}"
+if [ -n "${RESULTS_DIR:-}" ]; then
+    mkdir -p "$RESULTS_DIR"
+    cp "$WORK"/*.json "$RESULTS_DIR"/
+    echo "every measurement: $RESULTS_DIR/ATTACK{,.normal,.monitor}.json" >&2
+fi
