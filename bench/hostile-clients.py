@@ -324,6 +324,7 @@ def normal_main(args):
     sock.close()
     print("ready", flush=True)
     sys.stdin.readline()
+    cpu0, t_start = os.times(), now()
     end = now() + args.seconds
     tiles, fresh, probe, probe_log = Tally(), Tally(), Tally(), []
     threads = [
@@ -340,8 +341,10 @@ def normal_main(args):
         t.start()
     for t in threads:
         t.join()
+    cpu1 = os.times()
+    cpu = 100 * (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / (now() - t_start)
     with open(args.out, "w") as f:
-        json.dump({"tiles": tiles.json(), "fresh": fresh.json(), "probe": probe.json(), "probe_log": probe_log}, f)
+        json.dump({"cpu_percent": cpu, "tiles": tiles.json(), "fresh": fresh.json(), "probe": probe.json(), "probe_log": probe_log}, f)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -811,10 +814,12 @@ def run_main(args):
         time.sleep(0.2)
         normal.stdin.write(b"go\n")
         normal.stdin.flush()
-        t0 = now()
+        t0, cpu0 = now(), os.times()
         eng = Engine(args.port)
         tick, notes = ATTACK_FUNCS[args.attack](eng, pyramid, args.seconds, rng)
         eng.run(t0 + args.seconds, tick)
+        cpu1 = os.times()
+        attack_cpu = max(0.0, 100 * (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / (now() - t0))
         # What the server still held when the attack stopped, then the attack's connections go (RST, no TIME_WAIT).
         if args.attack not in CLIENT_CLOSES:
             eng.watch_server_ends()
@@ -864,6 +869,7 @@ def run_main(args):
         "close_how": how, "still_open": len(still_open),
         "client_closes": args.attack in CLIENT_CLOSES,
         "notes": attack_notes, "health": health, "extra": eng.extra,
+        "client_cpu": {"attack": attack_cpu, "normal": normal_result["cpu_percent"]},
     }
     with open(args.out, "w") as f:
         json.dump(result, f)
@@ -982,6 +988,9 @@ def report_main(args):
             parts.append("closes seen: " + ", ".join(f"{k} ×{v}" for k, v in sorted(r["close_how"].items())))
         if r["notes"]:
             parts.append(r["notes"])
+        if r.get("client_cpu"):
+            parts.append(f"client CPU: attack {r['client_cpu']['attack']:.0f}%, normal client "
+                         f"{r['client_cpu']['normal']:.0f}%")
         if r.get("health"):
             parts.append(f"{r['settle']:.0f} s after the attack: {r['health']}")
         print(f"- {r['title']}: " + "; ".join(parts) + ".")
