@@ -18,7 +18,6 @@ import errno
 import json
 import os
 import random
-import re
 import resource
 import selectors
 import signal
