@@ -74,8 +74,9 @@ TCP_OPEN_STATES = {"01", "08"}  # ESTABLISHED, CLOSE_WAIT: the server's end is s
 
 
 def server_side_sockets(server_port):
-    """{client port: (state, inode)} of the server's ends of connections to server_port, from /proc/net/tcp{,6}.
-    inode 0 on an ESTABLISHED end means the kernel completed it but the server has not accept()ed it yet."""
+    """{client port: (state, inode, unsent bytes, unread bytes)} of the server's ends of connections to server_port,
+    from /proc/net/tcp{,6}. inode 0 on an ESTABLISHED end means the kernel completed it but the server has not
+    accept()ed it yet."""
     ends = {}
     suffix = ":%04X" % server_port
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
@@ -85,7 +86,8 @@ def server_side_sockets(server_port):
                 for line in f:
                     parts = line.split()
                     if parts[1].endswith(suffix) and parts[3] != "0A":
-                        ends[int(parts[2].rsplit(":", 1)[1], 16)] = (parts[3], parts[9])
+                        tx, rx = parts[4].split(":")
+                        ends[int(parts[2].rsplit(":", 1)[1], 16)] = (parts[3], parts[9], int(tx, 16), int(rx, 16))
         except FileNotFoundError:
             pass
     return ends
@@ -684,7 +686,7 @@ def attack_abandoned_renders(eng, p, seconds, rng):
 
 
 def attack_pipelined_no_read(eng, p, seconds, rng):
-    n = 5000
+    n = 20000
     c = eng.open("pipelined", b"".join(request(p.random_tile(rng)) for _ in range(n)), reading="none", rcvbuf=4096)
     size = len(c.out)
     last_watch = [now()]
@@ -695,8 +697,11 @@ def attack_pipelined_no_read(eng, p, seconds, rng):
             eng.watch_server_ends()
 
     def notes():
-        return (f"{n} requests pipelined ({size >> 10} KiB): the server took {c.written >> 10} KiB "
-                f"({100 * c.written // size}%) before it stopped reading")
+        end = server_side_sockets(eng.port).get(c.port) if c.t_closed is None else None
+        queues = (f"; the server's end of it had {end[3] >> 10} KiB of requests unread and {end[2] >> 10} KiB of "
+                  f"responses unsent in the kernel" if end else "")
+        return (f"{n} tile requests pipelined ({size >> 10} KiB): {c.written >> 10} KiB ({100 * c.written // size}%) "
+                f"left the client (read by the server or waiting in the sockets' buffers)" + queues)
     return tick, notes
 
 
