@@ -17,12 +17,14 @@
 #                                 without --iiif-render-mb, + 100 MB base)
 #        WIDTH, HEIGHT (8000, 6000) the generated picture; BENCH_DIR (.bench-data) where it and its pyramid are kept
 #        SETTLE (3)               seconds after an attack before the "after" sample and a health check
+#        NORMAL_SOURCE (127.0.0.2) the normal client's source address (the attacks come from 127.0.0.1)
 #        RESULTS_DIR              where to keep each attack's JSON (every latency, failure, sample); default: none
 # Each attack gets a fresh server (so one attack's leftovers — renders still running, a full descriptor table —
 # do not land on the next), warmed by the normal client fetching every tile it will ask for once. The normal client
 # (bench/hostile-clients.py, its own process): 3 random tiles of the three most detailed levels every 10 ms on one
 # kept-alive connection, one tile on a new connection every 100 ms, and one small rendered IIIF region (300², off
-# the tile grid) on a new connection every second; a request slower than 2 s counts as failed.
+# the tile grid) on a new connection every second, all from 127.0.0.2 (the attacks come from 127.0.0.1); a request
+# slower than 2 s counts as failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
