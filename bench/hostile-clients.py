@@ -873,6 +873,7 @@ def run_main(args):
                   "first_ok": probe_first},
         "attack_connections": len(made), "closed_by_server": len(by_server),
         "close_median": statistics.median(close_times) if close_times else None,
+        "close_times": [round(t, 3) for t in close_times],
         "close_how": how, "still_open": len(still_open),
         "client_closes": args.attack in CLIENT_CLOSES,
         "notes": attack_notes, "health": health, "extra": eng.extra,
@@ -935,7 +936,7 @@ def report_main(args):
             rows.append(json.load(f))
     budget = args.budget_mb
     print(f"| attack | descriptors before → peak → after | RSS MB before → peak → after | server CPU % "
-          f"| normal client ok / failed | p50 ms | p99 ms | attack connections closed by the server (median after) "
+          f"| normal client ok / failed | p50 ms | p99 ms | attack connections closed by the server (median time open) "
           f"| contained | goal |")
     print("|---|---|---|---:|---:|---:|---:|---|---|---|")
     verdicts = []
@@ -948,8 +949,15 @@ def report_main(args):
             closed = "n/a (the client closes them)"
         else:
             closed = f"{r['closed_by_server']} of {r['attack_connections']}"
-            if r["close_median"] is not None:
-                closed += f" ({r['close_median']:.1f} s)"
+            times = r.get("close_times") or []
+            at_once = sum(1 for t in times if t < 0.1)
+            later = [t for t in times if t >= 0.1]
+            if at_once and later:
+                closed += f" ({at_once} at once, the others after {statistics.median(later):.1f} s)"
+            elif at_once:
+                closed += " (at once)"
+            elif later:
+                closed += f" (after {statistics.median(later):.1f} s)"
             if r["still_open"]:
                 closed += f"; {r['still_open']} still open at {r['seconds']} s"
         reasons = []
