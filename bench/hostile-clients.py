@@ -77,8 +77,8 @@ TCP_OPEN_STATES = {"01", "08"}  # ESTABLISHED, CLOSE_WAIT: the server's end is s
 
 
 def server_side_sockets(server_port):
-    """{client port: (state, inode, unsent bytes, unread bytes)} of the server's ends of connections to server_port,
-    from /proc/net/tcp{,6}. inode 0 on an ESTABLISHED end means the kernel completed it but the server has not
+    """{client "ADDR:PORT" as /proc/net/tcp writes it: (state, inode, unsent bytes, unread bytes)} of the server's
+    ends of connections to server_port, from /proc/net/tcp{,6}. inode 0 on an ESTABLISHED end means the kernel completed it but the server has not
     accept()ed it yet."""
     ends = {}
     suffix = ":%04X" % server_port
@@ -90,10 +90,22 @@ def server_side_sockets(server_port):
                     parts = line.split()
                     if parts[1].endswith(suffix) and parts[3] != "0A":
                         tx, rx = parts[4].split(":")
-                        ends[int(parts[2].rsplit(":", 1)[1], 16)] = (parts[3], parts[9], int(tx, 16), int(rx, 16))
+                        ends[parts[2]] = (parts[3], parts[9], int(tx, 16), int(rx, 16))
         except FileNotFoundError:
             pass
     return ends
+
+
+def tcp_table_key(address):
+    """(ip, port) → how /proc/net/tcp writes it (the IPv4 address as a host-order hex word)."""
+    ip, port = address[:2]
+    return "%08X:%04X" % (int.from_bytes(socket.inet_aton(ip), sys.byteorder), port)
+
+
+def spread(i, per_address=100):
+    """The source address of an attack's i-th connection: 100 per address from 127.0.1.1 on, so a per-address
+    connection cap does not hide how the server treats each connection (the flood alone comes from one address)."""
+    return f"127.0.1.{i // per_address + 1}"
 
 
 def monitor_main(args):
@@ -355,13 +367,13 @@ def normal_main(args):
 # The attack loop: one selector, non-blocking sockets
 
 class Conn:
-    __slots__ = ("sock", "kind", "t_open", "t_connected", "t_closed", "how", "out", "reading", "port", "rx",
+    __slots__ = ("sock", "kind", "t_open", "t_connected", "t_closed", "how", "out", "reading", "key", "rx",
                  "next_at", "written", "status", "head_at", "registered")
 
     def __init__(self, sock, kind, reading):
         self.sock, self.kind, self.reading = sock, kind, reading
         self.t_open, self.t_connected, self.t_closed, self.how = now(), None, None, None
-        self.out, self.rx, self.port, self.next_at, self.written = bytearray(), bytearray(), None, None, 0
+        self.out, self.rx, self.key, self.next_at, self.written = bytearray(), bytearray(), None, None, 0
         self.status, self.head_at, self.registered = None, None, 0
 
 
@@ -384,9 +396,11 @@ class Engine:
 
     # -- opening, sending, closing
 
-    def open(self, kind, first=b"", reading="drain", rcvbuf=None):
+    def open(self, kind, first=b"", reading="drain", rcvbuf=None, source=None):
         try:
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            if source:
+                sock.bind((source, 0))
         except OSError as e:
             self.open_errors[describe(e)] = self.open_errors.get(describe(e), 0) + 1
             return None
@@ -503,7 +517,7 @@ class Engine:
             return
         c.t_connected = now()
         self.established += 1
-        c.port = c.sock.getsockname()[1]
+        c.key = tcp_table_key(c.sock.getsockname())
         self._flush(c)
 
     def _read(self, c):
@@ -543,9 +557,9 @@ class Engine:
         """Marks as closed by the server every live, connected connection whose server end is gone or closing."""
         ends = server_side_sockets(self.port)
         for c in list(self.live):
-            if c.port is None:
+            if c.key is None:
                 continue
-            end = ends.get(c.port)
+            end = ends.get(c.key)
             if end is None or end[0] not in TCP_OPEN_STATES:
                 self._finish(c, "closed (TCP table)", by_server=True)
 
@@ -553,7 +567,7 @@ class Engine:
         ends = server_side_sockets(self.port)
         accepted = queued = 0
         for c in self.live:
-            end = ends.get(c.port) if c.port else None
+            end = ends.get(c.key) if c.key else None
             if end and end[0] in TCP_OPEN_STATES:
                 if end[1] == "0":
                     queued += 1
@@ -565,27 +579,42 @@ class Engine:
 # ---------------------------------------------------------------------------------------------------------------
 # The attacks: each sets its connections up, and returns (tick, notes)
 
+def answers(eng, kinds=None):
+    """The statuses of the answers the attack's connections got before they closed: "413 ×300, 408 ×150"."""
+    counts = {}
+    for c in eng.conns:
+        if c.status and (kinds is None or c.kind in kinds):
+            counts[c.status] = counts.get(c.status, 0) + 1
+    return ", ".join(f"{s} ×{n}" for s, n in sorted(counts.items())) or "none"
+
+
 def attack_none(eng, p, seconds, rng):
     return None, lambda: ""
 
 
 def attack_slow_body(eng, p, seconds, rng):
+    """300 connections send a GET head declaring a body, then one byte every 3 s (half declare 100,000 bytes, half
+    1,000, under any small cap on GET bodies a server may drain); 300 declare 1,000 bytes and send none."""
     t0 = now()
     for i in range(300):
-        c = eng.open("slow-body", request(p.random_tile(rng), extra="Content-Length: 100000\r\n"))
+        length = 100000 if i % 2 == 0 else 1000
+        c = eng.open(f"trickle-{length}", request(p.random_tile(rng), extra=f"Content-Length: {length}\r\n"),
+                     source=spread(i))
         c.next_at = t0 + 3.0 * (i + 1) / 300  # one byte every 3 s each, spread over the 3 s
-    for _ in range(300):
-        eng.open("no-body", request(p.random_tile(rng), extra="Content-Length: 100000\r\n"))
+    for i in range(300, 600):
+        eng.open("no-body", request(p.random_tile(rng), extra="Content-Length: 1000\r\n"), source=spread(i))
 
     def tick(t):
         for c in list(eng.live):
-            if c.kind == "slow-body" and c.t_connected is not None and t >= c.next_at:
+            if c.kind.startswith("trickle") and c.t_connected is not None and t >= c.next_at:
                 eng.send(c, b"x")
                 c.next_at += 3.0
 
     def notes():
-        answered = sum(1 for c in eng.conns if c.status)
-        return f"{answered} of {len(eng.conns)} got an answer before a close" if answered else ""
+        return ("answers before the close: " + "; ".join(
+            f"{label} {answers(eng, {kind})}" for label, kind in
+            (("1 B/3 s of 100,000:", "trickle-100000"), ("1 B/3 s of 1,000:", "trickle-1000"),
+             ("no body of 1,000:", "no-body"))) + "; 100 connections per source address")
     return tick, notes
 
 
@@ -622,7 +651,8 @@ def attack_flood(eng, p, seconds, rng):
 def attack_slowloris(eng, p, seconds, rng):
     t0 = now()
     for i in range(500):
-        c = eng.open("slowloris", f"GET {p.random_tile(rng)} HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode())
+        c = eng.open("slowloris", f"GET {p.random_tile(rng)} HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode(),
+                     source=spread(i))
         c.next_at = t0 + 2.0 * (i + 1) / 500
     counter = [0]
 
@@ -632,7 +662,7 @@ def attack_slowloris(eng, p, seconds, rng):
                 counter[0] += 1
                 eng.send(c, f"X-Slow-{counter[0]}: {'a' * 20}\r\n".encode())
                 c.next_at += 2.0
-    return tick, lambda: ""
+    return tick, lambda: f"answers before the close: {answers(eng)}; 100 connections per source address"
 
 
 def attack_iiif_no_read(eng, p, seconds, rng):
@@ -700,7 +730,7 @@ def attack_pipelined_no_read(eng, p, seconds, rng):
             eng.watch_server_ends()
 
     def notes():
-        end = server_side_sockets(eng.port).get(c.port) if c.t_closed is None else None
+        end = server_side_sockets(eng.port).get(c.key) if c.t_closed is None else None
         queues = (f"; the server's end of it had {end[3] >> 10} KiB of requests unread and {end[2] >> 10} KiB of "
                   f"responses unsent in the kernel" if end else "")
         return (f"{n} tile requests pipelined ({size >> 10} KiB): {c.written >> 10} KiB ({100 * c.written // size}%) "
