@@ -146,7 +146,10 @@ import TileServer
                 let head = try fetch(server, target, method: "HEAD")
                 let get = try fetch(server, target)
                 #expect(head.status == 200 && head.body.isEmpty)
-                #expect(head.header("Content-Length") == String(get.body.count))
+                // A render's length is known only by encoding it, which HEAD does not do: it says none.
+                let rendered = target.hasSuffix(".jpg")
+                #expect(head.header("Content-Length") == (rendered ? nil : String(get.body.count)))
+                #expect(head.header("ETag") == get.header("ETag"))
                 #expect(head.header("Content-Type") == get.header("Content-Type"))
                 #expect(head.header("Link") == get.header("Link"))
             }
@@ -188,7 +191,7 @@ import TileServer
         let settings: [(inout IIIFConfiguration) -> Void] = [
             { $0.publicURL = "ftp://x" }, { $0.publicURL = "http://x/" }, { $0.publicURL = "http://x?y" },
             { $0.limits.maxWidth = 0 }, { $0.limits.maxHeight = 70000 }, { $0.limits.maxArea = 0 }, { $0.renderThreads = 0 },
-            { $0.renderQueueLimit = -1 }, { $0.jpegQuality = 101 },
+            { $0.renderQueueLimit = -1 }, { $0.jpegQuality = 101 }, { $0.renderBudgetBytes = -1 }, { $0.renderBudgetBytes = 1 << 41 },
         ]
         for change in settings.indices {
             var configuration = testConfiguration(root: fixture.root)

@@ -1,10 +1,8 @@
-import Dispatch
-import Synchronization
 import Testing
 
 @testable import TileServer
 
-/// The resampling weights (exact area coverage when shrinking, linear when enlarging) and the render pool's bound.
+/// The resampling weights (exact area coverage when shrinking, linear when enlarging) as the renderer uses them.
 @Suite struct ResampleAxisTests {
     /// The taps of output pixel `i` as (level pixel, weight) pairs, zero weights left out.
     static func taps(_ axis: ResampleAxis, _ i: Int) -> [(Int, Int32)] {
@@ -54,35 +52,5 @@ import Testing
         #expect(Self.taps(axis, 2).map(\.1) == [4096, 12288])
         #expect(Self.taps(axis, 3).map(\.0) == [11])
         #expect(axis.sourceStart == 10 && axis.sourceEnd == 12)
-    }
-
-    @Test func renderPoolRefusesBeyondThreadsPlusQueue() async throws {
-        let pool = RenderPool(threads: 1, queueLimit: 1, jpegQuality: 90)
-        let release = DispatchSemaphore(value: 0)
-        let started = DispatchSemaphore(value: 0)
-        let finished = Mutex(0)
-        let done = DispatchGroup()
-        for _ in 0..<2 {
-            done.enter()
-            let accepted = pool.submit { _ in
-                started.signal()
-                release.wait()
-            } completion: { (result: Result<Void, any Error>) in
-                if case .success = result { finished.withLock { $0 += 1 } }
-                done.leave()
-            }
-            #expect(accepted)
-        }
-        try await blocking { started.wait() }
-        #expect(pool.load == 2)
-        let refused = !pool.submit({ _ in }, completion: { _ in })
-        #expect(refused)
-        release.signal()
-        release.signal()
-        try await blocking { done.wait() }
-        #expect(finished.withLock { $0 } == 2)
-        let acceptedAgain = pool.submit({ _ in }, completion: { _ in })
-        #expect(acceptedAgain)
-        await pool.shutdown()
     }
 }

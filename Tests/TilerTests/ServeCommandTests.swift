@@ -94,7 +94,7 @@ import Testing
         #expect(result.stderr.contains("not a folder"))
         let port = try TilerProcess.run(["serve", ".", "--port", "70000"])
         #expect(port.status != 0 && port.stderr.contains("--port"))
-        for (option, value) in [("--threads", "0"), ("--file-threads", "0"), ("--open-files", "-1")] {
+        for (option, value) in [("--threads", "0"), ("--file-threads", "0"), ("--open-files", "-1"), ("--iiif-render-mb", "-1")] {
             let bad = try TilerProcess.run(["serve", ".", "--port", "0", option + "=" + value])
             #expect(bad.status != 0 && !bad.signalled && bad.stderr.contains(option))
         }

@@ -7,6 +7,11 @@ extension ConnectionHandler {
         switch response {
         case .file(let file, let profile, let extraHeaders):
             writeFile(file, profile: profile, cacheHeader: extraHeaders, exchange: exchange, context: context)
+        case .rendered(let file, let profile, let extraHeaders, let reservation):
+            // The body's budget is given back once the socket has taken it, or when the write fails (closed).
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.whenComplete { _ in reservation.release() }
+            writeFile(file, profile: profile, cacheHeader: extraHeaders, exchange: exchange, written: written, context: context)
         case .openFile(let file, let profile, let extraHeaders):
             writeOpenTile(file, profile: profile, cacheHeader: extraHeaders, exchange: exchange, context: context)
         case .body(let status, let headerLines, let extraHeaders, let body):
@@ -16,7 +21,7 @@ extension ConnectionHandler {
         case .error(let error, let extraHeaders, let close):
             writeError(error, exchange: exchange, extraHeaders: extraHeaders, forceClose: close, context: context)
         case .later:
-            awaitResponse(for: exchange)
+            awaitResponse(for: exchange, context: context)
         }
     }
 
@@ -24,9 +29,12 @@ extension ConnectionHandler {
     /// `X-Cache` line, copied (a few hundred bytes) into the connection's reused head buffer, then the file's buffer
     /// as it is (headers and body); for `HEAD` or a 304 its header lines or `ETag` line go into the head buffer.
     /// At most two buffer writes, gathered into one `writev`; the body is never copied. A `Range` is answered with a
-    /// slice of the body (``ByteRange``).
-    private func writeFile(_ file: LoadedFile, profile: ResponseProfile, cacheHeader: ByteBuffer?, exchange: Exchange, context: ChannelHandlerContext)
-    {
+    /// slice of the body (``ByteRange``). `written`, if given, completes once the body has been written (at once when
+    /// none is sent), or fails when the connection closes first.
+    private func writeFile(
+        _ file: LoadedFile, profile: ResponseProfile, cacheHeader: ByteBuffer?, exchange: Exchange, written: EventLoopPromise<Void>? = nil,
+        context: ChannelHandlerContext
+    ) {
         let close = mustClose(exchange)
         let notModified = isNotModified(exchange, etag: file.etag)
         switch byteRange(of: exchange, notModified: notModified, etag: file.etag, size: file.bodyLength) {
@@ -38,9 +46,10 @@ extension ConnectionHandler {
                 exchange: exchange)
             context.write(wrapOutboundOut(headScratch), promise: nil)
             let body = file.buffer.getSlice(at: file.buffer.readerIndex + file.bodyOffset + range.lowerBound, length: range.count)!
-            context.write(wrapOutboundOut(body), promise: nil)
+            context.write(wrapOutboundOut(body), promise: written)
             return finish(exchange, status: .partialContent, bytes: range.count, close: close, context: context)
         case .unsatisfiable:
+            written?.succeed()
             return refuseRange(exchange, size: file.bodyLength, context: context)
         }
         writeHead(
@@ -49,7 +58,9 @@ extension ConnectionHandler {
         context.write(wrapOutboundOut(headScratch), promise: nil)
         let sendsBody = !notModified && !exchange.isHead
         if sendsBody {
-            context.write(wrapOutboundOut(file.buffer), promise: nil)
+            context.write(wrapOutboundOut(file.buffer), promise: written)
+        } else {
+            written?.succeed()
         }
         finish(exchange, status: notModified ? .notModified : .ok, bytes: sendsBody ? file.bodyLength : 0, close: close, context: context)
     }

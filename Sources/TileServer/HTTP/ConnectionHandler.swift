@@ -78,6 +78,15 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.context = nil
     }
 
+    func channelInactive(context: ChannelHandlerContext) {
+        // The client has gone: a render it still waits for is wasted work, and its answer has nowhere to go.
+        if let render = state.awaited?.render {
+            render.cancel()
+            state.close()
+        }
+        context.fireChannelInactive()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         accept(.part(unwrapInboundIn(data)), context: context)
     }
@@ -141,7 +150,9 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
             closeIfIdle(context: context)
         } else if let event = event as? ChannelEvent, event == .inputClosed {
             state.closeInput()
-            closeIfIdle(context: context)
+            if !abandonRender(context: context) {
+                closeIfIdle(context: context)
+            }
         } else {
             context.fireUserInboundEventTriggered(event)
         }
@@ -218,7 +229,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Writes the awaited response once it has arrived (if the connection still waits for it), then answers what
     /// queued up.
     private func responseArrived(_ response: Response) {
-        guard let context, let exchange = state.responseArrived() else { return }
+        guard let context, let exchange = state.responseArrived() else { return response.discard() }
         write(response, for: exchange, context: context)
         resume(context: context)
     }
@@ -239,9 +250,11 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Starts waiting for a ``Response/later`` answer to `exchange`.
-    func awaitResponse(for exchange: Exchange) {
+    /// Starts waiting for a ``Response/later`` answer to `exchange` (none when it is a render for a client that has
+    /// already closed its side: see ``abandonRender(context:)``).
+    func awaitResponse(for exchange: Exchange, context: ChannelHandlerContext) {
         state.awaitResponse(for: exchange)
+        abandonRender(context: context)
     }
 
     /// After a response of `bytes` body bytes: counts it (and logs it, with an access log), then closes (once

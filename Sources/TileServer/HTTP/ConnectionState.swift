@@ -49,6 +49,12 @@ struct ConnectionState {
         return false
     }
 
+    /// The exchange whose response is awaited, if any.
+    var awaited: Exchange? {
+        if case .awaiting(let exchange) = phase { return exchange }
+        return nil
+    }
+
     /// Whether what arrives now must wait: a response is awaited, earlier arrivals are still queued, or the send
     /// queue is full (no more answers are produced until the client takes some).
     var mustQueue: Bool {

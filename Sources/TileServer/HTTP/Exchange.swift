@@ -27,6 +27,8 @@ struct Exchange {
     var cache: CacheOutcome = .none
     /// The route, for metrics (``RouteLabel/invalid`` until the path is routed).
     var route: RouteLabel = .invalid
+    /// The IIIF render producing the answer, if any: the connection cancels it when the client goes.
+    var render: RenderJob?
 
     /// The exchange for `head`.
     init(head: HTTPRequestHead) {

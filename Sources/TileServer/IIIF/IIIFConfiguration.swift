@@ -18,9 +18,14 @@ public struct IIIFConfiguration: Sendable {
     public var renderQueueLimit: Int
     /// The quality of JPEG output, 1–100.
     public var jpegQuality: Int
+    /// The memory renders may hold, in bytes (0…1 TiB): each render counts from its start (its estimated working
+    /// rows and body) until its body has been written to the socket or its connection has closed, so bodies waiting
+    /// for clients that do not read count too. A render that does not fit gets 503 with `Retry-After`; one render is
+    /// admitted whatever its size when nothing is held (so 0 means one render at a time).
+    public var renderBudgetBytes: Int
 
     /// The defaults: ids from the `Host` header, ``IIIFLimits/init(maxWidth:maxHeight:maxArea:)``'s limits, half the
-    /// cores rendering (at least one) with 16 waiting, JPEG quality 90.
+    /// cores rendering (at least one) with 16 waiting, JPEG quality 90, 256 MiB for renders.
     public init() {
         publicURL = nil
         trustProxy = false
@@ -28,6 +33,7 @@ public struct IIIFConfiguration: Sendable {
         renderThreads = max(1, System.coreCount / 2)
         renderQueueLimit = 16
         jpegQuality = 90
+        renderBudgetBytes = 256 << 20
     }
 
     /// Checks the settings.
@@ -47,5 +53,6 @@ public struct IIIFConfiguration: Sendable {
         guard (1...(1 << 31)).contains(limits.maxArea) else { throw ServerError("the IIIF maximum area must be 1…2^31 pixels") }
         guard renderThreads >= 1, renderQueueLimit >= 0 else { throw ServerError("IIIF render threads must be ≥ 1 and the queue ≥ 0") }
         guard (1...100).contains(jpegQuality) else { throw ServerError("the IIIF JPEG quality must be 1–100") }
+        guard (0...(1 << 40)).contains(renderBudgetBytes) else { throw ServerError("the IIIF render budget must be 0…1 TiB") }
     }
 }

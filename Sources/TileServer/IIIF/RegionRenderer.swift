@@ -16,6 +16,8 @@ struct RegionRenderer {
     let tiles: TileStore
     /// The thread's encoders and decoder.
     let workspace: RenderWorkspace
+    /// The render's job, whose cancellation (its client has gone) stops the render at the next output row.
+    var job: RenderJob? = nil
 
     /// The level a request is rendered from: the coarsest whose pixels are no fewer than the output's in either
     /// direction (`2^k · width ≤ region width` and likewise for heights), or full resolution when enlarging.
@@ -31,7 +33,8 @@ struct RegionRenderer {
 
     /// Renders and encodes the image.
     ///
-    /// - Throws: the tile store's errors (``FileLoadError``, `CancellationError`) and `CodecError`.
+    /// - Throws: `CancellationError` when ``job`` is cancelled (checked before each output row, so at the latest after
+    ///   the tile row being read, and before encoding, which runs to its end), the tile store's errors (``FileLoadError``, `CancellationError`) and `CodecError`.
     func render() throws -> [UInt8] {
         let pyramid = image.pyramid
         let (level, scale) = Self.level(for: request, in: pyramid)
@@ -46,6 +49,7 @@ struct RegionRenderer {
         var output: OutputImage?
         var scaledRow: [UInt8] = []
         for y in 0..<request.height {
+            if job?.isCancelled == true { throw CancellationError() }
             let needed = rows.starts[y]..<min(rows.starts[y] + rows.taps, rows.sourceEnd)
             while ring.next < needed.upperBound {
                 let levelRow = try source.row(ring.next)
@@ -60,6 +64,8 @@ struct RegionRenderer {
             output!.place(scaledRow, y: y)
         }
         let image = output!
+        // Encoding is one call into the codec that cannot stop midway: the last point to give up.
+        if job?.isCancelled == true { throw CancellationError() }
         return try workspace.encode(
             image.pixels, width: image.outputWidth, height: image.outputHeight, pixelFormat: image.pixelFormat, format: request.format)
     }

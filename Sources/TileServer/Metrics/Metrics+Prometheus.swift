@@ -51,6 +51,16 @@ extension Metrics {
             numbers.sendTimeouts)
         sample(&out, "tiler_level_directories_open", "gauge", "Level folders held open for tile reads.", numbers.levelDirectories)
         sample(&out, "tiler_level_directories_budget", "gauge", "The most level folders held open at once.", numbers.levelDirectoryBudget)
+        sample(&out, "tiler_iiif_renders_total", "counter", "IIIF renders started on a render thread.", numbers.iiifRenders)
+        sample(
+            &out, "tiler_iiif_renders_cancelled_total", "counter", "IIIF renders cancelled because their client had gone.",
+            numbers.iiifRendersCancelled)
+        sample(
+            &out, "tiler_iiif_renders_refused_total", "counter", "IIIF renders refused (503) because the render budget was in use.",
+            numbers.iiifRendersRefused)
+        sample(
+            &out, "tiler_iiif_render_bytes", "gauge", "Bytes held by IIIF renders and their bodies not yet sent.", numbers.iiifRenderBytes)
+        sample(&out, "tiler_iiif_render_budget_bytes", "gauge", "The IIIF render budget in bytes.", numbers.iiifRenderBudget)
         return out
     }
 

@@ -1,7 +1,8 @@
 import TileCache
 
 /// A snapshot of a server's counters and sizes besides its request counts: the tile cache, the tile reads by kind,
-/// the catalog and the connections. The one statistics type: ``Server/statistics`` returns it and `/metrics` shows it.
+/// the catalog, the connections and the IIIF renders. The one statistics type: ``Server/statistics`` returns it and
+/// `/metrics` shows it.
 public struct ServerStatistics: Sendable, Hashable {
     /// Tile requests answered from memory.
     public var cacheHits: Int
@@ -36,9 +37,23 @@ public struct ServerStatistics: Sendable, Hashable {
     public var levelDirectories: Int = 0
     /// The most level folders held open at once.
     public var levelDirectoryBudget: Int = 0
+    /// IIIF renders that started on a render thread (not stored tiles, not `HEAD`, not refused).
+    public var iiifRenders: Int
+    /// IIIF renders cancelled because their client had gone: dropped while waiting for a thread, or stopped between
+    /// rows.
+    public var iiifRendersCancelled: Int
+    /// IIIF renders refused (503) because the render budget was in use.
+    public var iiifRendersRefused: Int
+    /// Bytes the render budget holds now: renders running and bodies not yet written to their sockets.
+    public var iiifRenderBytes: Int
+    /// The render budget, in bytes.
+    public var iiifRenderBudget: Int
 
-    /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's count and the connections'.
-    init(cache: CacheStatistics, tiles: TileStore, images: Int, connections: ConnectionRegistry) {
+    /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's count, the connections' and the
+    /// renders'.
+    init(
+        cache: CacheStatistics, tiles: TileStore, images: Int, connections: ConnectionRegistry, renders: RenderPool, renderBudget: RenderBudget
+    ) {
         cacheHits = cache.hits
         cacheMisses = cache.misses
         cacheEvictions = cache.evictions
@@ -53,5 +68,10 @@ public struct ServerStatistics: Sendable, Hashable {
         self.connections = connections.count
         connectionsRefused = connections.refused
         sendTimeouts = connections.sendTimeouts
+        iiifRenders = renders.started
+        iiifRendersCancelled = renders.cancelled
+        iiifRendersRefused = renderBudget.refused
+        iiifRenderBytes = renderBudget.reserved
+        iiifRenderBudget = renderBudget.limit
     }
 }

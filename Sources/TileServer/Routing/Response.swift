@@ -10,6 +10,9 @@ enum Response: Sendable {
     /// head, or 304 when the request's `If-None-Match` matches its entity tag. `extraHeaders` are header lines written
     /// after the `Date` line (`X-Cache`, IIIF's `Link`).
     case file(LoadedFile, profile: ResponseProfile, extraHeaders: ByteBuffer?)
+    /// A rendered image, like ``file(_:profile:extraHeaders:)``, whose bytes count against the render budget until the
+    /// body has been written to the socket or the connection has closed: the writer releases `reservation` then.
+    case rendered(LoadedFile, profile: ResponseProfile, extraHeaders: ByteBuffer, reservation: RenderReservation)
     /// A tile file sent from its open descriptor with `sendfile`, otherwise like ``file(_:profile:extraHeaders:)``.
     case openFile(OpenTile, profile: ResponseProfile, extraHeaders: ByteBuffer)
     /// `status` with `headerLines` (e.g. a profile's), `extraHeaders` (each line ending in CRLF) and `body`.
@@ -19,6 +22,14 @@ enum Response: Sendable {
     /// The answer is being produced elsewhere (a file thread's read, a render) and will be handed to the
     /// connection's ``ResponseDelivery`` once; later requests on the connection wait for it.
     case later
+
+    /// Gives back what a response that will never be written holds (a rendered body's budget); it is safe to call on
+    /// any response.
+    func discard() {
+        if case .rendered(_, _, _, let reservation) = self {
+            reservation.release()
+        }
+    }
 
     /// A refusal that keeps the connection open.
     static func error(_ error: RequestError) -> Response {

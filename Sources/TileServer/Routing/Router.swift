@@ -21,8 +21,7 @@ struct Router {
 
     /// Answers a complete `GET`, `HEAD` or `OPTIONS` (CORS preflight) request read by NIO's decoder.
     ///
-    /// - Parameter channel: The connection (for IIIF ids built from its local address and for renders skipped once
-    ///   the client has gone).
+    /// - Parameter channel: The connection (for IIIF ids built from its local address).
     func respond(to head: HTTPRequestHead, exchange: inout Exchange, channel: any Channel) -> Response {
         if IIIFRoute.claims(head.uri.utf8) {
             return respondIIIF(to: head, exchange: &exchange, channel: channel)

@@ -50,6 +50,7 @@ struct ServerRuntime: Sendable {
             renders: RenderPool(
                 threads: configuration.iiif.renderThreads, queueLimit: configuration.iiif.renderQueueLimit,
                 jpegQuality: configuration.iiif.jpegQuality),
+            renderBudget: RenderBudget(limit: configuration.iiif.renderBudgetBytes),
             staticFiles: publicDirectory.map {
                 StaticFiles(root: $0, threadPool: threadPool, maxBytes: configuration.maxStaticFileBytes, cors: cors)
             },

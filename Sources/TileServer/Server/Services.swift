@@ -13,6 +13,8 @@ final class Services: Sendable {
     let warmer: TileWarmer
     /// The IIIF render threads.
     let renders: RenderPool
+    /// The memory IIIF renders and their unsent bodies may hold.
+    let renderBudget: RenderBudget
     /// The viewer's files, if a `Public/` folder was found.
     let staticFiles: StaticFiles?
     /// Request counters.
@@ -25,7 +27,7 @@ final class Services: Sendable {
     /// Assembles the shared state.
     init(
         configuration: ServerConfiguration, catalog: ImageCatalog, tiles: TileStore, warmer: TileWarmer, renders: RenderPool,
-        staticFiles: StaticFiles?,
+        renderBudget: RenderBudget, staticFiles: StaticFiles?,
         metrics: Metrics, connections: ConnectionRegistry, blocks: ResponseBlocks
     ) {
         self.blocks = blocks
@@ -34,6 +36,7 @@ final class Services: Sendable {
         self.tiles = tiles
         self.warmer = warmer
         self.renders = renders
+        self.renderBudget = renderBudget
         self.staticFiles = staticFiles
         self.metrics = metrics
         self.connections = connections
@@ -41,7 +44,9 @@ final class Services: Sendable {
 
     /// The numbers `/metrics` shows besides request counts.
     var statistics: ServerStatistics {
-        var statistics = ServerStatistics(cache: tiles.cache.statistics, tiles: tiles, images: catalog.count, connections: connections)
+        var statistics = ServerStatistics(
+            cache: tiles.cache.statistics, tiles: tiles, images: catalog.count, connections: connections, renders: renders,
+            renderBudget: renderBudget)
         statistics.levelDirectories = catalog.directories.count
         statistics.levelDirectoryBudget = catalog.directories.capacity
         return statistics

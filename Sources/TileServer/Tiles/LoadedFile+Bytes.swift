@@ -13,4 +13,14 @@ extension LoadedFile {
         buffer.writeBytes(bytes)
         self.init(preparedBuffer: buffer, etagLineLength: etagLine.utf8.count, bodyOffset: bodyOffset)
     }
+
+    /// The head of a response whose body is not at hand: the `ETag` line `ETag: etag` and the blank line, with no
+    /// `Content-Length` line and no body. For `HEAD` only (HTTP lets a `HEAD` answer leave the length out).
+    init(headWithoutLength etag: String) {
+        let etagLine = "ETag: \(etag)\r\n"
+        var buffer = ByteBuffer()
+        buffer.writeString(etagLine)
+        buffer.writeStaticString("\r\n")
+        self.init(preparedBuffer: buffer, etagLineLength: etagLine.utf8.count, bodyOffset: buffer.writerIndex)
+    }
 }

@@ -72,6 +72,11 @@ struct Serve: ParsableCommand {
     var iiifQueue = IIIFConfiguration().renderQueueLimit
 
     @Option(
+        name: .customLong("iiif-render-mb"),
+        help: "MiB that IIIF renders and their unsent bodies may hold; beyond it, 503 with Retry-After (0: one render at a time).")
+    var iiifRenderMB = IIIFConfiguration().renderBudgetBytes >> 20
+
+    @Option(
         name: .customLong("cors-origin"),
         help: "An origin whose pages' scripts may read the answers, e.g. https://viewer.example.org (repeatable; default *: any origin).")
     var corsOrigins: [String] = []
@@ -119,6 +124,7 @@ struct Serve: ParsableCommand {
         .init(name: "file-threads", kind: .value), .init(name: "open-files", kind: .value), .init(name: "public-url", kind: .value),
         .init(name: "trust-proxy", kind: .flag), .init(name: "iiif-max-width", kind: .value), .init(name: "iiif-max-height", kind: .value),
         .init(name: "iiif-max-area", kind: .value), .init(name: "iiif-threads", kind: .value), .init(name: "iiif-queue", kind: .value),
+        .init(name: "iiif-render-mb", kind: .value),
         .init(name: "cors-origin", kind: .repeatable), .init(name: "log-level", kind: .value), .init(name: "log-format", kind: .value),
         .init(name: "access-log", kind: .flag), .init(name: "backlog", kind: .value), .init(name: "shutdown-grace", kind: .value),
         .init(name: "head-timeout", kind: .value), .init(name: "idle-timeout", kind: .value), .init(name: "send-timeout", kind: .value),
@@ -153,6 +159,7 @@ struct Serve: ParsableCommand {
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1…256 (got \(threads))") }
         guard (1...256).contains(fileThreads) else { throw ValidationError("--file-threads must be 1…256 (got \(fileThreads))") }
         guard (0...(1 << 20)).contains(openFiles) else { throw ValidationError("--open-files must be 0…1048576 (got \(openFiles))") }
+        guard (0...(1 << 20)).contains(iiifRenderMB) else { throw ValidationError("--iiif-render-mb must be 0…1048576 (got \(iiifRenderMB))") }
         do {
             try iiifConfiguration().validate()
         } catch {
@@ -240,6 +247,7 @@ struct Serve: ParsableCommand {
         iiif.limits = IIIFLimits(maxWidth: iiifMaxWidth, maxHeight: iiifMaxHeight, maxArea: iiifMaxArea)
         iiif.renderThreads = iiifThreads
         iiif.renderQueueLimit = iiifQueue
+        iiif.renderBudgetBytes = iiifRenderMB << 20
         return iiif
     }
 }

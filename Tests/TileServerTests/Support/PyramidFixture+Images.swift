@@ -68,6 +68,23 @@ enum TestPicture {
         return PixelBuffer(width: width, height: height, pixelFormat: PixelFormat(rawValue: channels)!, bytes: bytes)
     }
 
+    /// A `width` × `height` RGB picture of seeded random pixels: no encoder can compress it, so a PNG of it is at least
+    /// `width × height × 3` bytes.
+    static func noise(width: Int, height: Int, seed: UInt64 = 17) -> PixelBuffer {
+        var generator = SplitMix64(seed: seed)
+        var bytes = [UInt8](repeating: 0, count: width * height * 3)
+        var index = 0
+        while index < bytes.count {
+            var word = generator.next()
+            for _ in 0..<min(8, bytes.count - index) {
+                bytes[index] = UInt8(truncatingIfNeeded: word)
+                word >>= 8
+                index += 1
+            }
+        }
+        return PixelBuffer(width: width, height: height, pixelFormat: .rgb, bytes: bytes)
+    }
+
     /// The next pyramid level: each pixel the rounded mean of the 2×2 block it covers (fewer at odd edges).
     static func halve(_ image: PixelBuffer) -> PixelBuffer {
         let channels = image.pixelFormat.channels

@@ -35,12 +35,17 @@ final class RawHTTPConnection: @unchecked Sendable {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds without data.
-    init(port: Int, timeout: Double = 10) throws {
+    /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds without data. `receiveBuffer` (bytes), when
+    /// given, caps the socket's receive buffer before connecting, so that a client that does not read stops the server's
+    /// sending after a few kilobytes.
+    init(port: Int, timeout: Double = 10, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw RawClientError(description: "socket() failed") }
         var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1e6))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
