@@ -6,7 +6,8 @@
 #   start        seconds from launch until /api/images reports every pyramid (X-Total-Count)
 #   RSS          resident memory (VmRSS) once started, MiB
 #   fds idle     descriptors held once started; fds busy: after 2,000 tile requests spread over the pyramids
-#   idle CPU     user + system CPU over IDLE_SECONDS with no requests (rescans every second), % of one core
+#   idle CPU     user + system CPU over IDLE_SECONDS with no requests (rescans every second), % of one core; idle
+#                CPU busy: the same after the tile requests (level folders held open, each re-checked at every rescan)
 #   list page    /api/images?offset=…&limit=100, median of 20 curl runs (time_total), ms
 #   tile         a tile of a pyramid not asked for before, median of 20 curl runs, ms
 #   whole list   the first unpaged /api/images: ms, MiB
@@ -66,8 +67,8 @@ ms_median() {
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-printf '| pyramids | start (s) | RSS (MiB) | fds idle | fds busy | idle CPU (%%) | list page (ms) | tile (ms) | whole list (ms, MiB) |\n'
-printf '|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+printf '| pyramids | start (s) | RSS (MiB) | fds idle | fds busy | idle CPU (%%) | idle CPU busy (%%) | list page (ms) | tile (ms) | whole list (ms, MiB) |\n'
+printf '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 for COUNT in "${COUNTS[@]}"; do
     make_catalog "$COUNT"
     sync
@@ -101,6 +102,10 @@ for COUNT in "${COUNTS[@]}"; do
     done >"$WORK/tiles.curl"
     curl -s -K "$WORK/tiles.curl"
     FDS_BUSY=$(ls "/proc/$PID/fd" | wc -l)
+    BEFORE=$(cpu_ticks "$PID")
+    sleep "$IDLE_SECONDS"
+    AFTER=$(cpu_ticks "$PID")
+    BUSY_IDLE_CPU=$(awk -v t=$((AFTER - BEFORE)) -v hz="$(getconf CLK_TCK)" -v s="$IDLE_SECONDS" 'BEGIN { printf "%.1f", 100 * t / hz / s }')
     PAGES=()
     TILES=()
     for i in $(seq 1 20); do
@@ -114,5 +119,5 @@ for COUNT in "${COUNTS[@]}"; do
     kill "$PID"
     wait "$PID" 2>/dev/null || true
     rm -f "$WORK/serve.pid"
-    printf '| %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s |\n' "$COUNT" "$STARTED" "$RSS" "$FDS_IDLE" "$FDS_BUSY" "$IDLE_CPU" "$PAGE_MS" "$TILE_MS" "$WHOLE"
+    printf '| %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s |\n' "$COUNT" "$STARTED" "$RSS" "$FDS_IDLE" "$FDS_BUSY" "$IDLE_CPU" "$BUSY_IDLE_CPU" "$PAGE_MS" "$TILE_MS" "$WHOLE"
 done

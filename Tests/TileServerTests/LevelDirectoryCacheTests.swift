@@ -35,6 +35,14 @@ import Testing
         #expect(LevelDirectoryCache(capacity: 0).directory(image: 1, level: 0, path: "\(files)/0", root: root) == nil)
     }
 
+    @Test func theBudgetFollowsTheDescriptorLimit() {
+        var configuration = ServerConfiguration(root: "/")
+        let budgets = [96, 256, 1024, 20_000, 1 << 20].map { configuration.levelDirectoryBudget(descriptorLimit: $0) }
+        #expect(budgets == [24, 64, 128, 2500, 4096])
+        configuration.levelDirectoryLimit = 10
+        #expect(configuration.levelDirectoryBudget(descriptorLimit: 1 << 20) == 10)
+    }
+
     @Test func anEvictedFolderStaysOpenWhileHeld() throws {
         let fixture = try PyramidFixture()
         try fixture.addPyramid("photo", width: 1000, height: 700)

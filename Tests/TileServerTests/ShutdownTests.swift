@@ -34,19 +34,21 @@ import TileServer
         try await Task.sleep(for: .milliseconds(50))
 
         let shutdown = Task { await server.shutdown() }
-        #expect(idle.waitForClose())
-        let tile = try waiting.readResponse()
+        // The clients wait on a thread of their own: blocking the cooperative pool here could keep the shutdown task
+        // from ever running on a loaded two-core machine.
+        #expect(try await blocking { idle.waitForClose() })
+        let tile = try await blocking { try waiting.readResponse() }
         #expect(tile.status == 200)
         #expect(tile.body == PyramidFixture.tileBytes(level: 11, column: 3, row: 3, count: 2000))
-        #expect(waiting.waitForClose())
+        #expect(try await blocking { waiting.waitForClose() })
         for column in 0..<4 {
-            let response = try pipelined.readResponse()
+            let response = try await blocking { try pipelined.readResponse() }
             #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: 5, count: 2000))
         }
-        #expect(pipelined.waitForClose())
-        let big = try slow.readResponse()
+        #expect(try await blocking { pipelined.waitForClose() })
+        let big = try await blocking { try slow.readResponse() }
         #expect(big.status == 200 && big.body.count == bigSize)
-        #expect(slow.waitForClose())
+        #expect(try await blocking { slow.waitForClose() })
         await shutdown.value
         #expect(throws: RawClientError.self) { try RawHTTPConnection(port: port) }
     }

@@ -6,7 +6,7 @@ import Testing
 #endif
 
 /// A catalog whose level folders far outnumber the descriptors the process may open is served whole: the real
-/// `tiler serve`, started by a shell with `ulimit -n 256` (a limit for that child only), serves every tile of every
+/// `tiler serve`, started under `prlimit --nofile=256:256` (a limit for that child only), serves every tile of every
 /// pyramid, lists them all page by page, holds fewer descriptors than its limit throughout, and stops serving a level
 /// folder moved out of ROOT after its next rescan.
 @Suite struct ServeDescriptorLimitTests {
@@ -70,9 +70,7 @@ import Testing
         defer { fixtures.remove() }
         let root = try Self.catalog(fixtures)
         let names = ["pic"] + (0..<Self.copies).map { String(format: "p%03d", $0) }
-        let server = try ServeLoggingTests.Running(
-            ["-c", "ulimit -n \(Self.limit) && exec \"$0\" serve \"$1\" --port 0", TilerProcess.executable.path, root],
-            executable: URL(fileURLWithPath: "/bin/sh"))
+        let server = try ServeLoggingTests.Running(["serve", root, "--port", "0"], descriptorLimit: Self.limit)
         defer { server.stop() }
         try #require(!server.base.isEmpty, "no URL announced: \(server.stderr)")
         let pid = server.process.processIdentifier

@@ -84,14 +84,9 @@ final class ImageCatalog: Sendable {
             let updated = CatalogSnapshot(images: next)
             snapshot.withLock { $0 = updated }
             version.add(1, ordering: .releasing)
-            for image in result.removed {
-                image.retire()
-                logger.info("Stopped serving \(image.name)")
-            }
+            for image in result.removed { image.retire() }
             directories.removeAll(images: Set(result.removed.map(\.id)))
-            for image in result.added {
-                logger.info("Serving \(image.name) (\(image.pyramid.width)×\(image.pyramid.height), \(image.descriptor.format))")
-            }
+            log(result)
             return result
         }
     }
@@ -118,6 +113,21 @@ final class ImageCatalog: Sendable {
             if let image { changes.added.append(image) }
         }
         return found.listed.count + again.count
+    }
+
+    /// Logs what a scan changed: a line per image, or, beyond 50 (a big catalog's first scan), one line in all and
+    /// the images' lines at debug level.
+    private func log(_ changes: CatalogChanges) {
+        let level: Logger.Level = changes.added.count + changes.removed.count > 50 ? .debug : .info
+        if level == .debug {
+            logger.info("Catalog: \(changes.added.count) image(s) added, \(changes.removed.count) removed (one line each at debug level)")
+        }
+        for image in changes.removed {
+            logger.log(level: level, "Stopped serving \(image.name)")
+        }
+        for image in changes.added {
+            logger.log(level: level, "Serving \(image.name) (\(image.pyramid.width)×\(image.pyramid.height), \(image.descriptor.format))")
+        }
     }
 
     /// Logs, at most once a minute, that a scan was abandoned for lack of descriptors.

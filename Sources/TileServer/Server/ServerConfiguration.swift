@@ -59,7 +59,8 @@ public struct ServerConfiguration: Sendable {
     /// whose modification time moved): what catches a `.dzi` rewritten in place. At least ``rescanInterval``.
     public var fullRescanInterval: Duration
     /// The most level folders held open for tile reads, shared by every pyramid (see ``levelDirectoryBudget``);
-    /// `nil` (the default): an eighth of the process's descriptor limit, at least 64 and at most 4096.
+    /// `nil` (the default): an eighth of the process's descriptor limit, at least 64 (a quarter of a limit below 256)
+    /// and at most 4096.
     public var levelDirectoryLimit: Int?
     /// On shutdown, how long in-flight requests may take before their connections are closed regardless.
     public var shutdownGracePeriod: Duration
@@ -150,9 +151,10 @@ extension ServerConfiguration {
 
 extension ServerConfiguration {
     /// The level folders held open when the process may open `descriptorLimit` descriptors: ``levelDirectoryLimit``,
-    /// or an eighth of the limit within 64…4096 — leaving the rest to sockets and the open tile files.
+    /// or an eighth of the limit within 64…4096 (a quarter, if less than 64, under a limit below 256) — leaving the
+    /// rest to sockets and the open tile files.
     func levelDirectoryBudget(descriptorLimit: Int) -> Int {
-        levelDirectoryLimit ?? min(4096, max(64, descriptorLimit / 8))
+        levelDirectoryLimit ?? min(4096, max(min(64, descriptorLimit / 4), descriptorLimit / 8))
     }
 
     /// How many scans make one full walk (see ``fullRescanInterval``), ≥ 1.

@@ -7,8 +7,10 @@ func testConfiguration(root: String) -> ServerConfiguration {
     configuration.port = 0
     configuration.eventLoopThreads = 2
     configuration.fileThreads = 2
-    configuration.headTimeout = .seconds(2)
-    configuration.idleTimeout = .seconds(4)
+    // Generous: a test stalled by a loaded machine must not see its connection time out (tests of the timeouts set
+    // their own).
+    configuration.headTimeout = .seconds(10)
+    configuration.idleTimeout = .seconds(30)
     configuration.rescanInterval = .milliseconds(100)
     configuration.shutdownGracePeriod = .seconds(5)
     configuration.publicDirectory = nil
