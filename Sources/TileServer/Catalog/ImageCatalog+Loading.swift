@@ -75,15 +75,13 @@ extension ImageCatalog {
 }
 
 /// What scans remember between runs: the walk's state, the next id, the descriptors not ready yet (looked at again
-/// every scan), those already reported as unusable (by signature, so a fixed file is looked at again), and when a
-/// scan last failed for lack of descriptors.
+/// every scan), and those already reported as unusable (by signature, so a fixed file is looked at again).
 struct ScanState {
     var scanner: CatalogScanner
     var nextID = 1
     var pending: [String: DirectoryWalker.Found] = [:]
     var rejected: [String: FileSignature] = [:]
     var counts = ScanCounts()
-    var lastShortageReport: ContinuousClock.Instant?
 }
 
 /// Why a found `.dzi` is not served; `permanent` ones are logged once and skipped until the file changes.

@@ -19,6 +19,8 @@ final class ImageCatalog: Sendable {
     let logger: Logger
     private let snapshot = Mutex(CatalogSnapshot(images: [:]))
     private let scanState: Mutex<ScanState>
+    /// Scans abandoned for lack of descriptors, logged at most once a minute.
+    private let shortages: OccasionalLog
     /// Bumped after each change of the snapshot, so that ``CatalogView``s notice with one atomic load.
     private let version = Atomic<Int>(0)
 
@@ -32,6 +34,7 @@ final class ImageCatalog: Sendable {
         self.root = root
         self.directories = directories
         self.logger = logger
+        self.shortages = OccasionalLog(logger: logger, level: .warning, interval: .seconds(60))
         let scanner = CatalogScanner(root: root, maxDepth: maxDepth, fullWalkEvery: fullWalkEvery, list: list)
         self.scanState = Mutex(ScanState(scanner: scanner))
     }
@@ -74,7 +77,7 @@ final class ImageCatalog: Sendable {
             do {
                 found = try state.scanner.scan()
             } catch {
-                reportShortage(&state)
+                shortages.note("Rescanning \(root) failed: out of file descriptors; still serving the last catalog (\(count) images)")
                 return result
             }
             var next = snapshot.withLock { $0.images }
@@ -128,14 +131,6 @@ final class ImageCatalog: Sendable {
         for image in changes.added {
             logger.log(level: level, "Serving \(image.name) (\(image.pyramid.width)×\(image.pyramid.height), \(image.descriptor.format))")
         }
-    }
-
-    /// Logs, at most once a minute, that a scan was abandoned for lack of descriptors.
-    private func reportShortage(_ state: inout ScanState) {
-        let now = ContinuousClock.now
-        if let last = state.lastShortageReport, now - last < .seconds(60) { return }
-        state.lastShortageReport = now
-        logger.warning("Rescanning \(root) failed: out of file descriptors; still serving the last catalog (\(count) images)")
     }
 }
 
