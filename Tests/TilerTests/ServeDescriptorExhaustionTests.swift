@@ -8,52 +8,28 @@ import Testing
 /// `tiler serve` out of descriptors, as a flood of connections from one client leaves it: the real binary under a
 /// low open-file limit (`prlimit`), so the test process keeps its own.
 @Suite struct ServeDescriptorExhaustionTests {
-    /// A blocking TCP client: connect, send, read what comes.
-    final class Client {
-        let descriptor: Int32
-
-        init(port: Int) throws {
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var time = timeval(tv_sec: 20, tv_usec: 0)
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    /// The status of `GET target` on `client`'s connection (kept alive), or `nil` if no whole answer came.
+    static func status(of target: String, on client: TCPClient) -> Int? {
+        guard client.send("GET \(target) HTTP/1.1\r\nHost: t\r\n\r\n") == nil else { return nil }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while received.count < 65536 {
+            let count = chunk.withUnsafeMutableBytes { recv(client.descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return nil }
+            received += chunk[..<count]
+            let text = String(decoding: received, as: UTF8.self)
+            if let head = text.range(of: "\r\n\r\n"), let length = contentLength(text[..<head.lowerBound]),
+                received.count >= text.utf8.distance(from: text.startIndex, to: head.upperBound) + length
+            {
+                return Int(text.split(separator: " ").dropFirst().first ?? "")
             }
-            guard result == 0 else { throw CocoaError(.fileReadUnknown) }
         }
+        return nil
+    }
 
-        deinit { close(descriptor) }
-
-        /// The status of `GET target` on this connection (kept alive), or `nil` if no answer came.
-        func status(of target: String) -> Int? {
-            let request = Array("GET \(target) HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
-            guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
-                return nil
-            }
-            var received: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while !received.elementsEqual("\r\n\r\n".utf8) && received.count < 65536 {
-                let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-                guard count > 0 else { return nil }
-                received += chunk[..<count]
-                let text = String(decoding: received, as: UTF8.self)
-                if let head = text.range(of: "\r\n\r\n"), let length = Self.contentLength(text[..<head.lowerBound]),
-                    received.count >= text.utf8.distance(from: text.startIndex, to: head.upperBound) + length
-                {
-                    return Int(text.split(separator: " ").dropFirst().first ?? "")
-                }
-            }
-            return nil
-        }
-
-        private static func contentLength(_ head: Substring) -> Int? {
-            head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-                .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
-        }
+    private static func contentLength(_ head: Substring) -> Int? {
+        head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
     }
 
     /// CPU seconds `pid` has used (user and system).
@@ -78,11 +54,11 @@ import Testing
         defer { server.stop() }
         let port = try #require(Int(server.base.split(separator: ":").last ?? ""), "no URL announced: \(server.stderr)")
         let fdsAtStart = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.process.processIdentifier)/fd").count) ?? -1
-        let first = try Client(port: port)
-        #expect(first.status(of: "/healthz") == 200)
+        let first = try TCPClient(port: port, timeout: 20)
+        #expect(Self.status(of: "/healthz", on: first) == 200)
 
         // More connections than the server has descriptors: the kernel completes them all into the backlog.
-        var flood = try (0..<200).map { _ in try Client(port: port) }
+        var flood = try (0..<200).map { _ in try TCPClient(port: port, timeout: 20) }
         Thread.sleep(forTimeInterval: 1)
         let before = try Self.cpuSeconds(server.process.processIdentifier)
         let started = Date()
@@ -93,7 +69,7 @@ import Testing
         #expect(used < 0.25 * elapsed, "\(used) CPU seconds in \(elapsed) s while out of descriptors")
         // The connections it has are still served, and the failure is logged, not once per failed accept.
         #expect(
-            first.status(of: "/healthz") == 200,
+            Self.status(of: "/healthz", on: first) == 200,
             "descriptors at start \(fdsAtStart), now \((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.process.processIdentifier)/fd").count) ?? -1); \(server.stderr.suffix(1500))"
         )
         let lines = server.stderr.components(separatedBy: "Accepting a connection failed").count - 1
@@ -104,7 +80,7 @@ import Testing
         var served = false
         for _ in 0..<40 where !served {
             Thread.sleep(forTimeInterval: 0.25)
-            served = (try? Client(port: port))?.status(of: "/healthz") == 200
+            served = (try? TCPClient(port: port, timeout: 20)).flatMap { Self.status(of: "/healthz", on: $0) } == 200
         }
         #expect(served)
     }

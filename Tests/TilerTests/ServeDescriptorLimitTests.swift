@@ -28,19 +28,7 @@ import Testing
         deinit { session.finishTasksAndInvalidate() }
 
         func get(_ url: String) throws -> (status: Int, headers: [String: String], body: Data) {
-            let result = Locked<(Int, [String: String], Data)>((0, [:], Data()))
-            let done = DispatchSemaphore(value: 0)
-            session.dataTask(with: try #require(URL(string: url))) { data, response, _ in
-                let http = response as? HTTPURLResponse
-                var headers: [String: String] = [:]
-                for (key, value) in http?.allHeaderFields ?? [:] {
-                    headers[String(describing: key).lowercased()] = String(describing: value)
-                }
-                result.value = (http?.statusCode ?? 0, headers, data ?? Data())
-                done.signal()
-            }.resume()
-            _ = done.wait(timeout: .now() + 30)
-            return result.value
+            try ServeReSliceTests.get(url, session: session)
         }
     }
 

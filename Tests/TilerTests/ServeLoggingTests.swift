@@ -17,16 +17,14 @@ import Testing
         private let err = Locked(Data())
         private(set) var base = ""
 
-        /// Starts `executable` (`tiler` by default) with `arguments`; with `descriptorLimit`, under that limit on open
-        /// files (soft and hard, set by util-linux's `prlimit`).
-        init(
-            _ arguments: [String], environment: [String: String] = [:], executable: URL = TilerProcess.executable, descriptorLimit: Int? = nil
-        ) throws {
+        /// Starts `tiler` with `arguments`; with `descriptorLimit`, under that limit on open files (soft and hard, set by
+        /// util-linux's `prlimit`).
+        init(_ arguments: [String], environment: [String: String] = [:], descriptorLimit: Int? = nil) throws {
             if let descriptorLimit {
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-                process.arguments = ["--nofile=\(descriptorLimit):\(descriptorLimit)", "--", executable.path] + arguments
+                process.arguments = ["--nofile=\(descriptorLimit):\(descriptorLimit)", "--", TilerProcess.executable.path] + arguments
             } else {
-                process.executableURL = executable
+                process.executableURL = TilerProcess.executable
                 process.arguments = arguments
             }
             process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILER_") }.merging(environment) { _, new in new }

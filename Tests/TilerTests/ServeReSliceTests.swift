@@ -16,6 +16,11 @@ import Testing
         configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let session = URLSession(configuration: configuration)
         defer { session.finishTasksAndInvalidate() }
+        return try get(url, session: session)
+    }
+
+    /// A GET through `session` (waiting at most 30 s): status, headers (names lower-cased) and body.
+    static func get(_ url: String, session: URLSession) throws -> (status: Int, headers: [String: String], body: Data) {
         let result = Locked<(Int, [String: String], Data)>((0, [:], Data()))
         let done = DispatchSemaphore(value: 0)
         let address = try #require(URL(string: url))
