@@ -49,15 +49,6 @@ final class ConnectionRegistry: Sendable {
         return true
     }
 
-    /// Adds `channel` until it closes, whatever its address (for connections made by tests).
-    func add(_ channel: any Channel) {
-        let id = ObjectIdentifier(channel)
-        state.withLock { $0.channels[id] = channel }
-        channel.closeFuture.whenComplete { [self] _ in
-            _ = state.withLock { $0.channels.removeValue(forKey: id) }
-        }
-    }
-
     /// Counts a connection closed because its client took no response bytes for the send timeout.
     func countSendTimeout() {
         sendTimeoutCount.wrappingAdd(1, ordering: .relaxed)

@@ -49,16 +49,11 @@ public final class Server: Sendable {
         self.url = "http://\(Self.displayHost(parts.configuration.host)):\(port)/"
         stopped.enter()
         let catalog = parts.context.catalog
-        let tiles = parts.context.tiles
         let pool = parts.threadPool
         let loop = parts.group.next()
         let interval = TimeAmount(parts.configuration.rescanInterval)
         rescanTask = loop.scheduleRepeatedAsyncTask(initialDelay: interval, delay: interval) { _ in
-            pool.runIfActive(eventLoop: loop) {
-                let withdrawn = catalog.rescan().withdrawn
-                tiles.evict(images: withdrawn)
-                if !withdrawn.isEmpty { parts.closeTileFiles(of: withdrawn) }
-            }
+            pool.runIfActive(eventLoop: loop) { _ = parts.rescan() }
         }
         let count = catalog.count
         configuration.logger.info("Serving \(count) image\(count == 1 ? "" : "s") from \(catalog.root) at \(url)")
@@ -67,14 +62,9 @@ public final class Server: Sendable {
     /// Rescans ROOT now (as the periodic rescan does; what `tiler serve` does on SIGHUP) and returns how many images
     /// were added and removed. Runs on a file thread; safe to call from any thread.
     public func rescan() async -> (added: Int, removed: Int) {
-        let catalog = context.catalog
-        let tiles = context.tiles
         let parts = self.parts
         let result = try? await parts.threadPool.runIfActive {
-            let changes = catalog.rescan()
-            let withdrawn = changes.withdrawn
-            tiles.evict(images: withdrawn)
-            if !withdrawn.isEmpty { parts.closeTileFiles(of: withdrawn) }
+            let changes = parts.rescan()
             return (changes.added.count, changes.removed.count)
         }
         return result ?? (0, 0)

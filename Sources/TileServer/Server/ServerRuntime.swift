@@ -77,6 +77,16 @@ struct ServerRuntime: Sendable {
         return Int(min(limit.rlim_cur, 1 << 20))
     }
 
+    /// Rescans ROOT and withdraws what may no longer be served: the cached tiles and open tile files of images removed
+    /// or re-sliced, and of images a level folder of which left ROOT. Blocking: call it on a file thread.
+    func rescan() -> CatalogChanges {
+        let changes = context.catalog.rescan()
+        let withdrawn = changes.withdrawn
+        context.tiles.evict(images: withdrawn)
+        if !withdrawn.isEmpty { closeTileFiles(of: withdrawn) }
+        return changes
+    }
+
     /// Closes, on each event loop, the open tile files of the given images (every one when `images` is `nil`).
     func closeTileFiles(of images: Set<Int>?) {
         for resources in loops.values {
