@@ -45,10 +45,8 @@ struct ImageListPage: Equatable {
 
     private static func integer(_ text: Substring?, named name: String, in range: ClosedRange<Int>, default value: Int) throws(RequestError) -> Int {
         guard let text else { return value }
-        // Digits only: `Int("+5")` would accept a sign, and leading zeros are harmless.
-        guard !text.isEmpty, text.utf8.count <= 10, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = Int(text),
-            range.contains(number)
-        else {
+        // Digits only, as IIIF's numbers: `Int("+5")` would accept a sign; leading zeros are harmless.
+        guard let number = IIIFNumber.integer(text), range.contains(number) else {
             throw .badRequest("\(name) must be an integer \(range.lowerBound)…\(range.upperBound) (got \(text.prefix(32)))")
         }
         return number
