@@ -63,6 +63,9 @@ tiff_case() {
             fi
         done
     done
+    # Decoding alone, no pyramid: what any tool that reads the file through libtiff pays before slicing.
+    rm -f "$BENCH_DIR/decode-$label.times"
+    for _ in $(seq "$RUNS"); do measure "decode-$label" "$BENCH_DIR/out-decode" "$TILER" info --verify "$input"; done
     summary "vips-$label" "$label: vips dzsave"
     summary "tiler-$label" "$label: tiler slice"
     local v=${label//-/_}
@@ -71,6 +74,14 @@ tiff_case() {
     awk -v tw="$tw" -v vw="$vw" -v tc="$tc" -v vc="$vc" -v tr="$tr" -v vr="$vr" -v l="$label" 'BEGIN {
         printf "| %-24s | %6.2fx | %6.2fx | %7.2fx |        |          |  goal wall <= 0.50x: %s, peak <= 1.00x: %s\n",
             l ": tiler/vips", tw / vw, tc / vc, tr / vr, (tw / vw <= 0.5 ? "met" : "NOT met"), (tr / vr <= 1 ? "met" : "NOT met") }'
+    local dw dc cores
+    dw=$(cut -d' ' -f1 "$BENCH_DIR/decode-$label.times" | median)
+    dc=$(cut -d' ' -f2 "$BENCH_DIR/decode-$label.times" | median)
+    cores=$(nproc)
+    # shellcheck disable=SC2154
+    awk -v dw="$dw" -v dc="$dc" -v vw="$vw" -v tc="$tc" -v n="$cores" -v l="$label" 'BEGIN {
+        printf "  %s: decoding alone (tiler info --verify) %.2f s wall, %.2f s CPU: on %d cores at least %.2f s = %.2fx dzsave'"'"'s wall;\n", l, dw, dc, n, dc / n, dc / n / vw
+        printf "  %s: tiler'"'"'s whole CPU on %d cores at least %.2f s = %.2fx dzsave'"'"'s wall (decoding %.0f%% of it)\n", l, n, tc / n, tc / n / vw, 100 * dc / tc }'
 }
 
 webp_case() {

@@ -47,7 +47,7 @@ static inline unsigned tiler_tiff_unpremultiply(unsigned value, unsigned alpha, 
     return v > max ? max : (unsigned)v;
 }
 
-static int tiler_tiff_plain(const tiler_tiff_reader *r) {
+int tiler_tiff_is_plain(const tiler_tiff_reader *r) {
     return r->bps == 8 && r->planar != PLANARCONFIG_SEPARATE && !r->white_is_zero && r->alpha != TILER_TIFF_ALPHA_ASSOCIATED &&
            (r->kind == TILER_KIND_GRAY || r->kind == TILER_KIND_RGB || (r->kind == TILER_KIND_CMYK && r->keep_source)) &&
            r->spp == r->out_samples;
@@ -84,7 +84,7 @@ static void tiler_tiff_convert_source_row(const tiler_tiff_reader *r, const unsi
 }
 
 void tiler_tiff_convert_row(const tiler_tiff_reader *r, const unsigned char *const *planes, unsigned char *out) {
-    if (tiler_tiff_plain(r)) {
+    if (tiler_tiff_is_plain(r)) {
         memcpy(out, planes[0], (size_t)r->width * (size_t)r->spp);
         return;
     }

@@ -152,7 +152,7 @@ static int tiler_tiff_decode_part(tiler_tiff_reader *r, TIFF *tif, unsigned char
                 size_t offset = (size_t)x * (size_t)samples * (size_t)r->bps / 8;
                 size_t length = r->plane_row_bytes - offset < tile_row ? r->plane_row_bytes - offset : tile_row;
                 for (uint32_t y = 0; y < rows; y++) {
-                    memcpy(r->band + ((size_t)plane * r->band_capacity_rows + y) * r->plane_row_bytes + offset, tile + (size_t)y * tile_row,
+                    memcpy(r->target + ((size_t)plane * r->band_capacity_rows + y) * r->target_stride + offset, tile + (size_t)y * tile_row,
                            length);
                 }
             }
@@ -162,7 +162,7 @@ static int tiler_tiff_decode_part(tiler_tiff_reader *r, TIFF *tif, unsigned char
     uint32_t row = top + (uint32_t)part * r->rows_per_strip;
     if (row >= r->height) return 0;
     size_t bytes = r->plane_row_bytes * r->rows_per_strip;
-    unsigned char *dst = r->band + (size_t)part * bytes;
+    unsigned char *dst = r->target + (size_t)part * r->rows_per_strip * r->target_stride;
     return TIFFReadEncodedStrip(tif, TIFFComputeStrip(tif, row, 0), dst, (tmsize_t)bytes) < 0 ? -1 : 0;
 }
 

@@ -58,8 +58,12 @@ struct tiler_tiff_reader {
     uint32_t tile_width, tile_height, rows_per_strip, strips_per_plane;
 
     /* The current band: planes × band_rows rows of plane_row_bytes, holding image rows band_start ..< band_start + band_rows. */
-    unsigned char *band;
+    unsigned char *band;      /* allocated when first needed: a band decoded straight into the caller's rows needs none */
     size_t plane_row_bytes;
+    int planned;              /* the band's shape is decided and the worker handles are open */
+    /* Where the band being loaded goes: band with plane_row_bytes, or the caller's rows with their stride. */
+    unsigned char *target;
+    size_t target_stride;
     uint32_t band_capacity_rows;
     uint32_t band_start, band_rows;
     unsigned char *tile;      /* one decoded tile (tiled path) */
@@ -72,6 +76,9 @@ struct tiler_tiff_reader {
     int worker_count;         /* extra handles (0: decode on the calling thread only) */
     tiler_tiff_worker workers[TILER_TIFF_MAX_WORKERS];
 };
+
+/* 8-bit contiguous gray/RGB/RGBA (or CMYK kept as ink) with nothing to undo: a decoded row is the delivered row. */
+int tiler_tiff_is_plain(const tiler_tiff_reader *r);
 
 /* Opens extra handles when the band can be split (tiles across, or strips), on a machine with several cores. */
 void tiler_tiff_open_workers(tiler_tiff_reader *r);

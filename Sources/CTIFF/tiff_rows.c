@@ -10,14 +10,16 @@
 
 static int tiler_tiff_planes(const tiler_tiff_reader *r) { return r->planar == PLANARCONFIG_SEPARATE ? r->spp : 1; }
 
-static int tiler_tiff_allocate(tiler_tiff_reader *r) {
+/* Decides the band's shape and opens the worker handles, once, before the first rows; allocates no band. */
+static int tiler_tiff_plan(tiler_tiff_reader *r) {
+    if (r->planned) return r->code;
+    r->planned = 1;
     size_t rows = r->band_capacity_rows;
     if (r->path == TILER_TIFF_PATH_RGBA) {
         r->raster = malloc((size_t)r->width * rows * 4);
         if (r->raster == NULL) return tiler_tiff_fail(r, TILER_TIFF_ERR_NOMEM, "out of memory for a band of %zu rows", rows), r->code;
         return TILER_TIFF_OK;
     }
-    int planes = tiler_tiff_planes(r);
     int samples = r->planar == PLANARCONFIG_SEPARATE ? 1 : r->spp;
     r->plane_row_bytes = ((size_t)r->width * (size_t)samples * (size_t)r->bps + 7) / 8;
     if (r->path == TILER_TIFF_PATH_SCANLINES) {
@@ -39,18 +41,40 @@ static int tiler_tiff_allocate(tiler_tiff_reader *r) {
             tiler_tiff_close_workers(r);
         } else {
             r->plane_row_bytes = row;
-            rows = (size_t)r->rows_per_strip * (size_t)(r->worker_count + 1);
-            r->band_capacity_rows = (uint32_t)rows;
+            r->band_capacity_rows = r->rows_per_strip * (uint32_t)(r->worker_count + 1);
         }
     }
-    r->band = malloc(r->plane_row_bytes * rows * (size_t)planes);
-    if (r->band == NULL) return tiler_tiff_fail(r, TILER_TIFF_ERR_NOMEM, "out of memory for a band of %zu rows", rows), r->code;
     if (r->path == TILER_TIFF_PATH_TILES) {
         tmsize_t size = TIFFTileSize(r->tif);
         r->tile = size > 0 ? malloc((size_t)size) : NULL;
         if (r->tile == NULL) return tiler_tiff_fail(r, TILER_TIFF_ERR_NOMEM, "out of memory for one tile"), r->code;
     }
     return TILER_TIFF_OK;
+}
+
+static int tiler_tiff_allocate_band(tiler_tiff_reader *r) {
+    if (r->band != NULL || r->path == TILER_TIFF_PATH_RGBA) return TILER_TIFF_OK;
+    size_t rows = r->band_capacity_rows;
+    r->band = malloc(r->plane_row_bytes * rows * (size_t)tiler_tiff_planes(r));
+    if (r->band == NULL) return tiler_tiff_fail(r, TILER_TIFF_ERR_NOMEM, "out of memory for a band of %zu rows", rows), r->code;
+    return TILER_TIFF_OK;
+}
+
+/* The rows of a band that can be decoded straight into memory `stride` bytes apart, or 0 when a band must go
+   through the band buffer (samples to convert, separate planes, libtiff's RGBA interface, or whole strips that
+   need rows packed closer than `stride`). */
+static uint32_t tiler_tiff_direct_capacity(const tiler_tiff_reader *r, size_t stride) {
+    if (!tiler_tiff_is_plain(r) || r->plane_row_bytes != (size_t)r->width * (size_t)r->spp || stride < r->plane_row_bytes) return 0;
+    switch (r->path) {
+    case TILER_TIFF_PATH_TILES: return r->band_capacity_rows;
+    case TILER_TIFF_PATH_SCANLINES: return r->worker_count == 0 || stride == r->plane_row_bytes ? r->band_capacity_rows : 0;
+    default: return 0;
+    }
+}
+
+uint32_t tiler_tiff_reader_direct_rows(tiler_tiff_reader *r, size_t stride) {
+    if (r->code != TILER_TIFF_OK || !r->header_done || r->tif == NULL || tiler_tiff_plan(r) != TILER_TIFF_OK) return 0;
+    return tiler_tiff_direct_capacity(r, stride);
 }
 
 /* After a successful libtiff call: in strict mode a libjpeg damage warning is an error. */
@@ -75,7 +99,7 @@ static int tiler_tiff_load_tiles(tiler_tiff_reader *r, uint32_t top) {
             size_t offset = (size_t)x * (size_t)samples * (size_t)r->bps / 8;
             size_t length = r->plane_row_bytes - offset < tile_row ? r->plane_row_bytes - offset : tile_row;
             for (uint32_t y = 0; y < rows; y++) {
-                unsigned char *dst = r->band + ((size_t)plane * r->band_capacity_rows + y) * r->plane_row_bytes + offset;
+                unsigned char *dst = r->target + ((size_t)plane * r->band_capacity_rows + y) * r->target_stride + offset;
                 memcpy(dst, r->tile + (size_t)y * tile_row, length);
             }
         }
@@ -118,7 +142,7 @@ static int tiler_tiff_load(tiler_tiff_reader *r, uint32_t row) {
             status = tiler_tiff_load_parallel(r, row - row % r->band_capacity_rows);
             break;
         }
-        if (TIFFReadScanline(r->tif, r->band, row, 0) < 0) return tiler_tiff_library_failure(r, "cannot decode a scanline");
+        if (TIFFReadScanline(r->tif, r->target, row, 0) < 0) return tiler_tiff_library_failure(r, "cannot decode a scanline");
         r->band_start = row;
         r->band_rows = 1;
         status = TILER_TIFF_OK;
@@ -151,11 +175,25 @@ int tiler_tiff_reader_read_rows(tiler_tiff_reader *r, unsigned char *dst, size_t
     *rows_done = 0;
     if (r->code != TILER_TIFF_OK) return r->code;
     if (!r->header_done || r->tif == NULL) return tiler_tiff_fail(r, TILER_TIFF_ERR_ARGUMENT, "header not read"), r->code;
-    if (r->band == NULL && r->raster == NULL && tiler_tiff_allocate(r) != TILER_TIFF_OK) return r->code;
+    if (tiler_tiff_plan(r) != TILER_TIFF_OK) return r->code;
+    uint32_t capacity = tiler_tiff_direct_capacity(r, stride);
     while (*rows_done < count && r->next_row < r->height) {
         uint32_t row = r->next_row;
         if (r->band_rows == 0 || row < r->band_start || row >= r->band_start + r->band_rows) {
-            if (tiler_tiff_load(r, row) != TILER_TIFF_OK) {
+            /* A whole band the caller has room for, plain samples: decoded straight into its rows, no band copy. */
+            uint32_t rows = capacity > 0 && r->height - row < capacity ? r->height - row : capacity;
+            int direct = capacity > 0 && row % capacity == 0 && count - *rows_done >= rows;
+            if (!direct && tiler_tiff_allocate_band(r) != TILER_TIFF_OK) return r->code;
+            r->target = direct ? dst + (size_t)*rows_done * stride : r->band;
+            r->target_stride = direct ? stride : r->plane_row_bytes;
+            int status = tiler_tiff_load(r, row);
+            if (status == TILER_TIFF_OK && direct) {
+                r->band_rows = 0; /* the band buffer holds nothing now */
+                r->next_row += rows;
+                *rows_done += rows;
+                continue;
+            }
+            if (status != TILER_TIFF_OK) {
                 if (!r->lenient || r->code == TILER_TIFF_ERR_NOMEM) {
                     r->error_row = row;
                     return r->code;

@@ -6,4 +6,10 @@ protocol RowSource: AnyObject {
     var message: String { get }
     /// The row being decoded at the last failure, if it happened while decoding rows.
     var errorRow: Int? { get }
+    /// Rows a band holds when it can be decoded straight into rows `stride` bytes apart; 0 when it cannot.
+    func directRows(stride: Int) -> Int
+}
+
+extension RowSource {
+    func directRows(stride: Int) -> Int { 0 }
 }

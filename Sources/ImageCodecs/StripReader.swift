@@ -34,6 +34,12 @@ final class StripReader<Source: RowSource>: ImageRowReader {
         }
     }
 
+    /// The source's band when rows reach the caller unconverted; with a colour transform rows go through the
+    /// pipeline's batches, so no count is better than another.
+    var preferredBatchRows: Int {
+        pipeline == nil && failure == nil ? source.directRows(stride: rawStride) : 0
+    }
+
     func readRows(into buffer: UnsafeMutablePointer<UInt8>, rowCount: Int) throws -> Int {
         precondition(rowCount >= 0, "rowCount must not be negative")
         if let failure { throw failure }

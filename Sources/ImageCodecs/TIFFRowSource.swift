@@ -91,6 +91,10 @@ final class TIFFRowSource: RowSource {
         tiler_tiff_reader_read_rows(reader, buffer, stride, count, &done)
     }
 
+    func directRows(stride: Int) -> Int {
+        Int(tiler_tiff_reader_direct_rows(reader, stride))
+    }
+
     var message: String { String(cString: tiler_tiff_reader_message(reader)) }
 
     var errorRow: Int? {

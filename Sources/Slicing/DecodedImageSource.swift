@@ -18,6 +18,7 @@ public final class DecodedImageSource: RowSource {
     public var width: Int { reader.header.width }
     public var height: Int { reader.header.height }
     public var channels: Int { reader.header.channels }
+    public var preferredBatchRows: Int { reader.preferredBatchRows }
 
     public func readRows(into buffer: UnsafeMutablePointer<UInt8>, rowCount: Int) throws -> Int {
         try reader.readRows(into: buffer, rowCount: rowCount)

@@ -54,8 +54,10 @@ extension PyramidBuilder {
 
     /// Reads every source row into the top level, checking for cancellation and worker failures between reads.
     private func stream(_ source: any RowSource, into top: LevelStrip, workers: TileWorkerPool, read: (Int) -> Void) throws(SliceError) {
-        // Small batches keep the rows in cache between the decoder writing them and the shrink reading them.
-        let batch = max(1, min(64, (512 << 10) / top.rowBytes))
+        // Small batches keep the rows in cache between the decoder writing them and the shrink reading them, unless
+        // the decoder can put a whole band of its own straight into the strip (a TIFF's row of tiles): that saves a
+        // copy of every row and the decoder's band buffer.
+        let batch = max(1, min(64, (512 << 10) / top.rowBytes), source.preferredBatchRows)
         while top.rowsReceived < top.height {
             if cancellation.isCancelled { throw SliceError.cancelledError }
             if let failure = workers.firstFailure { throw failure }

@@ -18,4 +18,12 @@ public protocol RowSource: AnyObject {
     /// - Returns: The number of rows written, `1 ... rowCount`; `0` means the source ended early (an error).
     /// - Throws: Any error; the builder reports its description with the row it had reached.
     func readRows(into buffer: UnsafeMutablePointer<UInt8>, rowCount: Int) throws -> Int
+
+    /// Rows per ``readRows(into:rowCount:)`` call that save the decoder a copy (see
+    /// `ImageRowReader.preferredBatchRows`); 0, the default, when any count is as good.
+    var preferredBatchRows: Int { get }
+}
+
+extension RowSource {
+    public var preferredBatchRows: Int { 0 }
 }

@@ -125,3 +125,56 @@ import Testing
         #expect(decodeError(path, options: DecodeOptions(page: 0)) == nil)
     }
 }
+
+/// A band the caller has room for is decoded straight into its rows; any other read goes through the band buffer.
+/// Both must give the same rows, in any mix.
+@Suite struct TIFFBandTests {
+    @Test(
+        "Rows are the same read straight into the caller's memory or through the band buffer",
+        arguments: [
+            TIFFFixture(name: "RGB LZW tiles, several threads", photometric: 2, samples: 3, bits: 8, compression: TIFFFixture.lzw, tiled: true),
+            TIFFFixture(
+                name: "RGB Deflate strips, several threads", photometric: 2, samples: 3, bits: 8, compression: TIFFFixture.deflate, predictor: 2),
+            TIFFFixture(name: "gray strips, one thread", photometric: 1, samples: 1, bits: 8, compression: TIFFFixture.packBits),
+            TIFFFixture(name: "RGBA tiles, one thread", photometric: 2, samples: 4, bits: 8, tiled: true, extra: 2),
+        ])
+    func mixedReadsMatchWholeDecode(fixture: TIFFFixture) throws {
+        var fixture = fixture
+        // Over a megapixel bands decode on several threads; below it on the calling thread only.
+        (fixture.width, fixture.height) = fixture.name.hasSuffix("several threads") ? (1100, 1000) : (300, 200)
+        let directory = try TemporaryDirectory()
+        let path = directory.file("image.tif")
+        try fixture.write(to: path)
+        let whole = try ImageDecoder.decode(path: path)
+        let reader = try ImageDecoder.open(path: path)
+        let band = reader.preferredBatchRows
+        #expect(band > 0, "a plain 8-bit TIFF can be read straight into the caller's rows")
+        let stride = reader.header.width * reader.header.channels
+        var bytes = [UInt8](repeating: 0xA5, count: stride * reader.header.height)
+        var step = 0
+        var direct = 0
+        try bytes.withUnsafeMutableBufferPointer { buffer in
+            while reader.rowsRead < reader.header.height {
+                let row = reader.rowsRead
+                // Whole bands at band starts on even steps; otherwise a few rows, which start or continue a buffered band.
+                let aligned = row % band == 0 && step % 2 == 0
+                let wanted = min(aligned ? band : 1 + step % 5, reader.header.height - row)
+                if aligned { direct += 1 }
+                let rows = try reader.readRows(into: buffer.baseAddress! + row * stride, rowCount: wanted)
+                #expect(rows == wanted)
+                step += 1
+            }
+        }
+        #expect(direct >= 2)
+        #expect(bytes == whole.bytes)
+    }
+
+    @Test func samplesToConvertHaveNoPreferredBatch() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("image.tif")
+        try TIFFFixture(name: "RGB 16-bit tiles", photometric: 2, samples: 3, bits: 16, tiled: true).write(to: path)
+        #expect(try ImageDecoder.open(path: path).preferredBatchRows == 0)
+        try TIFFFixture(name: "RGB separate strips", photometric: 2, samples: 3, bits: 8, planar: 2).write(to: path)
+        #expect(try ImageDecoder.open(path: path).preferredBatchRows == 0)
+    }
+}

@@ -91,6 +91,15 @@ int tiler_tiff_reader_read_rows(tiler_tiff_reader *reader, unsigned char *dst, s
                                 uint32_t *rows_done);
 
 /*
+ * How many rows a band holds when read_rows can decode it straight into rows `stride` bytes apart (8-bit contiguous
+ * gray/RGB/RGBA with nothing to convert, tiles or contiguous strips): a read_rows call that starts at a multiple of
+ * it and asks for at least that many rows (or the rest of the image) skips the band buffer and its copy. 0 when
+ * every band goes through the buffer. After read_header (and keep_source, when used); opens the decoding threads'
+ * handles if read_rows has not yet.
+ */
+uint32_t tiler_tiff_reader_direct_rows(tiler_tiff_reader *reader, size_t stride);
+
+/*
  * After read_header and before the first read_rows, so a colour profile can convert the stored numbers: deliver
  * each pixel's colour samples in the source's own model (gray, RGB — palette looked up —, or CMYK ink, 4 samples)
  * followed by alpha, with 16-bit samples kept as 16 bits, big-endian (2 bytes each). Min-is-white is still inverted
