@@ -70,6 +70,13 @@ import Testing
             try TIFFFixture(name: "", photometric: 3, samples: 1, bits: 4, compression: TIFFFixture.packBits).write(to: directory.file("seed"))
             return try directory.read("seed")
         },
+        Seed(description: "TIFF bilevel CCITT Group 4") { directory in
+            // Fax coding packs the small default picture into a few bytes: a larger page gives the cuts room.
+            var fixture = TIFFFixture(name: "", photometric: 0, samples: 1, bits: 1, compression: TIFFFixture.ccittGroup4)
+            (fixture.width, fixture.height) = (400, 300)
+            try fixture.write(to: directory.file("seed"))
+            return try directory.read("seed")
+        },
     ]
 
     static let small = DecodeOptions(maxPixels: 1 << 20)

@@ -228,6 +228,7 @@ extension TIFFFixture {
     /// TIFF compression codes.
     static let none: Int32 = 1, lzw: Int32 = 5, jpeg: Int32 = 7, deflate: Int32 = 8, packBits: Int32 = 32773
     static let lzma: Int32 = 34925, zstd: Int32 = 50000, webp: Int32 = 50001
+    static let ccittGroup3: Int32 = 3, ccittGroup4: Int32 = 4
 
     /// Every layout, compression, bit depth, colour type and plane configuration the reader claims (codecs this
     /// libtiff lacks are left out by `available`).
@@ -239,6 +240,9 @@ extension TIFFFixture {
         }
         list.append(TIFFFixture(name: "min-is-white 1-bit PackBits", photometric: 0, samples: 1, bits: 1, compression: packBits))
         list.append(TIFFFixture(name: "min-is-white 8-bit", photometric: 0, samples: 1, bits: 8))
+        // Bilevel scans: fax compression, min-is-white as fax machines store it, and min-is-black.
+        list.append(TIFFFixture(name: "min-is-white 1-bit CCITT Group 4", photometric: 0, samples: 1, bits: 1, compression: ccittGroup4))
+        list.append(TIFFFixture(name: "gray 1-bit CCITT Group 3", photometric: 1, samples: 1, bits: 1, compression: ccittGroup3))
         for bits in [2, 4, 8] {
             list.append(TIFFFixture(name: "palette \(bits)-bit strips", photometric: 3, samples: 1, bits: bits, compression: lzw))
             list.append(TIFFFixture(name: "palette \(bits)-bit tiles", photometric: 3, samples: 1, bits: bits, tiled: true))
