@@ -15,7 +15,8 @@ enum EnvironmentDefaults {
             case value
             /// `--name VALUE`, repeatable: the variable's value is split at commas.
             case repeatable
-            /// `--name`, set by a variable saying `1`, `true` or `yes` (any case).
+            /// `--name`, set by a variable saying `1`, `true`, `yes` or `on` (any case); `0`, `false`, `no` and `off` leave
+            /// it unset; anything else is an error.
             case flag
             /// The positional argument (at most one per command): appended when none was given.
             case positional
@@ -32,38 +33,92 @@ enum EnvironmentDefaults {
     /// The subcommands that read the environment, and their options.
     static let commands: [String: [Option]] = ["serve": Serve.environmentOptions]
 
+    /// A variable whose value no option takes: named with what it accepts (the command exits 64, as for a bad option).
+    struct InvalidVariable: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The values a flag's variable may say, in any case: on, and off.
+    static let flagOn: Set<String> = ["1", "true", "yes", "on"]
+    static let flagOff: Set<String> = ["0", "false", "no", "off"]
+
     /// `arguments` (without the program name) with the options of its subcommand that it does not give added from
-    /// `environment`; unchanged when the subcommand reads no variables or asks for help.
-    static func apply(to arguments: [String], environment: [String: String]) -> [String] {
-        guard let command = arguments.first, let options = commands[command] else { return arguments }
+    /// `environment`, and the variables each added option came from (by option name); unchanged when the subcommand
+    /// reads no variables or asks for help.
+    ///
+    /// A variable that is set must say something: an empty value, a flag's value other than
+    /// ``flagOn``/``flagOff``, or an empty item in a comma-separated list is an error, never the default in disguise.
+    ///
+    /// - Throws: ``InvalidVariable`` for the first variable that says nothing valid.
+    static func apply(to arguments: [String], environment: [String: String]) throws(InvalidVariable) -> (
+        arguments: [String], sources: [String: String]
+    ) {
+        guard let command = arguments.first, let options = commands[command] else { return (arguments, [:]) }
         let rest = arguments.dropFirst()
-        if rest.contains(where: { $0 == "--help" || $0 == "-h" || $0 == "--experimental-dump-help" }) { return arguments }
+        if rest.contains(where: { $0 == "--help" || $0 == "-h" || $0 == "--experimental-dump-help" }) { return (arguments, [:]) }
         let positional = options.first { $0.kind == .positional }
         let given = given(in: Array(rest), options: options, positional: positional)
         var added: [String] = []
+        var sources: [String: String] = [:]
         for option in options where !given.contains(option.name) {
-            guard let value = environment[option.variable], !value.isEmpty else { continue }
+            guard let value = environment[option.variable] else { continue }
+            let shown = "\(option.variable)=\(value.debugDescription)"
+            guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw InvalidVariable(description: "\(option.variable) is set but empty: give it a value or unset it")
+            }
+            sources[option.name] = shown
             switch option.kind {
             case .value:
-                added += ["--\(option.name)", value]
+                // `--name=value`, so that a value starting with `-` is still this option's value.
+                added.append("--\(option.name)=\(value)")
             case .repeatable:
-                for part in value.split(separator: ",") where !part.trimmingCharacters(in: .whitespaces).isEmpty {
-                    added += ["--\(option.name)", part.trimmingCharacters(in: .whitespaces)]
+                let parts = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard !parts.contains(where: \.isEmpty) else {
+                    throw InvalidVariable(description: "\(shown) has an empty item: give comma-separated values, e.g. \(option.variable)=a,b")
                 }
+                added += parts.map { "--\(option.name)=\($0)" }
             case .flag:
-                if ["1", "true", "yes"].contains(value.lowercased()) { added.append("--\(option.name)") }
+                let word = value.trimmingCharacters(in: .whitespaces).lowercased()
+                if flagOn.contains(word) {
+                    added.append("--\(option.name)")
+                } else if !flagOff.contains(word) {
+                    throw InvalidVariable(description: "\(shown) is not on or off: give 1, true, yes or on, or 0, false, no or off")
+                }
             case .positional:
                 break
             }
         }
         var result = [command] + added + rest
-        if let positional, !given.contains(positional.name),
-            let value = environment[positional.variable], !value.isEmpty
-        {
+        if let positional, !given.contains(positional.name), let value = environment[positional.variable] {
+            guard !value.isEmpty else {
+                throw InvalidVariable(description: "\(positional.variable) is set but empty: give it a value or unset it")
+            }
+            sources[positional.name] = "\(positional.variable)=\(value.debugDescription)"
             // After `--`, so that a value starting with `-` is still the argument.
             result += rest.contains("--") ? [value] : ["--", value]
         }
-        return result
+        return (result, sources)
+    }
+
+    /// `message` (a parse or validation error) followed by the variable that supplied the option it names, if one
+    /// did: `--port must be 0…65535 (got -1) (from TILER_PORT="-1")`.
+    static func attributing(_ message: String, sources: [String: String]) -> String {
+        for (name, shown) in sources.sorted(by: { $0.key.count > $1.key.count }) {
+            let mentioned = name == "root" ? message.contains("ROOT") || message.contains("<root>") : mentions(message, option: name)
+            if mentioned { return "\(message) (from \(shown))" }
+        }
+        return message
+    }
+
+    /// Whether `message` names `--name` as a whole option (not as the start of a longer one).
+    private static func mentions(_ message: String, option name: String) -> Bool {
+        var search = message[...]
+        while let range = search.range(of: "--\(name)") {
+            let next = search[range.upperBound...].first
+            if next.map({ !($0.isLetter || $0.isNumber || $0 == "-") }) ?? true { return true }
+            search = search[range.upperBound...]
+        }
+        return false
     }
 
     /// The names of the options (and of `positional`, the command's positional argument) `arguments` gives.

@@ -19,7 +19,38 @@ struct Tiler: ParsableCommand {
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         SignalHub.shared.start()
-        main(EnvironmentDefaults.apply(to: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+        let applied: (arguments: [String], sources: [String: String])
+        do {
+            applied = try EnvironmentDefaults.apply(to: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+        } catch {
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        guard !applied.sources.isEmpty else { return main(applied.arguments) }
+        // Options that came from variables: an error about one of them names its variable too.
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot(applied.arguments)
+        } catch {
+            exitNaming(error, sources: applied.sources)
+        }
+        do {
+            try command.run()
+        } catch {
+            exitNaming(error, sources: applied.sources)
+        }
+    }
+
+    /// Exits as ArgumentParser would for `error`, its message followed by the variable that set the option it names.
+    private static func exitNaming(_ error: any Error, sources: [String: String]) -> Never {
+        let code = exitCode(for: error)
+        let message = fullMessage(for: error)
+        if code == .success || message.isEmpty { exit(withError: error) }
+        let lines = message.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        var text = EnvironmentDefaults.attributing(String(lines[0]), sources: sources)
+        if lines.count > 1 { text += "\n" + lines[1] }
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+        Foundation.exit(code.rawValue)
     }
 
     /// The version `tiler --version` prints.

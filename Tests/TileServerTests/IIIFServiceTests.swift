@@ -20,7 +20,7 @@ import TileServer
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "application/ld+json;profile=\"http://iiif.io/api/image/3/context.json\"")
             #expect(response.header("Access-Control-Allow-Origin") == "*")
-            #expect(response.header("Vary") == "Accept")
+            #expect(response.header("Vary") == "Accept, Host")
             #expect(response.header("Link") == "<http://iiif.io/api/image/3/level2.json>;rel=\"profile\"")
             let info = try #require(try response.json() as? [String: Any])
             #expect(info["@context"] as? String == "http://iiif.io/api/image/3/context.json")
@@ -108,7 +108,12 @@ import TileServer
             #expect(id(server, ["X-Forwarded-Host: b.example, backend", "X-Forwarded-Proto: http"]) == "http://b.example/iiif/3/photo")
             // Values that cannot be written into a URL safely are ignored: the Host header is used.
             #expect(id(server, ["X-Forwarded-Host: evil.example/<script>"]) == "http://test/iiif/3/photo")
-            #expect(id(server, ["X-Forwarded-Host: a.example", "X-Forwarded-Proto: javascript"]) == "http://test/iiif/3/photo")
+            #expect(id(server, ["X-Forwarded-Host: a.example", "X-Forwarded-Proto: javascript"]) == "http://a.example/iiif/3/photo")
+            // A TLS terminator that passes Host through sends the scheme alone.
+            #expect(id(server, ["X-Forwarded-Proto: https"]) == "https://test/iiif/3/photo")
+            #expect(id(server, ["Forwarded: proto=https"]) == "https://test/iiif/3/photo")
+            #expect(id(server, ["X-Forwarded-Host: 2001:db8::1"]) == "http://test/iiif/3/photo")
+            #expect(id(server, ["X-Forwarded-Prefix: //evil.example"]) == "http://test/iiif/3/photo")
             #expect(id(server, []) == "http://test/iiif/3/photo")
             let redirect = try fetch(server, "/iiif/3/photo", headers: xForwarded)
             #expect(redirect.header("Location") == "https://images.example.org/tiles/iiif/3/photo/info.json")

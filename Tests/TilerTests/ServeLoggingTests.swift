@@ -37,7 +37,9 @@ import Testing
             try process.run()
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline, process.isRunning {
-                if let url = stdout.split(whereSeparator: \.isWhitespace).first(where: { $0.hasPrefix("http://") }) {
+                // The URL in the startup line, plain (`… at http://…/`) or JSON (`… at http://…/","metadata"…`).
+                if let start = stdout.range(of: "http://") {
+                    let url = stdout[start.lowerBound...].prefix { !$0.isWhitespace && $0 != "\"" }
                     base = String(url.dropLast())  // without the trailing slash
                     break
                 }
@@ -75,7 +77,13 @@ import Testing
             _ = try ServeReSliceTests.get(server.base + target)
         }
         server.stop()
-        let lines = server.stdout.split(separator: "\n").filter { $0.hasPrefix("{") }
+        // Every line on stdout is JSON in this mode, the startup line included (JSON-lines ingestion reads them all).
+        let all = server.stdout.split(separator: "\n")
+        #expect(all.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) is [String: Any] }, "\(server.stdout)")
+        let banner = try #require(try JSONSerialization.jsonObject(with: Data((all.first ?? "").utf8)) as? [String: Any])
+        #expect((banner["message"] as? String)?.hasPrefix("Tiler is serving ") == true)
+        #expect(((banner["metadata"] as? [String: String])?["url"]).map { $0 == server.base + "/" } == true, "\(banner)")
+        let lines = all.filter { $0.hasPrefix("{\"time\"") && $0.contains("\"client\":") }
         #expect(lines.count == targets.count, "\(server.stdout)")
         // Each event loop buffers its own lines, so lines from different connections may come out of order.
         let records = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
@@ -156,6 +164,50 @@ import Testing
         #expect(answer["access-control-allow-origin"] == "https://b.example")
         server.stop()
         #expect(server.stdout.contains("\"GET /images/pic.dzi\" 200 "), "\(server.stdout)")
+    }
+
+    @Test func invalidVariablesAreErrorsThatNameThem() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let cases: [([String: String], String)] = [
+            (["TILER_TRUST_PROXY": "maybe"], "TILER_TRUST_PROXY=\"maybe\" is not on or off"),
+            (["TILER_ACCESS_LOG": "2"], "TILER_ACCESS_LOG=\"2\" is not on or off"),
+            (["TILER_CORS_ORIGIN": ""], "TILER_CORS_ORIGIN is set but empty"),
+            (["TILER_CORS_ORIGIN": ",,,"], "TILER_CORS_ORIGIN=\",,,\" has an empty item"),
+            (["TILER_PORT": ""], "TILER_PORT is set but empty"),
+            (["TILER_ROOT": ""], "TILER_ROOT is set but empty"),
+            (["TILER_PORT": "-1"], "--port must be 0…65535 (got -1) (from TILER_PORT=\"-1\")"),
+            (["TILER_PORT": "http"], "(from TILER_PORT=\"http\")"),
+            (["TILER_ROOT": fixtures.path("nowhere")], "is not a folder (from TILER_ROOT="),
+        ]
+        for (environment, message) in cases {
+            let result = try TilerProcess.run(["serve"], environment: environment)
+            #expect(result.status == 64, "\(environment): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(environment): \(result.stderr)")
+        }
+    }
+
+    @Test func repeatedRenderFailuresAreLoggedOccasionally() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let root = try Self.pyramid(fixtures)
+        // The levels a small render reads lead out of ROOT: every such render fails.
+        for level in 6...10 {
+            let folder = root + "/pic_files/\(level)"
+            let outside = fixtures.path("outside-\(level)")
+            try FileManager.default.moveItem(atPath: folder, toPath: outside)
+            try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: outside)
+        }
+        let server = try Running(["serve", root, "--port", "0"])
+        defer { server.stop() }
+        var statuses: Set<Int> = []
+        for index in 0..<20 {
+            statuses.insert(try ServeReSliceTests.get(server.base + "/iiif/3/pic/full/\(300 + index),/0/default.jpg").status)
+        }
+        server.stop()
+        #expect(statuses == [500], "\(statuses)")
+        let failures = server.stderr.split(separator: "\n").filter { $0.contains("Rendering a IIIF image failed") }
+        #expect(failures.count == 1, "20 failures in a loop, at most one line per 10 s: \(server.stderr)")
     }
 
     @Test func sighupRescansAndKeepsServing() throws {

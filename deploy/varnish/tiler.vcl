@@ -74,14 +74,24 @@ sub vcl_init {
 }
 
 sub vcl_recv {
+    # The host names this cache answers for: every public name of the service (edit this line), and localhost for
+    # the compose file's http://localhost:8080/. Any other Host is refused before it reaches a replica or the cache:
+    # IIIF answers hold absolute URLs built from the host, so an unchecked Host would let one client choose the URLs
+    # the next one is given. With --public-url on the replicas, ids no longer depend on it at all (the README's
+    # "Behind a reverse proxy").
+    set req.http.Host = std.tolower(regsub(req.http.Host, "\.$", ""));
+    if (req.http.Host !~ "^(images\.example\.org|localhost|127\.0\.0\.1)(:[0-9]{1,5})?$") {
+        return (synth(421, "Misdirected Request"));
+    }
     # The public URL the replicas write into IIIF ids (they honour these headers with --trust-proxy). The host is
-    # always the one the client asked Varnish for: a client's own X-Forwarded-Host, Forwarded or X-Forwarded-Prefix
-    # is dropped, so no client chooses the URLs a replica writes. A TLS terminator in front of Varnish sets
-    # X-Forwarded-Proto itself; otherwise this hop is plain HTTP.
+    # always the one the client asked Varnish for, as checked above: a client's own X-Forwarded-Host, Forwarded or
+    # X-Forwarded-Prefix is dropped, so no client chooses the URLs a replica writes. A TLS terminator in front of
+    # Varnish sets X-Forwarded-Proto itself; otherwise this hop is plain HTTP (and a client's own value, which can
+    # only be http or https, is kept in the cache key below).
     unset req.http.Forwarded;
     unset req.http.X-Forwarded-Prefix;
     set req.http.X-Forwarded-Host = req.http.Host;
-    if (!req.http.X-Forwarded-Proto) {
+    if (req.http.X-Forwarded-Proto != "https") {
         set req.http.X-Forwarded-Proto = "http";
     }
     # Live state: every request must reach a replica. The visible-rect query also feeds that replica's
@@ -99,15 +109,11 @@ sub vcl_recv {
 }
 
 sub vcl_hash {
-    # Tiles and descriptors do not depend on the Host they were asked under; everything else (IIIF info.json and
-    # /api/images write absolute URLs) does.
+    # Tiles and descriptors do not depend on the Host they were asked under; everything else (IIIF answers write
+    # absolute URLs) is kept apart by scheme and host (the replicas also say Vary: Host on those answers).
     hash_data(req.url);
     if (req.url !~ "^/images/") {
-        if (req.http.X-Forwarded-Host) {
-            hash_data(req.http.X-Forwarded-Proto + "://" + req.http.X-Forwarded-Host);
-        } else {
-            hash_data(req.http.Host);
-        }
+        hash_data(req.http.X-Forwarded-Proto + "://" + req.http.Host);
     }
     return (lookup);
 }

@@ -22,6 +22,8 @@ final class CatalogScanner {
         var vanished: [String] = []
         /// Whether this scan listed every folder.
         var fullWalk = false
+        /// Entries of the folders listed that are refused for their names (see ``DirectoryWalker/list(_:relative:)``).
+        var refused: [DirectoryWalker.Refused] = []
     }
 
     /// What one scan looked at, for tests and logs.
@@ -136,6 +138,7 @@ final class CatalogScanner {
                 changes.vanished += old.descriptors.lazy.map(\.name).filter { !names.contains($0) }
             }
             changes.listed += listing.descriptors
+            changes.refused += listing.refused
             let folders = depth < maxDepth ? listing.folders : []
             next[relative] = Folder(stamp: stamp, descriptors: listing.descriptors, folders: folders, recent: stamp.modified >= recentSince)
             try visitFolders(folders, of: relative, path: path, depth: depth)

@@ -17,6 +17,15 @@ enum DirectoryWalker {
         var descriptors: [Found] = []
         /// Names of its subfolders to walk into (not dot-folders, not `*_files`, not symlinks).
         var folders: [String] = []
+        /// Entries that could be pyramids or hold some but are not served, and why.
+        var refused: [Refused] = []
+    }
+
+    /// An entry left out for its name: ``list(_:relative:)`` says why.
+    struct Refused: Sendable {
+        /// Its path relative to ROOT, as the file system spells it.
+        let path: String
+        let reason: String
     }
 
     /// Why a folder could not be listed.
@@ -30,6 +39,12 @@ enum DirectoryWalker {
 
     /// Lists `directory` (a path), whose pyramids' names start with `relative` (`""` for ROOT). Blocking.
     ///
+    /// Names are compared as people read them (Unicode canonical equivalence, as Swift compares strings and as a
+    /// URL typed in either form finds them): of two descriptors or two folders whose names differ only in their
+    /// normalisation (`café` in NFC and in NFD), the one whose bytes sort first is taken and the other is refused.
+    /// A name with a control character (C0, DEL, C1) or a bidirectional override is refused too: it could not be
+    /// shown or logged as it is. Names that are not UTF-8 are skipped.
+    ///
     /// - Complexity: O(entries), with one `lstat` per entry only on file systems that do not report entry types.
     static func list(_ directory: String, relative: String) throws(ListingError) -> Listing {
         guard let handle = opendir(directory) else {
@@ -42,19 +57,65 @@ enum DirectoryWalker {
             let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
             guard let name = String(validating: bytes, as: UTF8.self), !name.hasPrefix(".") else { continue }
             let path = directory + "/" + name
+            let child = relative.isEmpty ? name : relative + "/" + name
             switch kind(of: entry.pointee.d_type, path: path) {
             case .directory:
-                if !name.hasSuffix("_files") { listing.folders.append(name) }
+                guard !name.hasSuffix("_files") else { continue }
+                if hasUnprintable(name) {
+                    listing.refused.append(Refused(path: child, reason: "its name has a control character"))
+                } else {
+                    listing.folders.append(name)
+                }
             case .fileOrLink:
-                if name.hasSuffix(".dzi") && name.utf8.count > 4 {
-                    let child = relative.isEmpty ? name : relative + "/" + name
+                guard name.hasSuffix(".dzi") && name.utf8.count > 4 else { continue }
+                if hasUnprintable(name) {
+                    listing.refused.append(Refused(path: child, reason: "its name has a control character"))
+                } else {
                     listing.descriptors.append(Found(name: String(child.dropLast(4)), path: path))
                 }
             case .other:
                 break
             }
         }
+        listing.descriptors = keepingOneOfEachName(listing.descriptors, name: \.name, refused: &listing.refused) { $0 + ".dzi" }
+        let inRelative: (String) -> String = { relative.isEmpty ? $0 : relative + "/" + $0 }
+        listing.folders = keepingOneOfEachName(listing.folders, name: { $0 }, refused: &listing.refused, path: inRelative)
         return listing
+    }
+
+    /// Whether `name` holds a character that cannot be shown as it is: a control character or a bidirectional
+    /// override or isolate.
+    static func hasUnprintable(_ name: String) -> Bool {
+        name.unicodeScalars.contains {
+            switch $0.value {
+            case 0..<0x20, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+            default: false
+            }
+        }
+    }
+
+    /// `entries` with one of each group of canonically equal names: the one whose UTF-8 bytes sort first (whatever
+    /// order `readdir` gave), the others added to `refused` (their paths made by `path`).
+    private static func keepingOneOfEachName<Entry>(
+        _ entries: [Entry], name: (Entry) -> String, refused: inout [Refused], path: (String) -> String
+    ) -> [Entry] {
+        var chosen: [String: Int] = [:]
+        var kept: [Entry] = []
+        kept.reserveCapacity(entries.count)
+        for entry in entries {
+            let key = name(entry)
+            guard let index = chosen[key] else {
+                chosen[key] = kept.count
+                kept.append(entry)
+                continue
+            }
+            let other = kept[index]
+            let (winner, loser) = name(entry).utf8.lexicographicallyPrecedes(name(other).utf8) ? (entry, other) : (other, entry)
+            kept[index] = winner
+            refused.append(
+                Refused(path: path(name(loser)), reason: "its name differs from \(path(name(winner)))'s only in its Unicode normalisation"))
+        }
+        return kept
     }
 
     private enum Kind {

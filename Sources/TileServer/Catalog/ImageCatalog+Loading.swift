@@ -75,13 +75,16 @@ extension ImageCatalog {
 }
 
 /// What scans remember between runs: the walk's state, the next id, the descriptors not ready yet (looked at again
-/// every scan), and those already reported as unusable (by signature, so a fixed file is looked at again).
+/// every scan), those already reported as unusable (by signature, so a fixed file is looked at again) and the names
+/// already reported as refused.
 struct ScanState {
     var scanner: CatalogScanner
     var nextID = 1
     var pending: [String: DirectoryWalker.Found] = [:]
     var rejected: [String: FileSignature] = [:]
     var counts = ScanCounts()
+    /// Refused names already reported, by their bytes (canonically equal names are different entries here).
+    var refusedReported: Set<[UInt8]> = []
 }
 
 /// Why a found `.dzi` is not served; `permanent` ones are logged once and skipped until the file changes.

@@ -80,6 +80,7 @@ final class ImageCatalog: Sendable {
                 shortages.note("Rescanning \(root) failed: out of file descriptors; still serving the last catalog (\(count) images)")
                 return result
             }
+            report(found.refused, state: &state)
             var next = snapshot.withLock { $0.images }
             let examined = settle(found, into: &next, changes: &result, state: &state)
             state.counts = ScanCounts(scanner: state.scanner.lastCounts, descriptorsExamined: examined)
@@ -116,6 +117,15 @@ final class ImageCatalog: Sendable {
             if let image { changes.added.append(image) }
         }
         return found.listed.count + again.count
+    }
+
+    /// Logs each refused name once (a warning; the log escapes what it cannot show), however often scans meet it.
+    private func report(_ refused: [DirectoryWalker.Refused], state: inout ScanState) {
+        for entry in refused where state.refusedReported.insert(Array((entry.path + "\u{0}" + entry.reason).utf8)).inserted {
+            logger.warning("Not serving \(entry.path): \(entry.reason)")
+        }
+        // A bound on what is remembered: past it, names are reported again once.
+        if state.refusedReported.count > 100_000 { state.refusedReported.removeAll() }
     }
 
     /// Logs what a scan changed: a line per image, or, beyond 50 (a big catalog's first scan), one line in all and

@@ -41,12 +41,14 @@ enum ByteRange: Equatable {
         return .partial(first..<(last + 1))
     }
 
-    /// A non-negative decimal of at most 18 digits (larger values are no file's offsets and would overflow).
+    /// A non-negative decimal; one too large for an `Int` (2^63 and beyond) is `Int.max`, past the end of any file,
+    /// so a first byte there is unsatisfiable (416) like any other past the end, and a last byte or suffix there
+    /// covers the rest of the file.
     private static func number(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             return nil
         }
-        return Int(text)
+        return Int(text) ?? Int.max
     }
 }
 

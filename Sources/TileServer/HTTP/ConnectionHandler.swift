@@ -204,12 +204,32 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
             timeouts?.requestStarted()
             return write(router!.refuseMethod(head, exchange: &exchange), for: exchange, context: context)
         }
+        let chunked = head.headers.contains(name: "transfer-encoding")
+        if chunked && head.version.major == 1 && head.version.minor == 0 {
+            // RFC 9112 §6.1: HTTP/1.0 has no transfer codings; such framing is faulty, and the connection must close.
+            timeouts?.requestStarted()
+            return writeError(.badRequest("an HTTP/1.0 request cannot use Transfer-Encoding"), exchange: exchange, forceClose: true, context: context)
+        }
         let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
         if declared > services.configuration.maxRequestBodyBytes {
             return refuseBody(exchange: exchange, context: context)
         }
+        let expectations = head.headers[canonicalForm: "expect"]
+        if !expectations.isEmpty {
+            // RFC 9110 §10.1.1: 100-continue is the only expectation; anything else is 417.
+            guard expectations.allSatisfy({ $0.lowercased() == "100-continue" }) else {
+                timeouts?.requestStarted()
+                let error = RequestError(status: .expectationFailed, message: "the only expectation this server meets is 100-continue")
+                return writeError(error, exchange: exchange, forceClose: true, context: context)
+            }
+            // Every earlier answer has been written (requests are processed in order), so the interim answer
+            // comes in its place: the client may send its body now instead of waiting for its own timeout.
+            if (declared > 0 || chunked) && head.version.minor >= 1 {
+                context.writeAndFlush(wrapOutboundOut(services.blocks.continue), promise: nil)
+            }
+        }
         state.receiveHead(head)
-        if declared > 0 || head.headers.contains(name: "transfer-encoding") {
+        if declared > 0 || chunked {
             timeouts?.bodyExpected()
         } else {
             timeouts?.requestStarted()

@@ -17,6 +17,7 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
     case forbidden = 403
     case rangeNotSatisfiable = 416
     case contentTooLarge = 413
+    case expectationFailed = 417
 
     /// The reason phrase, e.g. `Not Found`.
     var reason: String {
@@ -36,6 +37,7 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
         case .forbidden: "Forbidden"
         case .rangeNotSatisfiable: "Range Not Satisfiable"
         case .contentTooLarge: "Content Too Large"
+        case .expectationFailed: "Expectation Failed"
         }
     }
 
@@ -60,6 +62,7 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
         case .forbidden: 12
         case .rangeNotSatisfiable: 13
         case .contentTooLarge: 14
+        case .expectationFailed: 15
         }
     }
 }

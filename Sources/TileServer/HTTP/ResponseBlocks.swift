@@ -9,6 +9,8 @@ final class ResponseBlocks: Sendable {
     let cacheHit = ByteBuffer(string: "X-Cache: hit\r\n")
     /// `X-Cache: miss`
     let cacheMiss = ByteBuffer(string: "X-Cache: miss\r\n")
+    /// `HTTP/1.1 100 Continue` and the blank line: the interim answer to `Expect: 100-continue`.
+    let `continue` = ByteBuffer(string: "HTTP/1.1 100 Continue\r\n\r\n")
     /// `Connection: close`
     let connectionClose = ByteBuffer(string: "Connection: close\r\n")
     /// `Connection: keep-alive` (for HTTP/1.0 clients that asked for it).
@@ -19,9 +21,9 @@ final class ResponseBlocks: Sendable {
     let descriptor: ResponseProfile
     /// `.dzi` descriptors under their versioned URL (`NAME@VERSION.dzi`): they never change there.
     let versionedDescriptor: ResponseProfile
-    /// JSON answers: short-lived.
+    /// JSON answers: short-lived, never sniffed.
     let json: ResponseProfile
-    /// JSON errors and health: not stored.
+    /// JSON errors and health: not stored, never sniffed (an error names the path it was asked for).
     let jsonNoStore: ResponseProfile
     /// Prometheus text.
     let metrics: ResponseProfile
@@ -44,8 +46,8 @@ final class ResponseBlocks: Sendable {
         descriptor = ResponseProfile(contentType: "application/xml", cacheControl: ResponseProfile.short, cors: cors, acceptsRanges: true)
         versionedDescriptor = ResponseProfile(
             contentType: "application/xml", cacheControl: ResponseProfile.immutable, cors: cors, acceptsRanges: true)
-        json = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.short, cors: cors)
-        jsonNoStore = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.noStore, cors: cors)
+        json = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.short, cors: cors, noSniff: true)
+        jsonNoStore = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.noStore, cors: cors, noSniff: true)
         metrics = ResponseProfile(contentType: "text/plain; version=0.0.4; charset=utf-8", cacheControl: ResponseProfile.noStore, cors: cors)
         empty = ResponseProfile(contentType: "text/plain; charset=utf-8", cacheControl: ResponseProfile.short, cors: cors)
         let tileExtensions = ["jpg", "jpeg", "png", "webp"]

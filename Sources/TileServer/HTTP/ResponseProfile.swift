@@ -23,10 +23,13 @@ final class ResponseProfile: Sendable {
     static let noStore = "no-store"
 
     /// Encodes the head blocks for `contentType` with `cacheControl`, adding `cors`'s fixed lines when given and
-    /// `Accept-Ranges: bytes` when `acceptsRanges` (responses sent from a file, which answer `Range`).
-    init(contentType: String, cacheControl: String, cors: CORSPolicy?, acceptsRanges: Bool = false) {
+    /// `Accept-Ranges: bytes` when `acceptsRanges` (responses sent from a file, which answer `Range`), and
+    /// `X-Content-Type-Options: nosniff` when `noSniff` (bodies that may reflect what a request said: a browser must
+    /// not take them for anything but their type).
+    init(contentType: String, cacheControl: String, cors: CORSPolicy?, acceptsRanges: Bool = false, noSniff: Bool = false) {
         var common = "Server: tiler\r\nContent-Type: \(contentType)\r\nCache-Control: \(cacheControl)\r\n"
         if acceptsRanges { common += "Accept-Ranges: bytes\r\n" }
+        if noSniff { common += "X-Content-Type-Options: nosniff\r\n" }
         if let cors { common += cors.fixedLines }
         headerLines = ByteBuffer(string: common)
         ok = ByteBuffer(string: HTTPStatus.ok.statusLine + common)

@@ -36,16 +36,40 @@ public struct IIIFConfiguration: Sendable {
         renderBudgetBytes = 256 << 20
     }
 
+    /// The request headers the IIIF answers that hold an absolute URL (image information, the base URI's redirect,
+    /// images' canonical `Link`) depend on, as a `Vary` list: `Host`, and the forwarding headers when they are
+    /// trusted; nil when ``publicURL`` pins the URL, so that no answer depends on what the client sent. A shared cache
+    /// that keys those answers by URL alone would otherwise hand one client's host to the next.
+    public var hostVary: String? {
+        guard publicURL == nil else { return nil }
+        return trustProxy ? "Host, Forwarded, X-Forwarded-Proto, X-Forwarded-Host, X-Forwarded-Prefix" : "Host"
+    }
+
+    /// Whether `url` is `http://` or `https://`, a valid `host[:port]` and a plain path prefix without a trailing
+    /// slash (see ``URLParts``).
+    static func isPublicURL(_ url: String) -> Bool {
+        let rest: Substring
+        if url.hasPrefix("https://") {
+            rest = url.dropFirst(8)
+        } else if url.hasPrefix("http://") {
+            rest = url.dropFirst(7)
+        } else {
+            return false
+        }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let path = rest[slash...]
+        guard URLParts.isAuthority(rest[..<slash]), path.last != "/" else { return false }
+        return path.isEmpty || URLParts.pathPrefix(path) != nil
+    }
+
     /// Checks the settings.
     ///
     /// - Throws: ``ServerError`` naming the first bad setting.
     public func validate() throws(ServerError) {
-        if let publicURL {
-            guard publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://"), !publicURL.hasSuffix("/"),
-                !publicURL.contains(where: { $0 == "?" || $0 == "#" || $0 == " " })
-            else {
-                throw ServerError("the public URL must start with http:// or https:// and have no trailing slash, query or fragment")
-            }
+        if let publicURL, !Self.isPublicURL(publicURL) {
+            throw ServerError(
+                "the public URL must be http:// or https://, a host[:port] and an optional path, with no trailing slash, query or fragment (got \(publicURL))"
+            )
         }
         guard (1...65500).contains(limits.maxWidth), (1...65500).contains(limits.maxHeight) else {
             throw ServerError("the IIIF maximum width and height must be 1…65500 pixels (JPEG's limit)")

@@ -46,7 +46,8 @@ extension Router {
         let id = String(buffer: idBuffer)
         if redirect {
             return .body(
-                status: .seeOther, headerLines: services.blocks.empty.headerLines, extraHeaders: "Location: \(id)/info.json\r\n",
+                status: .seeOther, headerLines: services.blocks.empty.headerLines,
+                extraHeaders: "Location: \(id)/info.json\r\n" + (hostVary.map { "Vary: \($0)\r\n" } ?? ""),
                 body: ByteBuffer())
         }
         let headers = head.headers
@@ -56,20 +57,25 @@ extension Router {
             limits: services.configuration.iiif.limits)
         return .body(
             status: .ok, headerLines: (type == .jsonLD ? services.blocks.iiifInfoJSONLD : services.blocks.iiifInfoJSON).headerLines,
-            extraHeaders: "Vary: Accept\r\nLink: <\(IIIFInfo.profileDocument)>;rel=\"profile\"\r\n", body: ByteBuffer(string: json))
+            extraHeaders: "Vary: Accept\(hostVary.map { ", " + $0 } ?? "")\r\nLink: <\(IIIFInfo.profileDocument)>;rel=\"profile\"\r\n",
+            body: ByteBuffer(string: json))
     }
 
-    /// Writes `image`'s IIIF id, its base URI: the service's base URL — the configured public URL, else `http://`
-    /// and the request's `Host` (when it is a plausible host), else the address the connection arrived at — then
-    /// `/iiif/3/` and the percent-encoded name.
+    /// The `Vary` list of answers that hold an IIIF id (see ``IIIFConfiguration/hostVary``).
+    var hostVary: String? { services.configuration.iiif.hostVary }
+
+    /// Writes `image`'s IIIF id, its base URI: the service's base URL — the configured public URL, else (with
+    /// `--trust-proxy`) what the proxy forwards (``ForwardedBase``), else `http://` and the request's `Host` (when it
+    /// is a valid `host[:port]`), else the address the connection arrived at — then `/iiif/3/` and the
+    /// percent-encoded name. Unless the public URL is configured, such answers carry ``hostVary``.
     func writeID(of image: CatalogImage, _ head: HTTPRequestHead, into buffer: inout ByteBuffer, channel: any Channel) {
         if let configured = services.configuration.iiif.publicURL {
             buffer.writeString(configured)
         } else if services.configuration.iiif.trustProxy, let forwarded = ForwardedBase.of(head.headers) {
             buffer.writeString(forwarded)
-        } else if let host = head.headers.first(name: "host"), !host.isEmpty, host.utf8.count <= 255, host.utf8.allSatisfy(ForwardedBase.isHostByte) {
+        } else if let host = ForwardedBase.requestHost(head.headers) {
             buffer.writeStaticString("http://")
-            buffer.writeString(host)
+            buffer.writeSubstring(host)
         } else {
             let address = channel.localAddress
             let host = address?.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "127.0.0.1"

@@ -21,6 +21,9 @@ extension Router {
         headers.writeStaticString("/")
         request.writeCanonicalParameters(into: &headers)
         headers.writeStaticString(">;rel=\"canonical\", <http://iiif.io/api/image/3/level2.json>;rel=\"profile\"\r\n")
+        if let hostVary {
+            headers.writeString("Vary: \(hostVary)\r\n")
+        }
         let tileProfile = services.blocks.tile(format: image.descriptor.format, versioned: false)
         if let file = cached {
             return .file(file, profile: tileProfile, extraHeaders: headers)
@@ -52,7 +55,7 @@ extension Router {
             return Self.busy("the server's memory for rendering images is in use; retry shortly")
         }
         let store = services.tiles
-        let logger = services.configuration.logger
+        let failures = services.renderFailures
         let deliver = self.deliver
         let job = services.renders.submit { workspace, job in
             let bytes = try RegionRenderer(request: request, image: image, tiles: store, workspace: workspace, job: job).render()
@@ -69,7 +72,7 @@ extension Router {
                 deliver(.error(RequestError(status: .serviceUnavailable, message: "the server is shutting down")))
             case .failure(let error):
                 reservation.release()
-                logger.error("Rendering a IIIF image failed: \(error)")
+                failures.note("Rendering a IIIF image failed: \(error)")
                 deliver(.error(RequestError(status: .internalServerError, message: "the image could not be rendered")))
             }
         }

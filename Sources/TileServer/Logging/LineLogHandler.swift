@@ -4,7 +4,8 @@ import Synchronization
 import TileGeometry
 
 /// A swift-log handler writing one line per message to standard error: text
-/// (`2026-11-24T06:40:00.123Z info tiler.server: Serving 3 images key=value`) or JSON
+/// (`2026-11-24T06:40:00.123Z info tiler.server: Serving 3 images key=value`, control characters in the message
+/// and values escaped as `\xNN` by ``LogText``, so a record is always one line) or JSON
 /// (`{"time":…,"level":…,"label":…,"message":…,"metadata":{…}}`). `tiler serve` bootstraps it once, with the
 /// level and format its `--log-level` and `--log-format` name.
 public struct LineLogHandler: LogHandler {
@@ -47,14 +48,14 @@ public struct LineLogHandler: LogHandler {
     }
 
     /// The line for one message, ending in a line feed.
-    static func line(
+    public static func line(
         time: String, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata, format: AccessLogFormat
     ) -> String {
         let keys = metadata.keys.sorted()
         switch format {
         case .text:
-            let pairs = keys.map { " \($0)=\(metadata[$0]!)" }.joined()
-            return "\(time) \(level) \(label): \(message)\(pairs)\n"
+            let pairs = keys.map { " \($0)=\(LogText.escaped("\(metadata[$0]!)"))" }.joined()
+            return "\(time) \(level) \(label): \(LogText.escaped(message))\(pairs)\n"
         case .json:
             return JSONWriter.text { writer in
                 writer.openObject()
@@ -76,7 +77,7 @@ public struct LineLogHandler: LogHandler {
     }
 
     /// The current time as ISO 8601 UTC with milliseconds.
-    static func now() -> String {
+    public static func now() -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let milliseconds = Int(now.tv_nsec / 1_000_000)

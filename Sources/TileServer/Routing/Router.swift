@@ -164,7 +164,7 @@ struct Router {
         case .failure(let error as FileLoadError) where error.kind != .unreadable:
             return .error(.notFound(route == .tile ? "tile not found" : "no such file"))
         case .failure(let error):
-            services.configuration.logger.error("Reading a file failed: \(error)")
+            services.readFailures.note("Reading a file failed: \(error)")
             let status: HTTPStatus = error is CancellationError ? .serviceUnavailable : .internalServerError
             return .error(RequestError(status: status, message: "the file could not be read"))
         }

@@ -23,6 +23,10 @@ final class Services: Sendable {
     let connections: ConnectionRegistry
     /// The fixed pieces of responses.
     let blocks: ResponseBlocks
+    /// Files that could not be read (at most a line every 10 s: a client asking in a loop must not flood the log).
+    let readFailures: OccasionalLog
+    /// IIIF renders that failed (as rate-limited).
+    let renderFailures: OccasionalLog
 
     /// Assembles the shared state.
     init(
@@ -40,6 +44,8 @@ final class Services: Sendable {
         self.staticFiles = staticFiles
         self.metrics = metrics
         self.connections = connections
+        readFailures = OccasionalLog(logger: configuration.logger, level: .error, interval: .seconds(10))
+        renderFailures = OccasionalLog(logger: configuration.logger, level: .error, interval: .seconds(10))
     }
 
     /// The numbers `/metrics` shows besides request counts.

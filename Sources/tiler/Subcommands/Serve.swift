@@ -217,9 +217,19 @@ struct Serve: ParsableCommand {
             }
         }
         defer { SignalHub.shared.clear() }
-        // Unbuffered, so a script reading stdout learns the URL (and the port when --port 0) at once.
-        FileHandle.standardOutput.write(Data("Tiler is serving \(root) at \(server.url)\n".utf8))
-        if let openHint { FileHandle.standardOutput.write(Data("Open \(server.url)#image=\(openHint) in a browser.\n".utf8)) }
+        // Unbuffered, so a script reading stdout learns the URL (and the port when --port 0) at once. In JSON mode
+        // the banner is a JSON record too: stdout is then JSON lines only.
+        var banner = ["Tiler is serving \(root) at \(server.url)"]
+        if let openHint { banner.append("Open \(server.url)#image=\(openHint) in a browser.") }
+        for line in banner {
+            let text =
+                format == .json
+                ? LineLogHandler.line(
+                    time: LineLogHandler.now(), level: .notice, label: "tiler.server", message: line,
+                    metadata: ["url": "\(server.url)", "root": "\(root)"], format: .json)
+                : line + "\n"
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
         BlockingBridge.run { await server.waitUntilStopped() }
     }
 

@@ -22,12 +22,16 @@ struct TilerProcess {
         return folder.appendingPathComponent("tiler")
     }
 
-    /// Runs `tiler arguments…` in `directory` and waits for it.
-    static func run(_ arguments: [String], in directory: URL? = nil) throws -> Result {
+    /// Runs `tiler arguments…` in `directory` and waits for it; with `environment`, with those variables and none of
+    /// this process's `TILER_*` ones.
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILER_") }.merging(environment) { _, new in new }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# nginx (Debian's nginx-light 1.22) in front of `tiler serve --trust-proxy` with deploy/nginx/tiler.conf as shipped
+# (but for its ports and cache folder): the cache cannot be poisoned through Host or forwarding headers, unknown hosts
+# are refused, tiles are cached. Installs nginx-light with apt-get (idempotently). Environment: TILER_BIN=path/to/tiler
+# skips the build. Prints `N passed, M failed` last; exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+scripts/setup nginx-light python3
+if [ -z "${TILER_BIN:-}" ] || [ ! -x "$TILER_BIN" ]; then
+    swift build --product tiler
+    export TILER_BIN="$PWD/.build/debug/tiler"
+fi
+exec /usr/bin/python3 Tests/Nginx/test_nginx.py

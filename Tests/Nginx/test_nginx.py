@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""nginx in front of Tiler, with the shipped configuration (deploy/nginx/tiler.conf).
+
+Slices a small pyramid, starts `tiler serve --trust-proxy` on 127.0.0.1 and a real nginx whose http {} block includes
+the shipped file with only its ports and cache folder changed (each change checked to apply exactly once). Then:
+  1. the cache-poisoning scenario (Tests/Support/proxy_checks.py): other hosts refused, forged forwarding headers and
+     absolute URLs ignored, the next visitor's cached info.json and redirect name the public host;
+  2. a host with a port is served as the public host (nginx's $host), under the same cache entry;
+  3. tiles are cached (a second request is a HIT) and byte-identical to the files.
+Prints `N passed, M failed` last; exits non-zero on any failure.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "Tests", "Support"))
+from proxy_checks import PUBLIC_HOST, check, checks, free_port, get, iiif_id, poisoning_checks, start_tiler, summary  # noqa: E402
+
+TILER = os.environ.get("TILER_BIN", os.path.join(REPO, ".build", "debug", "tiler"))
+CONF = os.path.join(REPO, "deploy", "nginx", "tiler.conf")
+
+
+def shipped_conf(tiler_port, nginx_port, cache):
+    with open(CONF) as f:
+        text = f.read()
+    for pattern, replacement in [(r"server 127\.0\.0\.1:8080;", f"server 127.0.0.1:{tiler_port};"),
+                                 (r"listen 80 default_server;", f"listen 127.0.0.1:{nginx_port} default_server;"),
+                                 (r"listen 80;", f"listen 127.0.0.1:{nginx_port};"),
+                                 (r"/var/cache/nginx/tiler", cache)]:
+        text, count = re.subn(pattern, replacement, text)
+        check(f"the shipped nginx file has `{pattern}` once", count == 1, f"{count} times")
+    return text
+
+
+def main():
+    folder = tempfile.mkdtemp(prefix="tiler-nginx-")
+    server, nginx = None, None
+    try:
+        root = os.path.join(folder, "root")
+        source = os.path.join(folder, "a.jpg")
+        subprocess.run([TILER, "sample", source, "--size", "1200x900", "--quiet"], check=True)
+        subprocess.run([TILER, "slice", source, "-o", root, "--quiet"], check=True)
+        server, tiler_port = start_tiler(TILER, root, "--trust-proxy", "--cache-mb", "8")
+        nginx_port = free_port()
+        # nginx's workers drop root for `nobody`: they must reach the cache and temporary folders.
+        os.chmod(folder, 0o755)
+        for name in ["cache", "temp"]:
+            os.makedirs(os.path.join(folder, name))
+            os.chmod(os.path.join(folder, name), 0o777)
+        with open(os.path.join(folder, "tiler.conf"), "w") as f:
+            f.write(shipped_conf(tiler_port, nginx_port, os.path.join(folder, "cache")))
+        temp = os.path.join(folder, "temp")
+        with open(os.path.join(folder, "nginx.conf"), "w") as f:
+            f.write(f"""daemon off; worker_processes 1; pid {folder}/nginx.pid; error_log {folder}/error.log;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+    client_body_temp_path {temp}/body; proxy_temp_path {temp}/proxy; fastcgi_temp_path {temp}/fastcgi;
+    uwsgi_temp_path {temp}/uwsgi; scgi_temp_path {temp}/scgi;
+    include {folder}/tiler.conf;
+}}
+""")
+        tested = subprocess.run(["nginx", "-t", "-c", os.path.join(folder, "nginx.conf")], capture_output=True, text=True)
+        check("nginx accepts the shipped file", tested.returncode == 0, tested.stderr)
+        nginx = subprocess.Popen(["nginx", "-c", os.path.join(folder, "nginx.conf")], stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                if get(nginx_port, "/healthz", {"Host": PUBLIC_HOST})[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+
+        poisoning_checks(nginx_port, "a", "X-Proxy-Cache")
+
+        status, _, body = get(nginx_port, "/iiif/3/a/info.json", {"Host": PUBLIC_HOST + ":8443"})
+        check("a Host with a port is the public host (the port is not the client's to choose)",
+              status == 200 and iiif_id(body) == f"http://{PUBLIC_HOST}/iiif/3/a", (status, body[:160]))
+
+        # The versioned URL the list hands out: immutable, so nginx keeps it (unversioned ones are revalidated).
+        _, _, listing = get(nginx_port, "/api/images", {"Host": PUBLIC_HOST})
+        tile = json.loads(listing)[0]["dzi"][:-len(".dzi")] + "_files/10/1_1.jpg"
+        with open(os.path.join(root, "a_files", "10", "1_1.jpg"), "rb") as f:
+            expected = f.read()
+        answers = [get(nginx_port, tile, {"Host": PUBLIC_HOST}) for _ in range(2)]
+        check("tiles pass through byte for byte", all(s == 200 and b == expected for s, _, b in answers), [s for s, _, _ in answers])
+        check("a tile asked twice comes from nginx's cache", answers[1][1].get("X-Proxy-Cache") == "HIT",
+              answers[1][1].get("X-Proxy-Cache"))
+    except Exception as error:  # a broken step is a failed check, reported like the others
+        check("the scenario ran to the end", False, repr(error))
+    finally:
+        log = os.path.join(folder, "error.log")
+        if any(not ok for _, ok in checks) and os.path.exists(log):
+            with open(log) as f:
+                print("nginx's error log:\n" + f.read()[-2000:], flush=True)
+        if nginx and nginx.poll() is None:
+            nginx.send_signal(signal.SIGQUIT)
+            try:
+                nginx.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                nginx.kill()
+        if server:
+            server.kill()
+            server.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+    return summary("nginx")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
