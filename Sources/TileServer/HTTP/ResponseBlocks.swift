@@ -15,6 +15,8 @@ final class ResponseBlocks: Sendable {
     let connectionClose = ByteBuffer(string: "Connection: close\r\n")
     /// `Connection: keep-alive` (for HTTP/1.0 clients that asked for it).
     let connectionKeepAlive = ByteBuffer(string: "Connection: keep-alive\r\n")
+    /// `HTTP/1.1 <code> <reason>`, by ``HTTPStatus/index``.
+    private let statusLines = HTTPStatus.allCases.sorted { $0.index < $1.index }.map { ByteBuffer(string: $0.statusLine) }
     /// Which origins may read answers; its lines are in every profile here.
     let cors: CORSPolicy
     /// `.dzi` descriptors: XML, short-lived.
@@ -71,6 +73,11 @@ final class ResponseBlocks: Sendable {
             })
         iiifInfoJSONLD = ResponseProfile(contentType: IIIFMediaType.jsonLD.contentType, cacheControl: ResponseProfile.short, cors: cors)
         iiifInfoJSON = ResponseProfile(contentType: IIIFMediaType.json.contentType, cacheControl: ResponseProfile.short, cors: cors)
+    }
+
+    /// The status line of `status`, pre-encoded.
+    func statusLine(_ status: HTTPStatus) -> ByteBuffer {
+        statusLines[status.index]
     }
 
     /// How tiles with file extension `format` are answered: immutable under a versioned URL, else revalidated.

@@ -31,57 +31,52 @@ extension Router {
         if let key {
             return missResponse(key, of: image, profile: tileProfile, extraHeaders: headers, route: exchange.route)
         }
-        return renderResponse(request, of: image, headers: headers, exchange: &exchange)
+        return renderResponse(request, of: image, headers: headers)
     }
 
-    /// A request that is not a stored tile: 304 if the client has it; for `HEAD`, the head without rendering (no
-    /// `Content-Length`: only encoding tells it); else a render on the render pool, once its estimated memory fits the
-    /// render budget and the pool has room (else 503 with `Retry-After`). `headers` are the header lines to add (the
-    /// `Link` line). The render is the exchange's, so that the connection cancels it when the client goes.
-    private func renderResponse(
-        _ request: IIIFImageRequest, of image: CatalogImage, headers: ByteBuffer, exchange: inout Exchange
-    ) -> Response {
+    /// A request that is not a stored tile: an answer deferred until settling knows the body is wanted (not a 304,
+    /// not `HEAD`, see ``Response/deferred(etag:profile:extraHeaders:start:)``); then a render on the render pool,
+    /// once its estimated memory fits the render budget and the pool has room (else 503 with `Retry-After`).
+    /// `headers` are the header lines to add (the `Link` line). The render is the exchange's, so that the connection
+    /// cancels it when the client goes.
+    private func renderResponse(_ request: IIIFImageRequest, of image: CatalogImage, headers: ByteBuffer) -> Response {
         let etag = IIIFResponses.etag(of: request, image: image)
         let profile = services.blocks.iiifImage(request.format)
-        if let ifNoneMatch = exchange.ifNoneMatch, ETagMatch.matches(ifNoneMatch, etag: etag.utf8) {
-            return .file(LoadedFile(bytes: [], etag: etag), profile: profile, extraHeaders: headers)
-        }
-        if exchange.isHead {
-            return .file(LoadedFile(headWithoutLength: etag), profile: profile, extraHeaders: headers)
-        }
-        let estimate = RegionRenderer.estimatedBytes(
-            for: request, in: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format))
-        guard let reservation = services.renderBudget.reserve(estimate) else {
-            return Self.busy("the server's memory for rendering images is in use; retry shortly")
-        }
-        let store = services.tiles
-        let failures = services.renderFailures
+        let services = self.services
         let deliver = self.deliver
-        let job = services.renders.submit { workspace, job in
-            let bytes = try RegionRenderer(request: request, image: image, tiles: store, workspace: workspace, job: job).render()
-            let file = LoadedFile(bytes: bytes, etag: etag)
-            // The pixels are gone: from now on the body is what the render holds.
-            reservation.resize(to: file.cost)
-            return file
-        } completion: { result in
-            switch result {
-            case .success(let file):
-                deliver(.rendered(file, profile: profile, extraHeaders: headers, reservation: reservation))
-            case .failure(let error) where error is CancellationError:
-                reservation.release()
-                deliver(.error(RequestError(status: .serviceUnavailable, message: "the server is shutting down")))
-            case .failure(let error):
-                reservation.release()
-                failures.note("Rendering a IIIF image failed: \(error)")
-                deliver(.error(RequestError(status: .internalServerError, message: "the image could not be rendered")))
+        return .deferred(etag: etag, profile: profile, extraHeaders: headers) {
+            let estimate = RegionRenderer.estimatedBytes(
+                for: request, in: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format))
+            guard let reservation = services.renderBudget.reserve(estimate) else {
+                return (Self.busy("the server's memory for rendering images is in use; retry shortly"), nil)
             }
+            let store = services.tiles
+            let failures = services.renderFailures
+            let job = services.renders.submit { workspace, job in
+                let bytes = try RegionRenderer(request: request, image: image, tiles: store, workspace: workspace, job: job).render()
+                let file = LoadedFile(bytes: bytes, etag: etag)
+                // The pixels are gone: from now on the body is what the render holds.
+                reservation.resize(to: file.cost)
+                return file
+            } completion: { result in
+                switch result {
+                case .success(let file):
+                    deliver(.rendered(file, profile: profile, extraHeaders: headers, reservation: reservation))
+                case .failure(let error) where error is CancellationError:
+                    reservation.release()
+                    deliver(.error(RequestError(status: .serviceUnavailable, message: "the server is shutting down")))
+                case .failure(let error):
+                    reservation.release()
+                    failures.note("Rendering a IIIF image failed: \(error)")
+                    deliver(.error(RequestError(status: .internalServerError, message: "the image could not be rendered")))
+                }
+            }
+            guard let job else {
+                reservation.release()
+                return (Self.busy("the server is busy rendering images; retry shortly"), nil)
+            }
+            return (.later, job)
         }
-        guard let job else {
-            reservation.release()
-            return Self.busy("the server is busy rendering images; retry shortly")
-        }
-        exchange.render = job
-        return .later
     }
 
     /// 503 with `Retry-After: 1` and `message`, keeping the connection open.

@@ -1,10 +1,11 @@
 import NIOCore
 
-/// What a route answers, as a value; ``ConnectionHandler`` is the one writer that turns every case into bytes on
-/// the socket (status line, the profile's pre-encoded header lines, `Date`, the connection line, the body).
+/// What a route answers, as a value; ``ConnectionHandler`` settles it and is the one writer that turns it into bytes
+/// on the socket (status line, the profile's pre-encoded header lines, `Date`, the connection line, the body).
 ///
 /// Cheap to make on the hot path: every payload is a reference or a small struct, nothing is formatted until
-/// written. (A byte range, when ranges are served, belongs in the file cases.)
+/// written. What HTTP makes of it for one request — 304, 206, 416, `HEAD`, CORS, the connection line — is decided
+/// in one step, ``settled(for:closing:blocks:)``.
 enum Response: Sendable {
     /// A file's bytes in memory (a cached tile, a descriptor, a viewer file, a rendered image): 200 with `profile`'s
     /// head, or 304 when the request's `If-None-Match` matches its entity tag. `extraHeaders` are header lines written
@@ -15,6 +16,11 @@ enum Response: Sendable {
     case rendered(LoadedFile, profile: ResponseProfile, extraHeaders: ByteBuffer, reservation: RenderReservation)
     /// A tile file sent from its open descriptor with `sendfile`, otherwise like ``file(_:profile:extraHeaders:)``.
     case openFile(OpenTile, profile: ResponseProfile, extraHeaders: ByteBuffer)
+    /// An answer whose entity tag and head are known before the work that makes its body (an IIIF render):
+    /// settling answers 304 or `HEAD` from them, and calls `start` only when the body is wanted. `start` begins the
+    /// work and returns the answer for now (``later``, or a refusal such as 503 when the server is busy) and the
+    /// render job the connection cancels if the client goes.
+    case deferred(etag: String, profile: ResponseProfile, extraHeaders: ByteBuffer, start: @Sendable () -> (Response, RenderJob?))
     /// `status` with `headerLines` (e.g. a profile's), `extraHeaders` (each line ending in CRLF) and `body`.
     case body(status: HTTPStatus, headerLines: ByteBuffer, extraHeaders: String, body: ByteBuffer)
     /// A refusal: its status and a JSON body `{"error":"…","status":N}`; `close` closes the connection after it.

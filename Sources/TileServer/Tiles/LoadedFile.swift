@@ -35,6 +35,11 @@ struct LoadedFile: Sendable {
     /// The `ETag` line alone (for 304).
     var etagLine: ByteBuffer { Self.etagLine(in: buffer, etagLineLength: etagLineLength) }
 
+    /// Bytes `range` of the body, without a copy.
+    func bodySlice(_ range: Range<Int>) -> ByteBuffer {
+        buffer.getSlice(at: buffer.readerIndex + bodyOffset + range.lowerBound, length: range.count)!
+    }
+
     /// The entity tag (quotes included) of a buffer starting with the head ``writeHead(into:size:seconds:nanoseconds:)``
     /// wrote, whose `ETag` line is `etagLineLength` bytes long.
     static func etag(in buffer: ByteBuffer, etagLineLength: Int) -> ByteBufferView {

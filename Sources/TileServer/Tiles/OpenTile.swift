@@ -10,7 +10,9 @@ import NIOCore
 final class OpenTile: Sendable {
     /// The open file; sent with `FileRegion`s.
     let handle: NIOFileHandle
-    /// The file's size in bytes.
+    /// Where the bytes this response stands for start in the file (0: a tile file of its own), in bytes.
+    let offset = 0
+    /// The size in bytes of what the response stands for (a tile file: the whole file).
     let size: Int
     /// `ETag: "…"\r\nContent-Length: N\r\n\r\n`, as in ``LoadedFile``.
     let head: ByteBuffer
