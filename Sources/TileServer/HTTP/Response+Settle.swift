@@ -49,7 +49,7 @@ extension Response {
             return Response.body(
                 status: error.status, headerLines: blocks.jsonNoStore.headerLines, extraHeaders: extraHeaders, body: ByteBuffer(string: error.json)
             )
-                .settled(for: &exchange, closing: closing || close, blocks: blocks)
+            .settled(for: &exchange, closing: closing || close, blocks: blocks)
         case .later:
             return nil
         }
