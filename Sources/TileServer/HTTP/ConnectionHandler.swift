@@ -7,8 +7,10 @@ import NIOHTTP1
 
 /// One connection's HTTP/1.1 lifecycle, after NIO's request decoder: takes requests (from ``SimpleRequestDecoder``
 /// as ``SimpleRequestEvent``s, or as NIO's request parts), has the ``Router`` answer each with a ``Response``, and
-/// writes every response itself (``write(_:for:context:)``) — in request order, with keep-alive and close, the
-/// timeouts told, and `TCP_CORK` around files sent with `sendfile`. Its state is a ``ConnectionState``.
+/// writes every response itself (``write(_:for:context:)``: settled, then encoded) — in request order, with keep-alive
+/// and close, and `TCP_CORK` around files sent with `sendfile`. Everything it knows about the connection, deadlines
+/// included, is its ``ConnectionState``; its one timer asks that state what is due, and ``InboundGate`` in front of
+/// the decoders tells it when bytes arrive.
 ///
 /// Pipelining: while a response is awaited (a tile miss on a file thread, a viewer file, a render), or while the
 /// socket's send queue is over its high-water mark (a client not reading its answers), later requests queue and reads
@@ -21,6 +23,9 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    private static let timeoutResponse = ByteBuffer(
+        string: "HTTP/1.1 408 Request Timeout\r\nServer: tiler\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+
     let services: Services
     let date: DateHeader
     /// The event loop's open tile files, for misses sent straight from the page cache.
@@ -28,8 +33,6 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The event loop's view of the catalog, for lookups without a lock shared with other loops.
     let catalog: CatalogView
     let metricsShard: Int
-    /// The connection's timeout handler, told when requests start and when all is answered.
-    let timeouts: ConnectionTimeoutHandler?
     /// The event loop's access log, if one is written.
     let accessLog: AccessLog?
     /// The client's address as the access log writes it, found once per connection.
@@ -39,20 +42,16 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Reused for response heads: written, sent, and (once the socket has taken it) written over again.
     var headScratch = ByteBuffer()
     var context: ChannelHandlerContext?
-    /// The connection's state.
-    private(set) var state = ConnectionState()
-    /// Responses were written since the last flush.
-    var needsFlush = false
-    /// Whether ``closeAfterWrites(context:)`` has begun ending the connection.
-    private var ending = false
-    /// `TCP_CORK` is on (see ``cork(context:)``); turned off after the flush.
-    private(set) var corked = false
+    /// The connection's state: its phase and deadlines, queue, reads, output.
+    private(set) var state: ConnectionState
+    /// The connection's one timer, at the state's next deadline or tick.
+    private var timer: Scheduled<Void>?
 
-    /// Creates the handler of one connection; `date`, `openTiles`, `catalog` and `metricsShard` belong to the
-    /// connection's event loop, as does `timeouts`, the handler in front of the decoder on the same connection.
+    /// Creates the handler of one connection, with `limits` for its states; `date`, `openTiles`, `catalog` and
+    /// `metricsShard` belong to the connection's event loop.
     init(
-        services: Services, date: DateHeader, openTiles: OpenTileFiles, catalog: CatalogView, metricsShard: Int,
-        timeouts: ConnectionTimeoutHandler?, accessLog: AccessLog? = nil
+        services: Services, date: DateHeader, openTiles: OpenTileFiles, catalog: CatalogView, metricsShard: Int, limits: ConnectionLimits,
+        accessLog: AccessLog? = nil
     ) {
         self.accessLog = accessLog
         self.services = services
@@ -60,7 +59,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.openTiles = openTiles
         self.catalog = catalog
         self.metricsShard = metricsShard
-        self.timeouts = timeouts
+        self.state = ConnectionState(limits: limits)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -72,19 +71,38 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         router = Router(services: services, catalog: catalog, tiles: tiles) { response in
             loop.execute { handler.value.responseArrived(response) }
         }
+        if context.channel.isActive { scheduleCheck(context: context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
         self.context = nil
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        if timer == nil { scheduleCheck(context: context) }
+        context.fireChannelActive()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
         // The client has gone: a render it still waits for is wasted work, and its answer has nowhere to go.
-        if let render = state.awaited?.render {
-            render.cancel()
-            state.close()
-        }
+        state.awaited?.render?.cancel()
+        state.closed()
         context.fireChannelInactive()
+    }
+
+    /// Bytes arrived from the socket (``InboundGate``): what to do with them.
+    func bytesArrived(_ count: Int) -> ConnectionState.Arrival {
+        state.bytesArrived(count, now: .now())
+    }
+
+    /// Whether the connection is in its lingering close (reading and dropping what the client still sends).
+    var isLingering: Bool {
+        if case .lingering = state.phase { return true }
+        return false
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -163,7 +181,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let part: HTTPServerRequestPart
         switch inbound {
         case .simple(let request):
-            timeouts?.requestStarted()
+            state.requestComplete()
             var exchange = Exchange(request)
             let response = router!.respond(uri: request.uri, exchange: &exchange)
             return write(response, for: exchange, context: context)
@@ -180,7 +198,6 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
         case .end:
             guard let head = state.receiveEnd() else { return }
-            timeouts?.requestStarted()
             var exchange = Exchange(head: head)
             let response = router!.respond(to: head, exchange: &exchange, channel: context.channel)
             write(response, for: exchange, context: context)
@@ -195,19 +212,19 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var exchange = Exchange(head: head)
         let hosts = head.headers["host"].count
         if hosts > 1 || (hosts == 0 && head.version.major == 1 && head.version.minor >= 1) {
-            timeouts?.requestStarted()
+            state.requestComplete()
             let message = hosts == 0 ? "an HTTP/1.1 request needs a Host header" : "the request has \(hosts) Host headers; it may have one"
             return writeError(.badRequest(message), exchange: exchange, forceClose: true, context: context)
         }
         guard head.method == .GET || head.method == .HEAD || head.method == .OPTIONS else {
             // Answer at once and close rather than wait for (and time) a body nobody wants.
-            timeouts?.requestStarted()
+            state.requestComplete()
             return write(router!.refuseMethod(head, exchange: &exchange), for: exchange, context: context)
         }
         let chunked = head.headers.contains(name: "transfer-encoding")
         if chunked && head.version.major == 1 && head.version.minor == 0 {
             // RFC 9112 §6.1: HTTP/1.0 has no transfer codings; such framing is faulty, and the connection must close.
-            timeouts?.requestStarted()
+            state.requestComplete()
             return writeError(.badRequest("an HTTP/1.0 request cannot use Transfer-Encoding"), exchange: exchange, forceClose: true, context: context)
         }
         let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
@@ -218,7 +235,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if !expectations.isEmpty {
             // RFC 9110 §10.1.1: 100-continue is the only expectation; anything else is 417.
             guard expectations.allSatisfy({ $0.lowercased() == "100-continue" }) else {
-                timeouts?.requestStarted()
+                state.requestComplete()
                 let error = RequestError(status: .expectationFailed, message: "the only expectation this server meets is 100-continue")
                 return writeError(error, exchange: exchange, forceClose: true, context: context)
             }
@@ -228,21 +245,15 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 context.writeAndFlush(wrapOutboundOut(services.blocks.continue), promise: nil)
             }
         }
-        state.receiveHead(head)
-        if declared > 0 || chunked {
-            timeouts?.bodyExpected()
-        } else {
-            timeouts?.requestStarted()
-        }
+        state.receiveHead(head, bodyFollows: declared > 0 || chunked, now: .now())
     }
 
     /// 413 for a body over the limit, then close (without reading the rest; the lingering close discards it).
     private func refuseBody(exchange: Exchange? = nil, context: ChannelHandlerContext) {
         guard !state.isClosing else { return }
-        timeouts?.requestStarted()
         let limit = services.configuration.maxRequestBodyBytes
         let error = RequestError(status: .contentTooLarge, message: "a GET, HEAD or OPTIONS request may carry at most \(limit) body bytes")
-        _ = state.receiveEnd()
+        if state.receiveEnd() == nil { state.requestComplete() }
         writeError(error, exchange: exchange ?? Exchange(malformedAt: .now()), forceClose: true, context: context)
     }
 
@@ -277,10 +288,12 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         abandonRender(context: context)
     }
 
-    /// After a response of `bytes` body bytes: counts it (and logs it, with an access log), then closes (once
-    /// written) if it said so, else tells the timeout handler when all is answered.
+    /// After a response of `bytes` body bytes: the one place a finished exchange is observed — counted in the metrics
+    /// and, with an access log, logged — then the connection closes (once written) if the response said so, else it
+    /// waits for the next request.
     func finish(_ exchange: Exchange, status: HTTPStatus, bytes: Int, close: Bool, context: ChannelHandlerContext) {
-        let elapsed = NIODeadline.now() - exchange.started
+        let now = NIODeadline.now()
+        let elapsed = now - exchange.started
         services.metrics.record(route: exchange.route, status: status, nanoseconds: elapsed.nanoseconds, shard: metricsShard)
         if let accessLog {
             accessLog.record(exchange, status: status, bytes: bytes, microseconds: elapsed.nanoseconds / 1000, client: clientAddress(context))
@@ -288,10 +301,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if close {
             closeAfterWrites(context: context)
         } else {
-            needsFlush = true
-            if state.isIdle {
-                timeouts?.becameIdle()
-            }
+            state.answered(now: now)
         }
     }
 
@@ -314,47 +324,84 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Stops answering and ends the connection once everything written so far has been sent, with a lingering
-    /// close (``LingeringCloseHandler``) so that input the server did not read cannot turn into a reset that
-    /// destroys the answer.
+    /// close (the state's ``ConnectionState/Phase/lingering(until:discarded:)``: the sending side is shut down and
+    /// what the client still sends is read and dropped for a while) so that input the server did not read cannot
+    /// turn into a reset that destroys the answer (a client that sent a 200 KB header would see "connection reset"
+    /// instead of its 431). Once: a second call would write to the half-closed socket and cut the linger short.
     func closeAfterWrites(context: ChannelHandlerContext) {
-        // Once: a second call would write to the half-closed socket, fail, and cut the linger short with a reset.
-        guard !ending else { return }
-        ending = true
         let inputClosed = state.inputClosed
-        state.close()
-        needsFlush = false
+        guard state.beginClosing() else { return }
+        let (_, uncork) = state.flushed()
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(ByteBuffer())).assumeIsolated().whenComplete { result in
-            guard case .success = result else { return context.close(promise: nil) }
-            LingeringCloseHandler.start(context: context, inputClosed: inputClosed)
+            guard case .success = result, !inputClosed else { return context.close(promise: nil) }
+            let shutDown = context.eventLoop.makePromise(of: Void.self)
+            context.close(mode: .output, promise: shutDown)
+            shutDown.futureResult.assumeIsolated().whenComplete { result in
+                guard case .success = result, context.channel.isActive else { return context.close(promise: nil) }
+                handler.value.state.startLingering(now: .now())
+                handler.value.rescheduleCheck(context: context)
+                context.read()
+            }
         }
-        uncork(context: context)
+        if uncork { setCorkOption(0, context: context) }
     }
 
     func flushIfNeeded(context: ChannelHandlerContext) {
-        if needsFlush {
-            needsFlush = false
-            context.flush()
-        }
-        uncork(context: context)
+        let (flush, uncork) = state.flushed()
+        if flush { context.flush() }
+        if uncork { setCorkOption(0, context: context) }
     }
 
-    /// Holds back partial segments (`TCP_CORK`, one `setsockopt`) until ``uncork(context:)``: a response head
-    /// written with `write` and its body sent with `sendfile` then leave as one segment, not two (which also cost
-    /// the client a second wake-up), as nginx's `tcp_nopush` does.
+    /// Holds back partial segments (`TCP_CORK`, one `setsockopt`) until the next flush: a response head written with
+    /// `write` and its body sent with `sendfile` then leave as one segment, not two (which also cost the client a
+    /// second wake-up), as nginx's `tcp_nopush` does.
     func cork(context: ChannelHandlerContext) {
-        guard !corked else { return }
-        corked = true
-        setCorkOption(1, context: context)
-    }
-
-    /// Sends what cork held back, once the flush has handed it to the socket.
-    private func uncork(context: ChannelHandlerContext) {
-        guard corked else { return }
-        corked = false
-        setCorkOption(0, context: context)
+        if state.cork() { setCorkOption(1, context: context) }
     }
 
     private func setCorkOption(_ value: Int, context: ChannelHandlerContext) {
         try? context.channel.syncOptions?.setOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_CORK)), value: value)
+    }
+
+    // MARK: Time
+
+    private func scheduleCheck(context: ChannelHandlerContext) {
+        let at = state.nextCheck(now: .now())
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: at) { [self] in
+            check(context: context)
+        }
+    }
+
+    /// Moves the timer to the state's next deadline, which a transition brought closer.
+    private func rescheduleCheck(context: ChannelHandlerContext) {
+        timer?.cancel()
+        scheduleCheck(context: context)
+    }
+
+    /// Acts on what the state says is due: nothing (look again at its next deadline), a close, a 408 then close, or a
+    /// reset for a client that takes none of its answer.
+    private func check(context: ChannelHandlerContext) {
+        timer = nil
+        guard context.channel.isActive else { return }
+        let buffered = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        switch state.expiry(now: .now(), buffered: buffered) {
+        case .none:
+            scheduleCheck(context: context)
+        case .close:
+            context.close(promise: nil)
+        case .requestTimeout:
+            services.metrics.record(route: .invalid, status: .requestTimeout, nanoseconds: 0, shard: metricsShard)
+            context.write(wrapOutboundOut(Self.timeoutResponse), promise: nil)
+            closeAfterWrites(context: context)
+            scheduleCheck(context: context)
+        case .reset:
+            // Nothing could overtake the stuck bytes (not even a 408). A graceful close would leave them in the kernel,
+            // in an orphaned socket, for minutes; SO_LINGER 0 makes the close a reset that frees them at once (nginx's
+            // reset_timedout_connection), and the client learns the connection ended.
+            services.connections.countSendTimeout()
+            guard let socket = context.channel as? any SocketOptionProvider else { return context.close(promise: nil) }
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        }
     }
 }

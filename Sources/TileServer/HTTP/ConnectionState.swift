@@ -1,24 +1,39 @@
 import NIOCore
 import NIOHTTP1
 
-/// One connection's state, changed only through its transitions, each of which checks that it is allowed (as
-/// SwiftNIO's `HTTPServerPipelineHandler` keeps its state). ``ConnectionHandler`` owns one.
+/// One connection's whole lifecycle as one state machine — reading, answering, pipelining, back-pressure, keep-alive,
+/// lingering close — with the deadline of each state kept in the state itself, changed only through transitions that
+/// check they are allowed (as SwiftNIO's `HTTPServerPipelineHandler` keeps its state). ``ConnectionHandler`` owns
+/// one and acts on what its transitions return; nothing else about the connection is kept beside it.
 ///
-/// The phase says what the connection is doing; requests that arrive while a response is awaited queue behind it,
-/// in order. (Per-phase deadlines, when they come, belong in the phases.)
+/// Deadlines (``ConnectionLimits``): a request must arrive whole — head and any body a `GET` declares — within the
+/// head timeout of its first byte (then 408); a connection may wait for its next request for the idle timeout (a new
+/// one for the head timeout) and is then closed; whatever the phase, a client that takes none of the bytes queued
+/// for it for the send timeout is dropped with a reset; a lingering close lasts at most ``ConnectionLimits/lingerTime``
+/// and ``ConnectionLimits/lingerBytes``.
 struct ConnectionState {
-    /// What the connection is doing.
+    /// What the connection is doing, and until when it may.
     enum Phase {
-        /// Ready for the next request: nothing is being received or answered.
-        case idle
+        /// Waiting for a request's first byte until `deadline`; `afterAnswer` once a request has been answered (the
+        /// idle timeout), else a new connection (the head timeout). Expiry closes without an answer.
+        case waiting(until: NIODeadline, afterAnswer: Bool)
+        /// Bytes of a request have arrived: the whole request is due by `deadline` (then 408).
+        case reading(until: NIODeadline)
         /// NIO's decoder delivered this request head; the request is answered at its end. `bodyBytes`: body bytes
-        /// received so far (read and ignored).
-        case receiving(HTTPRequestHead, bodyBytes: Int)
+        /// received so far (read and dropped); a declared body is due by `deadline` (nil: none declared).
+        case receiving(HTTPRequestHead, bodyBytes: Int, until: NIODeadline?)
+        /// A complete request is being answered (no request deadline: the send watch applies).
+        case answering
         /// A response is being produced elsewhere (``Response/later``) for this exchange: requests that arrive queue,
         /// and reads from the socket are held back.
         case awaiting(Exchange)
         /// The connection closes once what was written has been sent; nothing more is read or answered.
         case closing
+        /// The sending side is shut down; what the client still sends is read and dropped until `deadline` or
+        /// ``ConnectionLimits/lingerBytes`` (nginx's lingering close), then the socket closes.
+        case lingering(until: NIODeadline, discarded: Int)
+        /// The channel is gone.
+        case closed
     }
 
     /// What reaches the connection: a request read by ``SimpleRequestDecoder`` or a part of one NIO's decoder read.
@@ -27,26 +42,85 @@ struct ConnectionState {
         case part(HTTPServerRequestPart)
     }
 
+    /// What ends the connection once everything received is answered.
+    struct Ending: OptionSet {
+        let rawValue: UInt8
+        /// Shutdown asked the connection to finish what it has received.
+        static let quiescing = Ending(rawValue: 1)
+        /// The client closed its sending side.
+        static let inputClosed = Ending(rawValue: 2)
+    }
+
+    /// Whether answers may be produced: not while the socket's send queue is over its high-water mark (a client that
+    /// does not read its answers stops being read, so its pipelined requests cannot pile up answers in memory).
+    enum SendQueue {
+        case accepting
+        case full
+    }
+
+    /// A `read` the channel asked for while reads were held back.
+    enum HeldRead {
+        case none
+        case held
+    }
+
+    /// Responses written since the last flush, and whether `TCP_CORK` holds them back.
+    enum Output {
+        case flushed
+        case unflushed
+        case corked
+    }
+
+    /// What the connection's timer found.
+    enum Expiry: Equatable {
+        /// Nothing due; check again at this time (nil: nothing to time but the send watch).
+        case none
+        /// Close without an answer (a connection that never sent a byte, or idled too long, or a linger ended).
+        case close
+        /// Answer 408, then close (a request not complete in time).
+        case requestTimeout
+        /// Drop the connection with a reset: the client took no response bytes for the send timeout.
+        case reset
+    }
+
+    /// What the connection does with bytes that just arrived.
+    enum Arrival {
+        /// Pass them on to the decoders.
+        case decode
+        /// Drop them (lingering).
+        case discard
+        /// Drop them and close (lingered over ``ConnectionLimits/lingerBytes``, or closed).
+        case close
+    }
+
+    let limits: ConnectionLimits
     /// The current phase.
-    private(set) var phase = Phase.idle
+    private(set) var phase: Phase
     /// Requests and request parts received while a response was awaited, in order.
     private(set) var queue = CircularBuffer<Inbound>(initialCapacity: 4)
-    /// A `read` was asked for while reads were held back.
-    private(set) var readHeld = false
-    /// Shutdown asked the connection to finish what it has received.
-    private(set) var quiescing = false
-    /// The client closed its side: close once everything received is answered.
-    private(set) var inputClosed = false
+    private(set) var heldRead = HeldRead.none
+    private(set) var ending: Ending = []
     /// A decoding error to answer once the responses queued before it are written.
     private(set) var deferredError: RequestError?
-    /// The socket's send queue is over its high-water mark: nothing more is read until it drains (a client that
-    /// does not read its answers stops being read, so its pipelined requests cannot pile up answers in memory).
-    private(set) var unwritable = false
+    private(set) var sendQueue = SendQueue.accepting
+    private(set) var output = Output.flushed
+    /// Response bytes queued in the channel at the last tick (0: none), and when the client last took some.
+    private var lastBuffered = 0
+    private var lastSendProgress: NIODeadline
 
-    /// Whether the connection is closing.
+    /// A new connection at `now`: waiting for its first request for the head timeout.
+    init(limits: ConnectionLimits, now: NIODeadline = .now()) {
+        self.limits = limits
+        phase = .waiting(until: now + limits.headTimeout, afterAnswer: false)
+        lastSendProgress = now
+    }
+
+    /// Whether the connection is closing (or lingering, or closed): nothing more is answered.
     var isClosing: Bool {
-        if case .closing = phase { return true }
-        return false
+        switch phase {
+        case .closing, .lingering, .closed: true
+        default: false
+        }
     }
 
     /// The exchange whose response is awaited, if any.
@@ -59,26 +133,54 @@ struct ConnectionState {
     /// queue is full (no more answers are produced until the client takes some).
     var mustQueue: Bool {
         if case .awaiting = phase { return true }
-        return !queue.isEmpty || unwritable
+        return !queue.isEmpty || sendQueue == .full
+    }
+
+    /// Whether no request is being received or answered: the connection waits for one.
+    private var isBetweenRequests: Bool {
+        switch phase {
+        case .waiting, .reading, .answering: true
+        default: false
+        }
     }
 
     /// Whether everything received has been answered (no request being received, awaited or queued).
-    var isIdle: Bool {
-        guard case .idle = phase else { return false }
-        return queue.isEmpty
-    }
+    var isIdle: Bool { isBetweenRequests && queue.isEmpty }
 
     /// Whether reads from the socket are held back (a response awaited, requests queued, the send queue full, or
     /// closing).
     var holdsReads: Bool { mustQueue || isClosing }
 
     /// Whether the connection should close now: idle, and shutdown or the client's half-close asked for it.
-    var shouldCloseWhenIdle: Bool { isIdle && (quiescing || inputClosed) }
+    var shouldCloseWhenIdle: Bool { isIdle && !ending.isEmpty }
 
     /// Whether the response to `exchange`, written now, must close the connection: the client asked, or shutdown
     /// is under way and nothing else is queued.
     func mustClose(_ exchange: Exchange) -> Bool {
-        !exchange.keepAlive || (quiescing && queue.isEmpty)
+        !exchange.keepAlive || (ending.contains(.quiescing) && queue.isEmpty)
+    }
+
+    /// Whether the client has closed its sending side.
+    var inputClosed: Bool { ending.contains(.inputClosed) }
+
+    // MARK: Arrivals
+
+    /// Bytes arrived from the socket at `now`: the first byte of a request starts its head timeout.
+    mutating func bytesArrived(_ count: Int, now: NIODeadline) -> Arrival {
+        switch phase {
+        case .waiting:
+            phase = .reading(until: now + limits.headTimeout)
+            return .decode
+        case .lingering(let deadline, let discarded):
+            let total = discarded + count
+            guard total <= limits.lingerBytes else { return .close }
+            phase = .lingering(until: deadline, discarded: total)
+            return .discard
+        case .closed:
+            return .close
+        default:
+            return .decode
+        }
     }
 
     /// Queues `inbound` behind the awaited response.
@@ -90,9 +192,10 @@ struct ConnectionState {
     /// Whether the connection may handle what arrives now: no response awaited, the send queue not full, and not
     /// closing.
     var mayProceed: Bool {
+        guard sendQueue == .accepting else { return false }
         switch phase {
-        case .idle, .receiving: !unwritable
-        case .awaiting, .closing: false
+        case .waiting, .reading, .receiving, .answering: return true
+        case .awaiting, .closing, .lingering, .closed: return false
         }
     }
 
@@ -103,44 +206,43 @@ struct ConnectionState {
         return queue.popFirst()
     }
 
-    /// NIO's decoder delivered a request head.
-    mutating func receiveHead(_ head: HTTPRequestHead) {
-        guard case .idle = phase else { preconditionFailure("a request head arrived in phase \(phase)") }
-        phase = .receiving(head, bodyBytes: 0)
+    /// A complete request (read by ``SimpleRequestDecoder``, or refused at its head) is being answered.
+    mutating func requestComplete() {
+        guard isBetweenRequests else { preconditionFailure("a request arrived in phase \(phase)") }
+        phase = .answering
+    }
+
+    /// NIO's decoder delivered a request head at `now`; `bodyFollows` when it declares a body, which is then due
+    /// within the head timeout of the request's first byte.
+    mutating func receiveHead(_ head: HTTPRequestHead, bodyFollows: Bool, now: NIODeadline) {
+        let deadline: NIODeadline?
+        switch phase {
+        case .reading(let until): deadline = bodyFollows ? until : nil
+        case .waiting, .answering: deadline = bodyFollows ? now + limits.headTimeout : nil
+        default: preconditionFailure("a request head arrived in phase \(phase)")
+        }
+        phase = .receiving(head, bodyBytes: 0, until: deadline)
     }
 
     /// NIO's decoder delivered `count` body bytes of the request being received: the body's length so far (0 when
     /// no request is being received: it was refused at once).
     mutating func receiveBody(count: Int) -> Int {
-        guard case .receiving(let head, let bodyBytes) = phase else { return 0 }
-        phase = .receiving(head, bodyBytes: bodyBytes + count)
+        guard case .receiving(let head, let bodyBytes, let deadline) = phase else { return 0 }
+        phase = .receiving(head, bodyBytes: bodyBytes + count, until: deadline)
         return bodyBytes + count
     }
 
     /// NIO's decoder delivered a request's end: the head to answer (`nil` when it was refused at once).
     mutating func receiveEnd() -> HTTPRequestHead? {
-        guard case .receiving(let head, _) = phase else { return nil }
-        phase = .idle
+        guard case .receiving(let head, _, _) = phase else { return nil }
+        phase = .answering
         return head
-    }
-
-    /// The response to `exchange` will come later.
-    mutating func awaitResponse(for exchange: Exchange) {
-        guard case .idle = phase else { preconditionFailure("a response was awaited in phase \(phase)") }
-        phase = .awaiting(exchange)
-    }
-
-    /// The awaited response arrived: the exchange it answers (`nil` when none is awaited any more: closed).
-    mutating func responseArrived() -> Exchange? {
-        guard case .awaiting(let exchange) = phase else { return nil }
-        phase = .idle
-        return exchange
     }
 
     /// The decoder failed: the request being received is dropped; returns whether the error must wait for the
     /// responses queued before it (it is then kept as ``deferredError``).
     mutating func decodingFailed(_ error: RequestError) -> Bool {
-        if case .receiving = phase { phase = .idle }
+        if case .receiving = phase { phase = .answering }
         guard mustQueue else { return false }
         deferredError = error
         return true
@@ -153,32 +255,139 @@ struct ConnectionState {
         return error
     }
 
+    // MARK: Answers
+
+    /// The response to `exchange` will come later.
+    mutating func awaitResponse(for exchange: Exchange) {
+        guard case .answering = phase else { preconditionFailure("a response was awaited in phase \(phase)") }
+        phase = .awaiting(exchange)
+    }
+
+    /// The awaited response arrived: the exchange it answers (`nil` when none is awaited any more: closed).
+    mutating func responseArrived() -> Exchange? {
+        guard case .awaiting(let exchange) = phase else { return nil }
+        phase = .answering
+        return exchange
+    }
+
+    /// A response was written at `now` and the connection stays open: with nothing else received, it waits for the
+    /// next request for the idle timeout.
+    mutating func answered(now: NIODeadline) {
+        output = output == .corked ? .corked : .unflushed
+        guard isIdle else { return }
+        phase = .waiting(until: now + limits.idleTimeout, afterAnswer: true)
+    }
+
     /// Shutdown asked the connection to finish.
-    mutating func quiesce() { quiescing = true }
+    mutating func quiesce() { ending.insert(.quiescing) }
 
     /// The client closed its side.
-    mutating func closeInput() { inputClosed = true }
+    mutating func closeInput() { ending.insert(.inputClosed) }
 
-    /// Stops answering: the connection closes once everything written has been sent.
-    mutating func close() {
-        phase = .closing
-        queue.removeAll()
+    // MARK: Output
+
+    /// A file body is about to be sent with `sendfile`: returns whether `TCP_CORK` must be turned on now.
+    mutating func cork() -> Bool {
+        guard output != .corked else { return false }
+        output = .corked
+        return true
+    }
+
+    /// The output is flushed now: returns whether a flush is needed and whether `TCP_CORK` must be turned off.
+    mutating func flushed() -> (flush: Bool, uncork: Bool) {
+        defer { output = .flushed }
+        switch output {
+        case .flushed: return (false, false)
+        case .unflushed: return (true, false)
+        case .corked: return (true, true)
+        }
     }
 
     /// The socket's send queue went over its high-water mark (`false`) or back under its low one (`true`).
-    mutating func writabilityChanged(writable: Bool) { unwritable = !writable }
+    mutating func writabilityChanged(writable: Bool) { sendQueue = writable ? .accepting : .full }
 
     /// A `read` asked while reads are held back; returns whether it may go through now.
     mutating func askRead() -> Bool {
         guard holdsReads else { return true }
-        readHeld = true
+        heldRead = .held
         return false
     }
 
     /// Whether a held `read` may go through now (and forgets it).
     mutating func releaseHeldRead() -> Bool {
-        guard readHeld, !holdsReads else { return false }
-        readHeld = false
+        guard heldRead == .held, !holdsReads else { return false }
+        heldRead = .none
         return true
+    }
+
+    // MARK: Closing
+
+    /// Stops answering: the connection closes once everything written has been sent. Returns whether this began the
+    /// close (the caller then flushes and lingers); `false` when it was already closing.
+    mutating func beginClosing() -> Bool {
+        guard !isClosing else { return false }
+        phase = .closing
+        queue.removeAll()
+        return true
+    }
+
+    /// Everything written was sent and the sending side shut down at `now`: linger.
+    mutating func startLingering(now: NIODeadline) {
+        phase = .lingering(until: now + limits.lingerTime, discarded: 0)
+    }
+
+    /// The channel closed.
+    mutating func closed() {
+        phase = .closed
+        queue.removeAll()
+    }
+
+    // MARK: Time
+
+    /// What is due at `now`, with `buffered` response bytes queued in the channel. Progress is the queue shrinking
+    /// (or empty); more queued by the server is not the client reading.
+    mutating func expiry(now: NIODeadline, buffered: Int) -> Expiry {
+        if buffered == 0 || buffered < lastBuffered { lastSendProgress = now }
+        lastBuffered = buffered
+        if buffered > 0 && now - lastSendProgress >= limits.sendTimeout {
+            return .reset
+        }
+        switch phase {
+        case .waiting(let deadline, let afterAnswer) where now >= deadline:
+            if buffered > 0 {
+                // Still sending an answer the client keeps reading: the send watch decides, not the idle deadline.
+                phase = .waiting(until: now + limits.idleTimeout, afterAnswer: afterAnswer)
+                return .none
+            }
+            return .close
+        case .reading(let deadline) where now >= deadline:
+            return buffered > 0 ? extendRequest(now: now) : .requestTimeout
+        case .receiving(_, _, let deadline?) where now >= deadline:
+            return buffered > 0 ? extendRequest(now: now) : .requestTimeout
+        case .lingering(let deadline, _) where now >= deadline:
+            return .close
+        default:
+            return .none
+        }
+    }
+
+    /// When the timer should next look: the phase's deadline, or a tick later for the send watch.
+    func nextCheck(now: NIODeadline) -> NIODeadline {
+        let tick = now + limits.tick
+        switch phase {
+        case .waiting(let deadline, _), .reading(let deadline), .receiving(_, _, let deadline?), .lingering(let deadline, _):
+            return min(deadline, tick)
+        default:
+            return tick
+        }
+    }
+
+    private mutating func extendRequest(now: NIODeadline) -> Expiry {
+        switch phase {
+        case .reading: phase = .reading(until: now + limits.idleTimeout)
+        case .receiving(let head, let bodyBytes, _): phase = .receiving(head, bodyBytes: bodyBytes, until: now + limits.idleTimeout)
+        default: break
+        }
+        return .none
     }
 }

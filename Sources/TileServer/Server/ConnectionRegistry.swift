@@ -10,19 +10,24 @@ final class ConnectionRegistry: Sendable {
         var perAddress: [String: Int] = [:]
     }
 
-    /// The most connections one address may hold (0: no cap).
+    /// The most connections one address may hold once ``capThreshold`` connections are open (0: no cap).
     let maxPerAddress: Int
+    /// Open connections (all addresses) from which the per-address cap applies: descriptors are running short.
+    let capThreshold: Int
     private let state = Mutex(State())
     private let refusedCount = Atomic<Int>(0)
     private let sendTimeoutCount = Atomic<Int>(0)
 
-    /// Creates an empty registry that admits at most `maxPerAddress` connections per client address (0: any number).
-    init(maxPerAddress: Int = 0) {
+    /// Creates an empty registry that admits at most `maxPerAddress` connections per client address (0: any number)
+    /// while `capThreshold` or more connections are open, and any number before.
+    init(maxPerAddress: Int = 0, capThreshold: Int = 0) {
         self.maxPerAddress = maxPerAddress
+        self.capThreshold = capThreshold
     }
 
-    /// Adds `channel` until it closes, unless its address already holds ``maxPerAddress`` connections: then it is
-    /// not added, counted as refused, and `false` returned (the caller closes it).
+    /// Adds `channel` until it closes, unless descriptors run short (``capThreshold`` connections open) and its
+    /// address already holds ``maxPerAddress`` connections: then it is not added, counted as refused, and `false`
+    /// returned (the caller closes it).
     ///
     /// - Complexity: O(1) amortised, under a lock shared by the event loops (taken once per connection, not per request).
     func admit(_ channel: any Channel) -> Bool {
@@ -30,7 +35,7 @@ final class ConnectionRegistry: Sendable {
         let address = channel.remoteAddress?.ipAddress ?? ""
         let admitted = state.withLock { state in
             let open = state.perAddress[address, default: 0]
-            if maxPerAddress > 0 && open >= maxPerAddress { return false }
+            if maxPerAddress > 0 && open >= maxPerAddress && state.channels.count >= capThreshold { return false }
             state.perAddress[address] = open + 1
             state.channels[id] = channel
             return true

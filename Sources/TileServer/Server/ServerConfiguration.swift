@@ -42,10 +42,15 @@ public struct ServerConfiguration: Sendable {
     /// The largest body a `GET`, `HEAD` or `OPTIONS` request may carry, in bytes (read and ignored); a larger one,
     /// declared or sent, is answered 413 and the connection closed.
     public var maxRequestBodyBytes: Int
-    /// The most connections one client address may hold open (0: no cap); connections beyond it are closed as
-    /// soon as they are accepted, so that one address cannot take every descriptor. Behind a reverse proxy every
-    /// connection comes from the proxy's address: keep the proxy's pool below it.
+    /// The most connections one client address may hold open while descriptors run short (0: no cap); beyond it,
+    /// new connections from that address are closed as soon as they are accepted, so that one address cannot take
+    /// every descriptor. The cap applies only once the open connections reach ``perAddressCapThreshold``: a crowd of
+    /// browsers behind one office or hospital NAT (6 connections each) is never refused while descriptors are
+    /// plentiful. Behind a reverse proxy every connection comes from the proxy's address: give 0.
     public var maxConnectionsPerAddress: Int
+    /// Open connections from which ``maxConnectionsPerAddress`` applies; `nil`: half the descriptors left for
+    /// connections (three eighths of the descriptor limit: the rest is for tile files and level folders).
+    public var perAddressCapThreshold: Int?
     /// The largest request head accepted (request line plus headers), in bytes; larger heads get 431 and the
     /// connection is closed.
     public var maxHeadBytes: Int
@@ -97,6 +102,7 @@ public struct ServerConfiguration: Sendable {
         self.sendTimeout = .seconds(10)
         self.maxRequestBodyBytes = 16 << 10
         self.maxConnectionsPerAddress = 256
+        self.perAddressCapThreshold = nil
         self.maxHeadBytes = 16 << 10
         self.maxPathBytes = 2048
         self.rescanInterval = .seconds(1)

@@ -54,7 +54,10 @@ struct ServerRuntime: Sendable {
             staticFiles: publicDirectory.map {
                 StaticFiles(root: $0, threadPool: threadPool, maxBytes: configuration.maxStaticFileBytes, cors: cors)
             },
-            metrics: Metrics(shardCount: loops.count), connections: ConnectionRegistry(maxPerAddress: configuration.maxConnectionsPerAddress),
+            metrics: Metrics(shardCount: loops.count),
+            connections: ConnectionRegistry(
+                maxPerAddress: configuration.maxConnectionsPerAddress,
+                capThreshold: configuration.perAddressCapThreshold ?? descriptorLimit * 3 / 8 / 2),
             blocks: ResponseBlocks(cors: cors))
     }
 
@@ -128,8 +131,9 @@ struct ServerRuntime: Sendable {
     ///
     /// When `accept` fails (out of descriptors, most often) the listening socket pauses for half a second instead of
     /// retrying at once (``AcceptBackoff``), and the failure is logged at most every 10 s; connections already open
-    /// keep being served. A connection from an address
-    /// that already holds ``ServerConfiguration/maxConnectionsPerAddress`` is closed as soon as it is accepted.
+    /// keep being served. While descriptors run short (``ServerConfiguration/perAddressCapThreshold``), a connection
+    /// from an address that already holds ``ServerConfiguration/maxConnectionsPerAddress`` is closed as soon as it is
+    /// accepted.
     func bootstrap() -> ServerBootstrap {
         let loops = self.loops
         let runtime = self
@@ -152,7 +156,7 @@ struct ServerRuntime: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     guard runtime.context.connections.admit(channel) else {
                         refusals.note(
-                            "Closing new connections from \(channel.remoteAddress?.ipAddress ?? "an unknown address"): it holds \(cap) already (--max-connections-per-address)"
+                            "Closing new connections from \(channel.remoteAddress?.ipAddress ?? "an unknown address"): it holds \(cap) already while connections use half the descriptors left for them (--max-connections-per-address)"
                         )
                         channel.close(promise: nil)
                         return
@@ -162,32 +166,20 @@ struct ServerRuntime: Sendable {
             }
     }
 
-    /// Adds one connection's handlers to `channel` (on its event loop, whose `resources` they use): timeouts →
+    /// Adds one connection's handlers to `channel` (on its event loop, whose `resources` they use): ``InboundGate`` →
     /// ``SimpleRequestDecoder`` → NIO's HTTP/1.1 decoder (size limits) → ``ConnectionHandler``. The bootstrap and
     /// the socket-free tests build connections with it.
     func addHandlers(to channel: any Channel, resources: LoopResources) throws {
         let configuration = self.configuration
-        let metrics = context.metrics
-        let connections = context.connections
-        let timeouts = ConnectionTimeoutHandler(
+        let limits = ConnectionLimits(
             headTimeout: TimeAmount(configuration.headTimeout), idleTimeout: TimeAmount(configuration.idleTimeout),
-            sendTimeout: TimeAmount(configuration.sendTimeout)
-        ) { timeout in
-            switch timeout {
-            case .request(answered: true):
-                metrics.record(route: .invalid, status: .requestTimeout, nanoseconds: 0, shard: resources.metricsShard)
-            case .send:
-                connections.countSendTimeout()
-            case .request(answered: false), .idle:
-                break
-            }
-        }
+            sendTimeout: TimeAmount(configuration.sendTimeout))
         let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: configuration.decoderLimits)
         let handler = ConnectionHandler(
             services: context, date: resources.date.value, openTiles: resources.openTiles.value, catalog: resources.catalog.value,
-            metricsShard: resources.metricsShard, timeouts: timeouts, accessLog: resources.accessLog.value)
+            metricsShard: resources.metricsShard, limits: limits, accessLog: resources.accessLog.value)
         let pipeline = channel.pipeline.syncOperations
-        try pipeline.addHandler(timeouts)
+        try pipeline.addHandler(InboundGate(connection: handler))
         try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, takes: Router.answersFromTarget))
         try pipeline.addHandler(ByteToMessageHandler(decoder))
         try pipeline.addHandler(handler)

@@ -109,7 +109,9 @@ struct Serve: ParsableCommand {
 
     @Option(
         name: .customLong("max-connections-per-address"),
-        help: "Connections one client address may hold open (0: no cap); more are closed at once. Behind a proxy, keep its pool below it.")
+        help:
+            "Connections one client address may hold open while descriptors run short (0: no cap); more are closed at once. Behind a proxy, give 0."
+    )
     var maxConnectionsPerAddress = ServerConfiguration(root: ".").maxConnectionsPerAddress
 
     @Flag(

@@ -121,13 +121,46 @@ final class RawHTTPConnection: @unchecked Sendable {
     /// Reads and discards until the server closes the connection; `true` if it did (EOF or reset) before the
     /// receive timeout.
     func waitForClose() -> Bool {
+        waitForEnd() != .timeout
+    }
+
+    /// How a connection ended for its client.
+    enum End: Equatable {
+        /// A graceful close: EOF after the bytes sent.
+        case closed
+        /// A reset: the bytes not read yet are gone.
+        case reset
+        /// Still open when the receive timeout passed (or another error).
+        case timeout
+    }
+
+    /// Reads and discards until the server ends the connection or the receive timeout passes; says how it ended.
+    func waitForEnd() -> End {
         while true {
             do {
-                guard try fill() else { return true }
+                guard try fill() else { return .closed }
+                buffer.removeAll(keepingCapacity: true)
             } catch {
-                return (error as? RawClientError)?.code == ECONNRESET
+                return (error as? RawClientError)?.code == ECONNRESET ? .reset : .timeout
             }
         }
+    }
+
+    /// Sockets on this machine in TCP state `FIN-WAIT-1` whose local port is `port` (from `/proc/net/tcp` and
+    /// `tcp6`): a server's orphaned sockets still holding unsent bytes after a graceful close.
+    static func finWait1Sockets(port: Int) -> Int {
+        let hexPort = String(port, radix: 16, uppercase: true)
+        let padded = String(repeating: "0", count: max(0, 4 - hexPort.count)) + hexPort
+        var count = 0
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 3 else { continue }
+                if fields[1].hasSuffix(":" + padded) && fields[3] == "04" { count += 1 }
+            }
+        }
+        return count
     }
 
     /// Reads more bytes; `false` at EOF.
