@@ -27,7 +27,7 @@ import Testing
             ])
         #expect(
             result == [
-                "serve", "--cache-mb=512", "--trust-proxy", "--cors-origin=https://a.example", "--cors-origin=https://b.example",
+                "serve", "--cache-mb=512", "--cors-origin=https://a.example", "--cors-origin=https://b.example", "--trust-proxy",
                 "--port=9000", "--host", "0.0.0.0", "--", "/data",
             ])
         // A value that starts with `-` stays the option's value (the command then says what is wrong with it).

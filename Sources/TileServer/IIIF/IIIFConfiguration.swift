@@ -27,13 +27,14 @@ public struct IIIFConfiguration: Sendable {
     /// The defaults: ids from the `Host` header, ``IIIFLimits/init(maxWidth:maxHeight:maxArea:)``'s limits, half the
     /// cores rendering (at least one) with 16 waiting, JPEG quality 90, 256 MiB for renders.
     public init() {
-        publicURL = nil
-        trustProxy = false
-        limits = IIIFLimits()
-        renderThreads = max(1, System.coreCount / 2)
-        renderQueueLimit = 16
+        publicURL = IIIFSettings.publicURL.defaultValue
+        trustProxy = IIIFSettings.trustProxy.defaultValue
+        limits = IIIFLimits(
+            maxWidth: IIIFSettings.maxWidth.defaultValue, maxHeight: IIIFSettings.maxHeight.defaultValue, maxArea: IIIFSettings.maxArea.defaultValue)
+        renderThreads = IIIFSettings.threads.defaultValue
+        renderQueueLimit = IIIFSettings.queue.defaultValue
         jpegQuality = 90
-        renderBudgetBytes = 256 << 20
+        renderBudgetBytes = IIIFSettings.renderMB.defaultValue << 20
     }
 
     /// The request headers the IIIF answers that hold an absolute URL (image information, the base URI's redirect,
@@ -62,21 +63,11 @@ public struct IIIFConfiguration: Sendable {
         return path.isEmpty || URLParts.pathPrefix(path) != nil
     }
 
-    /// Checks the settings.
+    /// Checks the settings that are not operators' (``IIIFSettings`` validates theirs, see
+    /// ``ServerConfiguration/problems()``).
     ///
     /// - Throws: ``ServerError`` naming the first bad setting.
     public func validate() throws(ServerError) {
-        if let publicURL, !Self.isPublicURL(publicURL) {
-            throw ServerError(
-                "the public URL must be http:// or https://, a host[:port] and an optional path, with no trailing slash, query or fragment (got \(publicURL))"
-            )
-        }
-        guard (1...65500).contains(limits.maxWidth), (1...65500).contains(limits.maxHeight) else {
-            throw ServerError("the IIIF maximum width and height must be 1…65500 pixels (JPEG's limit)")
-        }
-        guard (1...(1 << 31)).contains(limits.maxArea) else { throw ServerError("the IIIF maximum area must be 1…2^31 pixels") }
-        guard renderThreads >= 1, renderQueueLimit >= 0 else { throw ServerError("IIIF render threads must be ≥ 1 and the queue ≥ 0") }
         guard (1...100).contains(jpegQuality) else { throw ServerError("the IIIF JPEG quality must be 1–100") }
-        guard (0...(1 << 40)).contains(renderBudgetBytes) else { throw ServerError("the IIIF render budget must be 0…1 TiB") }
     }
 }

@@ -84,24 +84,26 @@ public struct ServerConfiguration: Sendable {
     public var corsOrigins: [String]
     /// Whether to write one access-log line per request (see ``AccessLog``).
     public var accessLog: AccessLogFormat?
+    /// The format of the server's log lines (and of the access log's, when written).
+    public var logFormat: AccessLogFormat
     /// Where the server logs (startup, catalog changes, errors — never one line per request).
     public var logger: Logger
 
     /// Creates a configuration serving `root`; every other setting has its default.
     public init(root: String) {
         self.root = root
-        self.host = "127.0.0.1"
-        self.port = 8080
-        self.cacheBytes = 256 << 20
+        self.host = ServerSettings.host.defaultValue
+        self.port = ServerSettings.port.defaultValue
+        self.cacheBytes = ServerSettings.cacheMB.defaultValue << 20
         self.publicDirectory = nil
-        self.eventLoopThreads = max(1, System.coreCount)
-        self.fileThreads = 2
-        self.openTileFilesPerLoop = 4096
-        self.headTimeout = .seconds(5)
-        self.idleTimeout = .seconds(30)
-        self.sendTimeout = .seconds(10)
+        self.eventLoopThreads = ServerSettings.threads.defaultValue
+        self.fileThreads = ServerSettings.fileThreads.defaultValue
+        self.openTileFilesPerLoop = ServerSettings.openFiles.defaultValue
+        self.headTimeout = .seconds(ServerSettings.headTimeout.defaultValue)
+        self.idleTimeout = .seconds(ServerSettings.idleTimeout.defaultValue)
+        self.sendTimeout = .seconds(ServerSettings.sendTimeout.defaultValue)
         self.maxRequestBodyBytes = 16 << 10
-        self.maxConnectionsPerAddress = 256
+        self.maxConnectionsPerAddress = ServerSettings.maxConnectionsPerAddress.defaultValue
         self.perAddressCapThreshold = nil
         self.maxHeadBytes = 16 << 10
         self.maxPathBytes = 2048
@@ -109,13 +111,14 @@ public struct ServerConfiguration: Sendable {
         self.maxScanDepth = 8
         self.fullRescanInterval = .seconds(60)
         self.levelDirectoryLimit = nil
-        self.shutdownGracePeriod = .seconds(10)
-        self.listenBacklog = 4096
+        self.shutdownGracePeriod = .seconds(ServerSettings.shutdownGrace.defaultValue)
+        self.listenBacklog = ServerSettings.backlog.defaultValue
         self.maxPrefetchTiles = 256
         self.maxStaticFileBytes = 64 << 20
         self.iiif = IIIFConfiguration()
         self.corsOrigins = ["*"]
         self.accessLog = nil
+        self.logFormat = .text
         self.logger = Logger(label: "tiler.server")
     }
 }
@@ -133,6 +136,12 @@ extension ServerConfiguration {
 }
 
 extension ServerConfiguration {
+    /// What is wrong with this configuration's settings (``ServerSettings/all``), one line each naming its setting
+    /// (`port must be 0…65535 (got -1)`); empty when nothing is.
+    public func problems() -> [String] {
+        ServerSettings.all.compactMap { $0.problem(self) }
+    }
+
     /// Why `origin` cannot be a ``corsOrigins`` entry (one line), or `nil` when it can: `*`, or
     /// `scheme://host[:port]` as browsers send it in `Origin`.
     public static func corsOriginProblem(_ origin: String) -> String? {

@@ -97,34 +97,22 @@ struct ServerRuntime: Sendable {
         }
     }
 
+    /// Checks `configuration`: its operators' settings (``ServerConfiguration/problems()``, each error naming its
+    /// setting) and the library-only ones.
     private static func validate(_ configuration: ServerConfiguration) throws(ServerError) {
-        guard (0...65535).contains(configuration.port) else { throw ServerError("port must be 0…65535 (got \(configuration.port))") }
+        if let problem = configuration.problems().first { throw ServerError(problem) }
         guard configuration.cacheBytes >= 0 else { throw ServerError("the cache budget must be ≥ 0 bytes") }
-        guard configuration.eventLoopThreads >= 1, configuration.fileThreads >= 1 else { throw ServerError("thread counts must be ≥ 1") }
-        guard configuration.listenBacklog >= 1 else { throw ServerError("the listen backlog must be ≥ 1") }
         guard configuration.maxPrefetchTiles >= 0 else { throw ServerError("maxPrefetchTiles must be ≥ 0") }
-        guard configuration.openTileFilesPerLoop >= 0 else { throw ServerError("openTileFilesPerLoop must be ≥ 0") }
         guard (configuration.levelDirectoryLimit ?? 0) >= 0 else { throw ServerError("levelDirectoryLimit must be ≥ 0") }
         guard configuration.fullRescanInterval >= configuration.rescanInterval else {
             throw ServerError("fullRescanInterval must be ≥ rescanInterval")
         }
-        let durations = [
-            configuration.headTimeout, configuration.idleTimeout, configuration.sendTimeout, configuration.rescanInterval,
-            configuration.shutdownGracePeriod,
-        ]
-        guard durations.allSatisfy({ $0 > .zero }) else { throw ServerError("timeouts and intervals must be > 0") }
-        guard configuration.maxConnectionsPerAddress >= 0 else { throw ServerError("the connection cap per address must be ≥ 0") }
+        guard configuration.rescanInterval > .zero else { throw ServerError("rescanInterval must be > 0") }
         guard configuration.maxRequestBodyBytes >= 0 else { throw ServerError("the request body limit must be ≥ 0 bytes") }
         guard configuration.maxHeadBytes >= 256, configuration.maxPathBytes >= 16 else {
             throw ServerError("maxHeadBytes must be ≥ 256 and maxPathBytes ≥ 16")
         }
         try configuration.iiif.validate()
-        if let problem = configuration.corsOrigins.lazy.compactMap(CORSPolicy.problem(with:)).first {
-            throw ServerError("--cors-origin: \(problem)")
-        }
-        if configuration.corsOrigins.count > 1 && configuration.corsOrigins.contains("*") {
-            throw ServerError("--cors-origin: * allows every origin; give it alone or list origins without it")
-        }
     }
 
     /// The bootstrap that gives each connection the handlers of ``addHandlers(to:resources:)``.

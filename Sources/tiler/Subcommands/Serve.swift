@@ -18,154 +18,143 @@ struct Serve: ParsableCommand {
             """
     )
 
+    // Every option is a setting declared once in TileServer's ServerSettings and IIIFSettings (name, help, default,
+    // values taken): this command, its TILER_* variables and the library's validation all derive from those.
+    private typealias S = ServerSettings
+    private typealias I = IIIFSettings
+
     @Argument(help: "The folder whose *.dzi pyramids are served (searched recursively).")
     var root: String = "."
 
-    @Option(help: "The address to listen on (0.0.0.0 for every interface).")
-    var host: String = "127.0.0.1"
+    @Option(name: .customLong(S.host.name), help: ArgumentHelp(S.host.help))
+    var host = S.host.defaultValue
 
-    @Option(help: "The TCP port; 0 picks a free one.")
-    var port: Int = 8080
+    @Option(name: .customLong(S.port.name), help: ArgumentHelp(S.port.help))
+    var port = S.port.defaultValue
 
-    @Option(name: .customLong("cache-mb"), help: "The tile cache budget, in MiB.")
-    var cacheMB: Int = 256
+    @Option(name: .customLong(S.cacheMB.name), help: ArgumentHelp(S.cacheMB.help))
+    var cacheMB = S.cacheMB.defaultValue
 
-    @Option(name: .customLong("public"), help: "The viewer folder (default: Public/ beside the executable, else in the working directory).")
+    @Option(name: .customLong(S.publicFolder.name), help: ArgumentHelp(S.publicFolder.help))
     var publicDirectory: String?
 
-    @Option(help: "Event loop threads answering requests (default: one per core).")
-    var threads = ServerConfiguration(root: ".").eventLoopThreads
+    @Option(name: .customLong(S.threads.name), help: ArgumentHelp(S.threads.help))
+    var threads = S.threads.defaultValue
 
-    @Option(name: .customLong("file-threads"), help: "Threads reading tiles that are not in memory from the disk.")
-    var fileThreads = ServerConfiguration(root: ".").fileThreads
+    @Option(name: .customLong(S.fileThreads.name), help: ArgumentHelp(S.fileThreads.help))
+    var fileThreads = S.fileThreads.defaultValue
 
-    @Option(
-        name: .customLong("open-files"),
-        help: "Tile files each event loop keeps open to send misses straight from the page cache (0: none; capped by the descriptor limit).")
-    var openFiles = ServerConfiguration(root: ".").openTileFilesPerLoop
+    @Option(name: .customLong(S.openFiles.name), help: ArgumentHelp(S.openFiles.help))
+    var openFiles = S.openFiles.defaultValue
 
     /// An image to name in the startup line as the one to open (the demo sets it).
     var openHint: String?
 
-    @Option(
-        help: "The base URL clients reach this server at (e.g. https://images.example.org), for IIIF ids (default: http://HOST from each request).")
+    @Option(name: .customLong(I.publicURL.name), help: ArgumentHelp(I.publicURL.help))
     var publicURL: String?
 
-    @Flag(
-        name: .customLong("trust-proxy"),
-        help: "Build IIIF ids from the reverse proxy's Forwarded / X-Forwarded-Proto, -Host, -Prefix headers (only behind a proxy that sets them).")
-    var trustProxy = false
+    @Flag(name: .customLong(I.trustProxy.name), help: ArgumentHelp(I.trustProxy.help))
+    var trustProxy = I.trustProxy.defaultValue
 
-    @Option(name: .customLong("iiif-max-width"), help: "The widest IIIF output image, in pixels (1–65500).")
-    var iiifMaxWidth = IIIFLimits().maxWidth
+    @Option(name: .customLong(I.maxWidth.name), help: ArgumentHelp(I.maxWidth.help))
+    var iiifMaxWidth = I.maxWidth.defaultValue
 
-    @Option(name: .customLong("iiif-max-height"), help: "The tallest IIIF output image, in pixels (1–65500).")
-    var iiifMaxHeight = IIIFLimits().maxHeight
+    @Option(name: .customLong(I.maxHeight.name), help: ArgumentHelp(I.maxHeight.help))
+    var iiifMaxHeight = I.maxHeight.defaultValue
 
-    @Option(name: .customLong("iiif-max-area"), help: "The most pixels in one IIIF output image.")
-    var iiifMaxArea = IIIFLimits().maxArea
+    @Option(name: .customLong(I.maxArea.name), help: ArgumentHelp(I.maxArea.help))
+    var iiifMaxArea = I.maxArea.defaultValue
 
-    @Option(name: .customLong("iiif-threads"), help: "Threads rendering IIIF images that are not stored tiles (half the cores by default).")
-    var iiifThreads = IIIFConfiguration().renderThreads
+    @Option(name: .customLong(I.threads.name), help: ArgumentHelp(I.threads.help))
+    var iiifThreads = I.threads.defaultValue
 
-    @Option(name: .customLong("iiif-queue"), help: "IIIF renders that may wait for a thread; beyond that, 503 with Retry-After.")
-    var iiifQueue = IIIFConfiguration().renderQueueLimit
+    @Option(name: .customLong(I.queue.name), help: ArgumentHelp(I.queue.help))
+    var iiifQueue = I.queue.defaultValue
 
-    @Option(
-        name: .customLong("iiif-render-mb"),
-        help: "MiB that IIIF renders and their unsent bodies may hold; beyond it, 503 with Retry-After (0: one render at a time).")
-    var iiifRenderMB = IIIFConfiguration().renderBudgetBytes >> 20
+    @Option(name: .customLong(I.renderMB.name), help: ArgumentHelp(I.renderMB.help))
+    var iiifRenderMB = I.renderMB.defaultValue
 
-    @Option(
-        name: .customLong("cors-origin"),
-        help: "An origin whose pages' scripts may read the answers, e.g. https://viewer.example.org (repeatable; default *: any origin).")
-    var corsOrigins: [String] = []
+    @Option(name: .customLong(S.corsOrigin.name), help: ArgumentHelp(S.corsOrigin.help))
+    var corsOrigins = S.corsOrigin.defaultValue
 
-    @Option(name: .customLong("log-level"), help: "The least severe messages logged: trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "info"
+    @Option(name: .customLong(S.logLevel.name), help: ArgumentHelp(S.logLevel.help))
+    var logLevel = S.logLevel.defaultValue
 
-    @Option(name: .customLong("log-format"), help: "text or json: the log's lines on stderr and the access log's on stdout.")
-    var logFormat = "text"
+    @Option(name: .customLong(S.logFormat.name), help: ArgumentHelp(S.logFormat.help))
+    var logFormat = S.logFormat.defaultValue
 
-    @Option(help: "Connections the kernel queues before they are accepted (capped by net.core.somaxconn).")
-    var backlog = ServerConfiguration(root: ".").listenBacklog
+    @Option(name: .customLong(S.backlog.name), help: ArgumentHelp(S.backlog.help))
+    var backlog = S.backlog.defaultValue
 
-    @Option(
-        name: .customLong("shutdown-grace"), help: "Seconds requests in flight may take after SIGTERM or SIGINT before their connections are closed.")
-    var shutdownGrace = 10.0
+    @Option(name: .customLong(S.shutdownGrace.name), help: ArgumentHelp(S.shutdownGrace.help))
+    var shutdownGrace = S.shutdownGrace.defaultValue
 
-    @Option(
-        name: .customLong("head-timeout"),
-        help: "Seconds a client has to send a whole request (head and any body) from its first byte; then 408 and close.")
-    var headTimeout = 5.0
+    @Option(name: .customLong(S.headTimeout.name), help: ArgumentHelp(S.headTimeout.help))
+    var headTimeout = S.headTimeout.defaultValue
 
-    @Option(name: .customLong("idle-timeout"), help: "Seconds a kept-alive connection may idle between requests.")
-    var idleTimeout = 30.0
+    @Option(name: .customLong(S.idleTimeout.name), help: ArgumentHelp(S.idleTimeout.help))
+    var idleTimeout = S.idleTimeout.defaultValue
 
-    @Option(
-        name: .customLong("send-timeout"),
-        help: "Seconds a client may take none of the response bytes queued for it before its connection is closed.")
-    var sendTimeout = 10.0
+    @Option(name: .customLong(S.sendTimeout.name), help: ArgumentHelp(S.sendTimeout.help))
+    var sendTimeout = S.sendTimeout.defaultValue
 
-    @Option(
-        name: .customLong("max-connections-per-address"),
-        help:
-            "Connections one client address may hold open while descriptors run short (0: no cap); more are closed at once. Behind a proxy, give 0."
-    )
-    var maxConnectionsPerAddress = ServerConfiguration(root: ".").maxConnectionsPerAddress
+    @Option(name: .customLong(S.maxConnectionsPerAddress.name), help: ArgumentHelp(S.maxConnectionsPerAddress.help))
+    var maxConnectionsPerAddress = S.maxConnectionsPerAddress.defaultValue
 
-    @Flag(
-        name: .customLong("access-log"),
-        help: "Write one line per request to stdout: time, client, method, target, status, bytes, duration (µs), cache hit or miss.")
-    var accessLog = false
+    @Flag(name: .customLong(S.accessLog.name), help: ArgumentHelp(S.accessLog.help))
+    var accessLog = S.accessLog.defaultValue
 
-    /// The options `TILER_*` environment variables can set (see ``EnvironmentDefaults``).
-    static let environmentOptions: [EnvironmentDefaults.Option] = [
-        .init(name: "root", kind: .positional), .init(name: "host", kind: .value), .init(name: "port", kind: .value),
-        .init(name: "cache-mb", kind: .value), .init(name: "public", kind: .value), .init(name: "threads", kind: .value),
-        .init(name: "file-threads", kind: .value), .init(name: "open-files", kind: .value), .init(name: "public-url", kind: .value),
-        .init(name: "trust-proxy", kind: .flag), .init(name: "iiif-max-width", kind: .value), .init(name: "iiif-max-height", kind: .value),
-        .init(name: "iiif-max-area", kind: .value), .init(name: "iiif-threads", kind: .value), .init(name: "iiif-queue", kind: .value),
-        .init(name: "iiif-render-mb", kind: .value),
-        .init(name: "cors-origin", kind: .repeatable), .init(name: "log-level", kind: .value), .init(name: "log-format", kind: .value),
-        .init(name: "access-log", kind: .flag), .init(name: "backlog", kind: .value), .init(name: "shutdown-grace", kind: .value),
-        .init(name: "head-timeout", kind: .value), .init(name: "idle-timeout", kind: .value), .init(name: "send-timeout", kind: .value),
-        .init(name: "max-connections-per-address", kind: .value),
-    ]
-
-    func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")) (got \(logLevel))")
-        }
-        guard (1...(1 << 20)).contains(backlog) else { throw ValidationError("--backlog must be 1…1048576 (got \(backlog))") }
-        guard shutdownGrace > 0, shutdownGrace <= 3600 else {
-            throw ValidationError("--shutdown-grace must be more than 0 and at most 3600 seconds (got \(shutdownGrace))")
-        }
-        for (name, seconds) in [("head-timeout", headTimeout), ("idle-timeout", idleTimeout), ("send-timeout", sendTimeout)] {
-            guard seconds > 0, seconds <= 3600 else {
-                throw ValidationError("--\(name) must be more than 0 and at most 3600 seconds (got \(seconds))")
+    /// The options `TILER_*` environment variables can set (see ``EnvironmentDefaults``): every setting, and ROOT.
+    static let environmentOptions: [EnvironmentDefaults.Option] =
+        [.init(name: "root", kind: .positional)]
+        + ServerSettings.all.map { setting in
+            switch setting.kind {
+            case .value: .init(name: setting.name, kind: .value)
+            case .repeatable: .init(name: setting.name, kind: .repeatable)
+            case .flag: .init(name: setting.name, kind: .flag)
             }
         }
-        guard (0...(1 << 20)).contains(maxConnectionsPerAddress) else {
-            throw ValidationError("--max-connections-per-address must be 0…1048576 (got \(maxConnectionsPerAddress))")
+
+    /// The server's configuration from these options, each applied through its setting.
+    func configuration() -> ServerConfiguration {
+        var configuration = ServerConfiguration(root: root)
+        S.host.apply(host, to: &configuration)
+        S.port.apply(port, to: &configuration)
+        S.cacheMB.apply(cacheMB, to: &configuration)
+        S.publicFolder.apply(publicDirectory, to: &configuration)
+        S.threads.apply(threads, to: &configuration)
+        S.fileThreads.apply(fileThreads, to: &configuration)
+        S.openFiles.apply(openFiles, to: &configuration)
+        S.corsOrigin.apply(corsOrigins, to: &configuration)
+        S.logLevel.apply(logLevel, to: &configuration)
+        S.logFormat.apply(logFormat, to: &configuration)
+        S.accessLog.apply(accessLog, to: &configuration)
+        S.backlog.apply(backlog, to: &configuration)
+        S.shutdownGrace.apply(shutdownGrace, to: &configuration)
+        S.headTimeout.apply(headTimeout, to: &configuration)
+        S.idleTimeout.apply(idleTimeout, to: &configuration)
+        S.sendTimeout.apply(sendTimeout, to: &configuration)
+        S.maxConnectionsPerAddress.apply(maxConnectionsPerAddress, to: &configuration)
+        I.publicURL.apply(publicURL, to: &configuration)
+        I.trustProxy.apply(trustProxy, to: &configuration)
+        I.maxWidth.apply(iiifMaxWidth, to: &configuration)
+        I.maxHeight.apply(iiifMaxHeight, to: &configuration)
+        I.maxArea.apply(iiifMaxArea, to: &configuration)
+        I.threads.apply(iiifThreads, to: &configuration)
+        I.queue.apply(iiifQueue, to: &configuration)
+        I.renderMB.apply(iiifRenderMB, to: &configuration)
+        return configuration
+    }
+
+    /// Checks every setting (the library's checks, each naming its setting, written here as its option) and the
+    /// folders.
+    func validate() throws {
+        // Before applying: a value the configuration cannot hold (an unknown log level) must not be mapped away.
+        for problem in [S.logLevel.problem(with: logLevel), S.logFormat.problem(with: logFormat)].compactMap({ $0 }) {
+            throw ValidationError("--" + problem)
         }
-        guard AccessLogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json (got \(logFormat))") }
-        for origin in corsOrigins {
-            if let problem = ServerConfiguration.corsOriginProblem(origin) { throw ValidationError("--cors-origin: \(problem)") }
-        }
-        if corsOrigins.count > 1 && corsOrigins.contains("*") {
-            throw ValidationError("--cors-origin: * allows every origin; give it alone or list origins without it")
-        }
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535 (got \(port))") }
-        guard (0...(1 << 20)).contains(cacheMB) else { throw ValidationError("--cache-mb must be 0…1048576 (got \(cacheMB))") }
-        guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1…256 (got \(threads))") }
-        guard (1...256).contains(fileThreads) else { throw ValidationError("--file-threads must be 1…256 (got \(fileThreads))") }
-        guard (0...(1 << 20)).contains(openFiles) else { throw ValidationError("--open-files must be 0…1048576 (got \(openFiles))") }
-        guard (0...(1 << 20)).contains(iiifRenderMB) else { throw ValidationError("--iiif-render-mb must be 0…1048576 (got \(iiifRenderMB))") }
-        do {
-            try iiifConfiguration().validate()
-        } catch {
-            throw ValidationError("\(error)")
+        if let problem = configuration().problems().first {
+            throw ValidationError("--" + problem)
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -179,27 +168,11 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        let format = AccessLogFormat(rawValue: logFormat) ?? .text
+        var configuration = configuration()
+        let level = configuration.logger.logLevel
+        let format = configuration.logFormat
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level, format: format) }
-        var configuration = ServerConfiguration(root: root)
         configuration.logger = Logger(label: "tiler.server")
-        configuration.corsOrigins = corsOrigins.isEmpty ? ["*"] : corsOrigins
-        configuration.accessLog = accessLog ? format : nil
-        configuration.listenBacklog = backlog
-        configuration.shutdownGracePeriod = Self.duration(shutdownGrace)
-        configuration.headTimeout = Self.duration(headTimeout)
-        configuration.idleTimeout = Self.duration(idleTimeout)
-        configuration.sendTimeout = Self.duration(sendTimeout)
-        configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
-        configuration.host = host
-        configuration.port = port
-        configuration.cacheBytes = cacheMB << 20
-        configuration.publicDirectory = publicDirectory
-        configuration.eventLoopThreads = threads
-        configuration.fileThreads = fileThreads
-        configuration.openTileFilesPerLoop = openFiles
-        configuration.iiif = iiifConfiguration()
         let settings = configuration
         let server: Server
         do {
@@ -235,11 +208,6 @@ struct Serve: ParsableCommand {
         BlockingBridge.run { await server.waitUntilStopped() }
     }
 
-    /// `seconds` (validated: 0 < seconds ≤ 3600) as a duration, to the millisecond.
-    private static func duration(_ seconds: Double) -> Duration {
-        .milliseconds(Int64((seconds * 1000).rounded()))
-    }
-
     /// One line for a server that could not start; a busy port says so plainly instead of NIO's bind() text.
     static func startFailure(_ error: any Error, host: String, port: Int) -> String {
         let text = String(describing: error)
@@ -250,16 +218,5 @@ struct Serve: ParsableCommand {
             return "cannot listen on \(host):\(port): permission denied (ports below 1024 need privileges)"
         }
         return text
-    }
-
-    private func iiifConfiguration() -> IIIFConfiguration {
-        var iiif = IIIFConfiguration()
-        iiif.publicURL = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-        iiif.trustProxy = trustProxy
-        iiif.limits = IIIFLimits(maxWidth: iiifMaxWidth, maxHeight: iiifMaxHeight, maxArea: iiifMaxArea)
-        iiif.renderThreads = iiifThreads
-        iiif.renderQueueLimit = iiifQueue
-        iiif.renderBudgetBytes = iiifRenderMB << 20
-        return iiif
     }
 }

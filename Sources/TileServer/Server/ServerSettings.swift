@@ -1,0 +1,101 @@
+import Logging
+import NIOCore
+
+/// Every setting an operator gives the server, each declared once: name, help, default, the values taken, and where
+/// it goes in a ``ServerConfiguration`` (units converted: MiB to bytes, seconds to durations). `tiler serve`'s options
+/// and `TILER_*` variables are these; ``ServerConfiguration``'s defaults are their defaults; the library validates a
+/// configuration against them (``ServerConfiguration/problems()``), naming the setting.
+public enum ServerSettings {
+    public static let host = ServerSetting<String>(
+        "host", "The address to listen on (0.0.0.0 for every interface).", default: "127.0.0.1", accepts: "an address",
+        valid: { !$0.isEmpty }, read: { $0.host }, write: { $0.host = $1 })
+    public static let port = ServerSetting<Int>(
+        "port", "The TCP port; 0 picks a free one.", default: 8080, accepts: "0…65535", valid: { (0...65535).contains($0) },
+        read: { $0.port }, write: { $0.port = $1 })
+    public static let cacheMB = ServerSetting<Int>(
+        "cache-mb", "The tile cache budget, in MiB.", default: 256, accepts: "0…1048576", valid: { (0...(1 << 20)).contains($0) },
+        read: { $0.cacheBytes >> 20 }, write: { $0.cacheBytes = $1 << 20 })
+    public static let threads = ServerSetting<Int>(
+        "threads", "Event loop threads answering requests (default: one per core).", default: max(1, System.coreCount), accepts: "1…256",
+        valid: { (1...256).contains($0) }, read: { $0.eventLoopThreads }, write: { $0.eventLoopThreads = $1 })
+    public static let fileThreads = ServerSetting<Int>(
+        "file-threads", "Threads reading tiles that are not in memory from the disk.", default: 2, accepts: "1…256",
+        valid: { (1...256).contains($0) }, read: { $0.fileThreads }, write: { $0.fileThreads = $1 })
+    public static let openFiles = ServerSetting<Int>(
+        "open-files", "Tile files each event loop keeps open to send misses straight from the page cache (0: none; capped by the descriptor limit).",
+        default: 4096, accepts: "0…1048576", valid: { (0...(1 << 20)).contains($0) }, read: { $0.openTileFilesPerLoop },
+        write: { $0.openTileFilesPerLoop = $1 })
+    public static let backlog = ServerSetting<Int>(
+        "backlog", "Connections the kernel queues before they are accepted (capped by net.core.somaxconn).", default: 4096,
+        accepts: "1…1048576", valid: { (1...(1 << 20)).contains($0) }, read: { $0.listenBacklog }, write: { $0.listenBacklog = $1 })
+    public static let shutdownGrace = seconds(
+        "shutdown-grace", "Seconds requests in flight may take after SIGTERM or SIGINT before their connections are closed.", default: 10,
+        read: { $0.shutdownGracePeriod }, write: { $0.shutdownGracePeriod = $1 })
+    public static let headTimeout = seconds(
+        "head-timeout", "Seconds a client has to send a whole request (head and any body) from its first byte; then 408 and close.",
+        default: 5, read: { $0.headTimeout }, write: { $0.headTimeout = $1 })
+    public static let idleTimeout = seconds(
+        "idle-timeout", "Seconds a kept-alive connection may idle between requests.", default: 30, read: { $0.idleTimeout },
+        write: { $0.idleTimeout = $1 })
+    public static let sendTimeout = seconds(
+        "send-timeout", "Seconds a client may take none of the response bytes queued for it before its connection is reset.", default: 10,
+        read: { $0.sendTimeout }, write: { $0.sendTimeout = $1 })
+    public static let maxConnectionsPerAddress = ServerSetting<Int>(
+        "max-connections-per-address",
+        "Connections one client address may hold open while descriptors run short (0: no cap); more are closed at once. Behind a proxy, give 0.",
+        default: 256, accepts: "0…1048576", valid: { (0...(1 << 20)).contains($0) }, read: { $0.maxConnectionsPerAddress },
+        write: { $0.maxConnectionsPerAddress = $1 })
+    public static let corsOrigin = ServerSetting<[String]>(
+        "cors-origin",
+        "An origin whose pages' scripts may read the answers, e.g. https://viewer.example.org (repeatable; default *: any origin).",
+        default: [], kind: .repeatable, accepts: "* alone, or origins written scheme://host[:port]",
+        valid: { origins in
+            origins.allSatisfy { CORSPolicy.problem(with: $0) == nil } && !(origins.count > 1 && origins.contains("*"))
+        }, read: { $0.corsOrigins == ["*"] ? [] : $0.corsOrigins }, write: { $0.corsOrigins = $1.isEmpty ? ["*"] : $1 })
+    public static let logLevel = ServerSetting<String>(
+        "log-level", "The least severe messages logged: trace, debug, info, notice, warning, error or critical.", default: "info",
+        accepts: "one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))", valid: { Logger.Level(rawValue: $0) != nil },
+        read: { $0.logger.logLevel.rawValue }, write: { $0.logger.logLevel = Logger.Level(rawValue: $1) ?? .info })
+    public static let logFormat = ServerSetting<String>(
+        "log-format", "text or json: the log's lines on stderr and the access log's on stdout.", default: "text", accepts: "text or json",
+        valid: { AccessLogFormat(rawValue: $0) != nil }, read: { $0.logFormat.rawValue },
+        write: { configuration, value in
+            configuration.logFormat = AccessLogFormat(rawValue: value) ?? .text
+            if configuration.accessLog != nil { configuration.accessLog = configuration.logFormat }
+        })
+    public static let accessLog = ServerSetting<Bool>(
+        "access-log", "Write one line per request to stdout: time, client, method, target, status, bytes, duration (µs), cache hit or miss.",
+        default: false, kind: .flag, read: { $0.accessLog != nil }, write: { $0.accessLog = $1 ? $0.logFormat : nil })
+
+    /// `seconds` settings: more than 0 and at most an hour, kept to the millisecond.
+    private static func seconds(
+        _ name: String, _ help: String, default defaultValue: Double, read: @escaping @Sendable (ServerConfiguration) -> Duration,
+        write: @escaping @Sendable (inout ServerConfiguration, Duration) -> Void
+    ) -> ServerSetting<Double> {
+        ServerSetting<Double>(
+            name, help, default: defaultValue, accepts: "more than 0 and at most 3600 seconds", valid: { $0 > 0 && $0 <= 3600 },
+            read: { configuration in
+                let (seconds, attoseconds) = read(configuration).components
+                return Double(seconds) + Double(attoseconds) / 1e18
+            }, write: { configuration, value in write(&configuration, .milliseconds(Int64((value * 1000).rounded()))) })
+    }
+}
+
+extension ServerSettings {
+    /// The settings of the server itself, in `--help` order (the IIIF service's are in ``IIIFSettings``).
+    static let server: [AnyServerSetting] = [
+        host.erased, port.erased, cacheMB.erased, threads.erased, fileThreads.erased, openFiles.erased, corsOrigin.erased,
+        logLevel.erased, logFormat.erased, accessLog.erased, backlog.erased, shutdownGrace.erased, headTimeout.erased, idleTimeout.erased,
+        sendTimeout.erased, maxConnectionsPerAddress.erased,
+    ]
+
+    /// Every setting: the server's, the viewer folder, and the IIIF service's.
+    public static let all: [AnyServerSetting] = server + [publicFolder.erased] + IIIFSettings.all
+}
+
+extension ServerSettings {
+    /// The viewer's folder.
+    public static let publicFolder = ServerSetting<String?>(
+        "public", "The viewer folder (default: Public/ beside the executable, else in the working directory).", default: nil,
+        read: { $0.publicDirectory }, write: { $0.publicDirectory = $1 })
+}
