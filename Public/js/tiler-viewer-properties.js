@@ -1,6 +1,6 @@
-// `<tiler-viewer>`'s UIScrollView surface: the properties (mirrored by attributes where a page author wants them in
-// HTML) and the methods, over the element's ScrollView and ScrollController. Settings made before the image has
-// loaded are kept and applied once it has.
+// `<tiler-viewer>`'s UIScrollView properties (mirrored by attributes where a page author wants them in HTML), over
+// the element's ScrollView, ScrollController and indicators; the methods are in tiler-viewer-methods.js. Settings
+// made before the image has loaded are kept and applied once it has.
 
 import { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE } from './zoom-math.js';
 
@@ -194,59 +194,6 @@ export class ViewerProperties extends HTMLElement {
   get isZoomBouncing() {
     return this.controller?.zoomBouncing ?? false;
   }
-
-  // UIScrollView's methods.
-
-  /** Moves the content offset to `p` (points), not clamped, as UIKit; animated ends in `didEndScrollingAnimation`. */
-  setContentOffset(p, animated = false) {
-    if (!this.scrollView) return;
-    this.controller.moveTo({ zoomScale: this.scrollView.zoomScale, x: Number(p.x), y: Number(p.y) }, animated, performance.now());
-  }
-
-  /** Zooms to `scale` (clamped to the limits) around the centre of the area inside the insets. */
-  setZoomScale(scale, animated = false) {
-    const sv = this.scrollView;
-    if (!sv) return;
-    this.controller.moveTo(sv.restingView({ ...sv.view, zoomScale: positive(scale, 'zoomScale') }), animated, performance.now());
-  }
-
-  /** UIKit's `zoom(to:animated:)`: shows `rect` (image pixels) as large as the limits allow, centred. */
-  zoomToRect(rect, animated = false) {
-    const sv = this.scrollView;
-    if (!sv) return;
-    const view = sv.zoomToRectView({ minX: rect.x, minY: rect.y, maxX: rect.x + rect.width, maxY: rect.y + rect.height });
-    this.controller.moveTo(view, animated, performance.now());
-  }
-
-  /**
-   * Scrolls the least distance that shows `rect` (zoomed-content points, the coordinates of `contentOffset`) inside
-   * the insets; nothing if it is visible already. A rect larger than the area shows its top-left part.
-   */
-  scrollRectToVisible(rect, animated = false) {
-    const sv = this.scrollView;
-    if (!sv) return;
-    const i = sv.contentInset;
-    const inner = sv.innerSize;
-    const axis = (offset, start, length, low, size) => {
-      if (start < offset + low || length > size) return start - low;
-      if (start + length > offset + low + size) return start + length - low - size;
-      return offset;
-    };
-    const target = sv.restingOffset({ x: axis(sv.x, rect.x, rect.width, i.left, inner.width), y: axis(sv.y, rect.y, rect.height, i.top, inner.height) });
-    if (target.x === sv.x && target.y === sv.y) return;
-    this.controller.moveTo({ zoomScale: sv.zoomScale, ...target }, animated, performance.now());
-  }
-
-  /** Shows the scroll indicators briefly. */
-  flashScrollIndicators() {
-    this.indicators.poke(performance.now() + 500);
-    this.invalidate?.();
-  }
-
-  /** Not UIKit: sets zoom and offset at once, clamped to where the view may rest (deep links). */
-  setView(view) {
-    this.controller?.setView(view);
-  }
 }
 
 // The boolean properties (`bounces`, `alwaysBounceVertical`, …), each a setting pushed into the scroll view.
@@ -261,7 +208,8 @@ for (const name of Object.keys(FLAGS)) {
   });
 }
 
-function positive(value, name) {
+/** `value` as a finite number > 0, else a RangeError naming `name`. */
+export function positive(value, name) {
   const n = Number(value);
   if (!(Number.isFinite(n) && n > 0)) throw new RangeError(`${name} must be a finite number > 0 (got ${value})`);
   return n;

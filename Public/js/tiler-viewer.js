@@ -15,7 +15,7 @@ import { Navigator } from './navigator.js';
 import { ScrollIndicators } from './scroll-indicators.js';
 import { ViewportReporter, orderedLike, viewKey } from './viewport-reporter.js';
 import { loadTileSource } from './tile-source.js';
-import { ViewerProperties } from './tiler-viewer-properties.js';
+import { ViewerMethods } from './tiler-viewer-methods.js';
 import { STYLE } from './tiler-viewer-style.js';
 
 /** UIKit's delegate method for each event name. */
@@ -29,9 +29,9 @@ const DELEGATE = {
 /**
  * The element. Properties and methods follow UIScrollView (see the README's reference); points are CSS pixels.
  */
-export class TilerViewer extends ViewerProperties {
+export class TilerViewer extends ViewerMethods {
   static get observedAttributes() {
-    return ViewerProperties.observedAttributes;
+    return ViewerMethods.observedAttributes;
   }
 
   constructor() {

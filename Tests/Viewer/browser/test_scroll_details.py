@@ -1,0 +1,17 @@
+"""`<tiler-viewer>`'s smaller UIScrollView details (issue 29, item 10): an empty rect to `scrollRectToVisible` does
+nothing."""
+
+from embed_case import EmbedTestCase
+
+
+class ScrollDetailTests(EmbedTestCase):
+    def test_scroll_rect_to_visible_with_an_empty_rect_does_nothing(self):
+        self.open_embed()
+        b = self.browser
+        b.js("document.getElementById('left').setView({zoomScale: 1, x: 1000, y: 800})")
+        self.events("left")
+        for rect in ("{x: 0, y: 0, width: 0, height: 0}", "{x: 10, y: 10, width: 0, height: 50}", "{x: 10, y: 10, width: 50, height: 0}"):
+            b.js(f"document.getElementById('left').scrollRectToVisible({rect}, false)")
+            self.assertEqual((self.get("left", "v.contentOffset"), self.events("left")), ({"x": 1000, "y": 800}, []), rect)
+        b.js("document.getElementById('left').scrollRectToVisible({x: 10, y: 10, width: 1, height: 1}, false)")
+        self.assertEqual(self.get("left", "v.contentOffset"), {"x": 10, "y": 10}, "a rect with an area does scroll")
