@@ -1,6 +1,6 @@
 // Pointer events (mouse, touch and pen) and wheel events on the viewer, turned into ScrollController calls:
-// one pointer drags, two pinch (around their midpoint), a quick second tap zooms in 2× (shift: out), a quick
-// two-finger tap zooms out, the wheel and trackpad pinch zoom around the pointer.
+// one pointer drags, two pan at their midpoint and pinch once they spread or close, a quick second tap zooms in 2× (shift: out), a quick two-finger
+// tap zooms out, the wheel and trackpad pinch zoom around the pointer (the wheel scrolls when the zoom is locked).
 
 /** A tap moves less than this many points (touch is less precise than a mouse). */
 const TAP_SLOP = { mouse: 4, pen: 8, touch: 12 };
@@ -14,6 +14,8 @@ const WHEEL_POINTS_PER_DOUBLING = 400;
 const PINCH_WHEEL_RATE = 0.01;
 /** A wheel zoom ends (and settles back into the zoom limits) after the wheel has been still this long, in ms. */
 const WHEEL_END_MS = 150;
+
+const slopOf = (type) => TAP_SLOP[type] ?? TAP_SLOP.touch;
 
 /**
  * Listens to `element` and drives `controller`.
@@ -80,16 +82,17 @@ export class GestureInput {
     this.element.setPointerCapture?.(e.pointerId);
     this.focusTarget.focus({ preventScroll: true });
     const p = this.point(e);
+    const t = e.timeStamp;
     this.pointers.set(e.pointerId, { ...p, startX: p.x, startY: p.y, type: e.pointerType });
     if (this.pointers.size === 1) {
-      this.pressStart = e.timeStamp;
+      this.pressStart = t;
       this.moved = false;
       this.twoFinger = null;
-      this.controller.beginPan(p, e.timeStamp, TAP_SLOP[e.pointerType] ?? TAP_SLOP.touch);
+      this.controller.beginPan(p, t, slopOf(e.pointerType));
     } else {
       const [a, b] = this.pair();
-      this.twoFinger = { start: e.timeStamp, moved: false, mid: { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 } };
-      this.controller.beginPinch(a, b, e.timeStamp);
+      this.twoFinger = { start: t, moved: false, mid: { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 } };
+      this.controller.addFinger(a, b, t, slopOf(e.pointerType));
     }
   }
 
@@ -100,13 +103,14 @@ export class GestureInput {
     const p = this.point(e);
     pointer.x = p.x;
     pointer.y = p.y;
-    const slop = TAP_SLOP[pointer.type] ?? TAP_SLOP.touch;
-    if (Math.hypot(p.x - pointer.startX, p.y - pointer.startY) > slop) {
+    if (Math.hypot(p.x - pointer.startX, p.y - pointer.startY) > slopOf(pointer.type)) {
       this.moved = true;
       if (this.twoFinger) this.twoFinger.moved = true;
     }
-    if (this.pointers.size === 1) this.controller.pan(p, e.timeStamp);
-    else this.controller.pinch(...this.pair());
+    if (this.pointers.size === 1) return this.controller.pan(p, e.timeStamp);
+    this.controller.moveFingers(...this.pair(), e.timeStamp);
+    // A pinch, however small, is not a tap.
+    if (this.twoFinger && this.controller.gesture?.kind === 'pinch') this.twoFinger.moved = true;
   }
 
   up(e, cancelled) {
@@ -115,12 +119,11 @@ export class GestureInput {
     this.pointers.delete(e.pointerId);
     const t = e.timeStamp;
     if (this.pointers.size === 1) {
-      // Pinch over; the remaining finger drags on from where it is.
-      this.controller.endPinch(t);
+      // One of two fingers lifted: a pinch ends; the other finger pans on from where it is.
       const [rest] = this.pointers.values();
       rest.startX = rest.x;
       rest.startY = rest.y;
-      this.controller.beginPan(rest, t, TAP_SLOP[rest.type] ?? TAP_SLOP.touch);
+      this.controller.liftFinger(rest, t, { slop: slopOf(rest.type) });
       return;
     }
     this.controller.endPan(cancelled ? Infinity : t);
@@ -163,9 +166,13 @@ export class GestureInput {
     const dx = e.deltaX * unit;
     const dy = e.deltaY * unit;
     const p = this.point(e);
+    const zooms = this.controller.zoomEnabled || this.controller.gesture?.kind === 'wheel';
     if (e.ctrlKey) {
       // A trackpad pinch arrives as a wheel event with ctrlKey set.
-      this.wheelZoom(Math.exp(-dy * PINCH_WHEEL_RATE), p);
+      if (zooms) this.wheelZoom(Math.exp(-dy * PINCH_WHEEL_RATE), p);
+    } else if (!zooms) {
+      // The zoom is locked (equal limits): the wheel scrolls, as on a Mac.
+      this.controller.scrollBy(dx, dy);
     } else if (Math.abs(dx) > Math.abs(dy)) {
       this.controller.scrollBy(dx, 0);
     } else if (dy !== 0) {

@@ -1,7 +1,7 @@
 """`<tiler-viewer>`'s smaller UIScrollView details (issue 29, item 10): an empty rect to `scrollRectToVisible` does
-nothing."""
+nothing, `alwaysBounce…` without `bounces` does not drag content that fits."""
 
-from embed_case import EmbedTestCase
+from embed_case import FLICK, EmbedTestCase
 
 
 class ScrollDetailTests(EmbedTestCase):
@@ -15,3 +15,17 @@ class ScrollDetailTests(EmbedTestCase):
             self.assertEqual((self.get("left", "v.contentOffset"), self.events("left")), ({"x": 1000, "y": 800}, []), rect)
         b.js("document.getElementById('left').scrollRectToVisible({x: 10, y: 10, width: 1, height: 1}, false)")
         self.assertEqual(self.get("left", "v.contentOffset"), {"x": 10, "y": 10}, "a rect with an area does scroll")
+
+    def test_always_bounce_without_bounces_sends_no_drag_callbacks(self):
+        self.open_embed()
+        b = self.browser
+        before = self.get("right", "v.contentOffset")
+        b.js("const v = document.getElementById('right'); v.bounces = false; v.alwaysBounceVertical = true;")
+        self.flick("right", 0, 15, rest=True)
+        self.wait_idle("right")
+        self.assertEqual(self.events("right"), [], "content that fits and may not bounce: no drag at all")
+        self.assertEqual(self.get("right", "v.contentOffset"), before)
+        b.js("document.getElementById('right').bounces = true")
+        self.flick("right", 0, 15, rest=True)
+        self.wait_idle("right")
+        self.assertEqual(self.events("right"), FLICK, "with bounces, the same drag rubber-bands")

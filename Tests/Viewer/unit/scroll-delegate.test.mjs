@@ -101,17 +101,22 @@ test('a pinch and a wheel zoom past the maximum: zooming, bouncing back, didEndZ
   assert.deepEqual(collapsed(log), ['willBeginZooming', 'move', 'didEndZooming']);
 });
 
-test('programmatic moves: one didScroll at once, or an animation ending in didEndScrollingAnimation', () => {
+test('programmatic moves: one didScroll at once, or an animation: a zoom, or a scroll ending in didEndScrollingAnimation', () => {
   const { sv, controller, log } = setup();
   controller.moveTo({ zoomScale: 1, x: -5000, y: 0 }, false, 0);
   assert.deepEqual(log, ['didScroll']);
   assert.equal(sv.x, -5000); // not clamped, as UIKit's contentOffset
   log.length = 0;
   controller.moveTo({ zoomScale: 0.5, x: 100, y: 100 }, true, 0);
+  assert.equal(controller.zooming, false); // isZooming is the gestures' flag
+  finish(controller, 0);
+  assert.deepEqual(collapsed(log), ['willBeginZooming', 'move', 'didEndZooming']);
+  log.length = 0;
+  controller.moveTo({ zoomScale: 0.5, x: 300, y: 100 }, true, 0);
   finish(controller, 0);
   assert.deepEqual(collapsed(log), ['move', 'didEndScrollingAnimation']);
   log.length = 0;
-  controller.moveTo({ zoomScale: 0.5, x: 100, y: 100 }, true, 0);
+  controller.moveTo({ zoomScale: 0.5, x: 300, y: 100 }, true, 0);
   assert.deepEqual(log, []);
 });
 
