@@ -3,6 +3,7 @@
 // made before the image has loaded are kept and applied once it has.
 
 import { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE } from './zoom-math.js';
+import { INDICATOR_STYLES } from './scroll-indicators.js';
 
 /** Boolean properties: property name → [attribute, default, where it goes]. */
 const FLAGS = {
@@ -40,13 +41,17 @@ export function parseRate(value) {
  */
 export class ViewerProperties extends HTMLElement {
   static get observedAttributes() {
-    return ['src', 'min-zoom', 'max-zoom', 'deceleration-rate', 'content-inset', 'scroll-indicator-insets', ...Object.values(FLAGS).map((f) => f[0])];
+    return ['src', 'min-zoom', 'max-zoom', 'deceleration-rate', 'content-inset', 'scroll-indicator-insets', 'indicator-style',
+      ...Object.values(FLAGS).map((f) => f[0])];
   }
 
   constructor() {
     super();
     /** Everything settable, applied to the scroll view once it exists. */
-    this.settings = { rate: NORMAL_DECELERATION_RATE, contentInset: { ...NO_INSETS }, scrollIndicatorInsets: { ...NO_INSETS }, minimumZoomScale: null, maximumZoomScale: null };
+    this.settings = {
+      rate: NORMAL_DECELERATION_RATE, contentInset: { ...NO_INSETS }, scrollIndicatorInsets: { ...NO_INSETS }, minimumZoomScale: null,
+      maximumZoomScale: null, indicatorStyle: 'default',
+    };
     for (const [name, [, value]] of Object.entries(FLAGS)) this.settings[name] = value;
   }
 
@@ -61,6 +66,7 @@ export class ViewerProperties extends HTMLElement {
     else if (name === 'deceleration-rate') this.decelerationRate = value ?? 'normal';
     else if (name === 'content-inset') this.contentInset = parseInsets(value);
     else if (name === 'scroll-indicator-insets') this.scrollIndicatorInsets = parseInsets(value);
+    else if (name === 'indicator-style') this.indicatorStyle = value ?? 'default';
     else {
       const [property, [, fallback]] = Object.entries(FLAGS).find(([, f]) => f[0] === name);
       this[property] = value === null ? fallback : value !== 'false';
@@ -88,6 +94,7 @@ export class ViewerProperties extends HTMLElement {
     this.indicators.showsHorizontal = s.showsHorizontalScrollIndicator;
     this.indicators.showsVertical = s.showsVerticalScrollIndicator;
     this.indicators.insets = { ...s.scrollIndicatorInsets };
+    this.indicators.style = s.indicatorStyle;
     const limits = [sv.minimumOverride, sv.maximumOverride, sv.contentInset];
     sv.minimumOverride = s.minimumZoomScale;
     sv.maximumOverride = s.maximumZoomScale;
@@ -193,6 +200,16 @@ export class ViewerProperties extends HTMLElement {
 
   get isZoomBouncing() {
     return this.controller?.zoomBouncing ?? false;
+  }
+
+  /** UIKit's `indicatorStyle`: `'default'` (dark, light border), `'black'` or `'white'` (both narrower, no border). */
+  get indicatorStyle() {
+    return this.settings.indicatorStyle;
+  }
+
+  set indicatorStyle(value) {
+    if (!INDICATOR_STYLES.includes(value)) throw new RangeError(`indicatorStyle must be one of ${INDICATOR_STYLES.join(', ')} (got ${value})`);
+    this.set('indicatorStyle', value);
   }
 }
 

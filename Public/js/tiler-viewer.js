@@ -204,6 +204,7 @@ export class TilerViewer extends ViewerMethods {
       this.navigator.drawOverview(this.cache.peek(this.layer.overviewKey)?.bitmap, sv.devicePixelRatio);
       this.navigator.update(sv.viewportImageRect);
     }
+    this.indicators.hold(this.controller.tracking, performance.now());
     const showing = this.indicators.update(sv, performance.now());
     this.updateStatus();
     if (animating || fading || showing) this.invalidate();

@@ -1,5 +1,6 @@
-"""`<tiler-viewer>` under fingers as UIScrollView is (issue 29, items 5 and 6), with CDP touch events: two fingers
-that rest are no zoom, a finger added to a drag ends it through `willEndDragging`."""
+"""`<tiler-viewer>` under fingers as UIScrollView is (issue 29, items 5–7), with CDP touch events: two fingers that
+rest are no zoom, a finger added to a drag ends it through `willEndDragging`, the scroll indicators stay while a
+finger is down."""
 
 import time
 
@@ -67,3 +68,19 @@ class TouchTests(EmbedTestCase):
         self.touch("touchEnd", [], t + 0.3)
         self.wait_idle("left")
         self.assertEqual(self.events("left"), ["willbegindragging", "move", "willenddragging", "didenddragging(false)", "willbeginzooming", "move", "didendzooming"])
+
+    def test_scroll_indicators_stay_while_the_finger_is_down_and_fade_after_it_lifts(self):
+        b = self.browser
+        x, y = self.mid
+        t = time.time()
+        self.touch("touchStart", [(x, y)], t)
+        for step in range(1, 6):
+            self.touch("touchMove", [(x - 10 * step, y - 6 * step)], t + 0.016 * step)
+        b.wait(lambda: self.indicator_opacity() == "1", "the bars to show while dragging", timeout=3)
+        time.sleep(0.9)  # UIKit's bars would have faded by now if the finger had lifted (0.5 s)
+        self.assertEqual(self.indicator_opacity(), "1", "the finger is still down")
+        self.touch("touchEnd", [], time.time())  # rested: no flick
+        b.wait(lambda: self.indicator_opacity() == "0", "the bars to fade after the lift", timeout=3)
+
+    def indicator_opacity(self):
+        return self.get("left", "v.shadowRoot.querySelector('.indicator.vertical').style.opacity")
