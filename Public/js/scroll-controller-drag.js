@@ -1,9 +1,10 @@
 // ScrollController's drags, UIScrollView's way: a touch tracks, becomes a drag after a small distance and then moves
 // the content 1:1 under the finger (rubber-banded past the edges when `bounces`); on release the delegate may change
-// where the flick comes to rest, then the content decelerates and bounces. Every drag that ends passes through
-// `willEndDragging`, then `didEndDragging`.
+// where the flick comes to rest, then the content decelerates and bounces — or, with `isPagingEnabled`, glides into
+// a page. Every drag that ends passes through `willEndDragging`, then `didEndDragging`.
 
 import { AxisMotion, inverseRubberBandClamp, rubberBandClamp, STOP_DISTANCE } from './scroll-physics.js';
+import { Pages, PageMotion } from './paging.js';
 import { clampedOffset, restingOffset } from './zoom-math.js';
 
 /** Directional lock: a drag starting within this ratio of an axis (about 27°) moves along that axis only. */
@@ -15,7 +16,7 @@ export const DragGestures = {
   beginPan(point, t, slop = 0) {
     // A zoom settling back after a pinch goes on unless this touch becomes a drag (the other finger lifting last).
     if (this.animation?.ends !== 'zoom') this.stop();
-    this.gesture = { kind: 'pan', start: { ...point }, last: { ...point }, raw: this.rawOffset(), slop, axes: null };
+    this.gesture = { kind: 'pan', start: { ...point }, last: { ...point }, raw: this.rawOffset(), slop, axes: null, pages: null };
     this.tracking = true;
     this.dragging = false;
     this.tracker.reset();
@@ -87,12 +88,15 @@ export const DragGestures = {
       g.raw = this.rawOffset();
     }
     g.axes = axes;
+    const pages = this.pages();
+    const sv = this.scrollView;
+    g.pages = { x: Math.round(pages[0].position(sv.x)), y: Math.round(pages[1].position(sv.y)) };
     this.dragging = true;
     this.emit('willBeginDragging');
     return true;
   },
 
-  /** The finger lifts at time `t`: `willEndDragging`, then deceleration (or a spring back) or rest. */
+  /** The finger lifts at time `t`: `willEndDragging`, then deceleration (or a spring back, or a page) or rest. */
   endPan(t) {
     const g = this.gesture;
     if (g?.kind !== 'pan') return;
@@ -101,7 +105,7 @@ export const DragGestures = {
     if (this.dragging) {
       this.dragging = false;
       const v = this.tracker.velocity(t);
-      this.release({ x: g.axes.x ? -v.x : 0, y: g.axes.y ? -v.y : 0 }, t);
+      this.release({ x: g.axes.x ? -v.x : 0, y: g.axes.y ? -v.y : 0 }, t, g.pages);
     }
     this.onChange();
   },
@@ -118,13 +122,22 @@ export const DragGestures = {
     this.emit('didEndDragging', { willDecelerate: false });
   },
 
+  /** The pages of each axis at the current zoom: the box less `contentInset`, from the top-left resting offset. */
+  pages() {
+    const sv = this.scrollView;
+    const b = sv.boundsAt();
+    const size = sv.innerSize;
+    return [new Pages(b.minX, b.maxX, size.width), new Pages(b.minY, b.maxY, size.height)];
+  },
+
   /** After a drag: the delegate may move the rest point, then the content decelerates and bounces per axis. */
-  release(velocity, t) {
+  release(velocity, t, startPages = null) {
     const sv = this.scrollView;
     // An axis with nowhere to scroll does not fly off; it only springs back.
     const can = sv.scrollable;
     let v = { x: can.x ? velocity.x : 0, y: can.y ? velocity.y : 0 };
     const from = { x: sv.x, y: sv.y };
+    if (this.isPagingEnabled) return this.releaseToPage(from, v, t, startPages);
     const b = sv.boundsAt();
     const resting = restingOffset(from, v, this.rate);
     const settled = clampedOffset(resting, sv.contentSize, sv.zoomScale, sv.viewportSize, sv.insetAt());
@@ -148,6 +161,28 @@ export const DragGestures = {
     ]);
   },
 
+  /**
+   * Paging's release: the page each axis rests on (at most one from the page the drag began on) is the target the
+   * delegate sees; as in UIKit, a paging scroll view ignores a changed target. The content glides there on a spring.
+   */
+  releaseToPage(from, v, t, startPages) {
+    const sv = this.scrollView;
+    const can = sv.scrollable;
+    const rest = sv.restingOffset({ x: 0, y: 0 });
+    const [px, py] = this.pages();
+    const start = startPages ?? { x: Math.round(px.position(from.x)), y: Math.round(py.position(from.y)) };
+    const target = {
+      x: can.x ? px.offset(px.target(from.x, v.x, start.x)) : rest.x,
+      y: can.y ? py.offset(py.target(from.y, v.y, start.y)) : rest.y,
+    };
+    this.emit('willEndDragging', { velocity: { x: v.x / 1000, y: v.y / 1000 }, targetContentOffset: fixedPoint(target) });
+    this.lastFlick = { from, velocity: v, resting: { ...target }, settled: { ...target } };
+    this.glide(from, t, [
+      new PageMotion({ position: from.x, velocity: v.x, target: target.x }),
+      new PageMotion({ position: from.y, velocity: v.y, target: target.y }),
+    ]);
+  },
+
   /** `didEndDragging`, then either rest at once or decelerate along `axes` (per-axis motions from `from`). */
   glide(from, t, axes) {
     const still = axes.every((a, i) => a.sample(0).done || (a.spring === null && Math.abs(a.resting - [from.x, from.y][i]) < STOP_DISTANCE));
@@ -160,3 +195,18 @@ export const DragGestures = {
   },
 };
 
+/**
+ * `point` as a target the delegate cannot move: its `x` and `y` read the page; writing them changes nothing and logs
+ * UIKit's own complaint.
+ */
+function fixedPoint(point) {
+  const fixed = {};
+  for (const axis of ['x', 'y']) {
+    Object.defineProperty(fixed, axis, {
+      enumerable: true,
+      get: () => point[axis],
+      set: () => console.warn('Stop offset can not be modified for paging scroll views'),
+    });
+  }
+  return fixed;
+}

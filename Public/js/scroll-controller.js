@@ -40,6 +40,7 @@ export class ScrollController {
     this.bouncesZoom = true;
     this.isScrollEnabled = true;
     this.isDirectionalLockEnabled = false;
+    this.isPagingEnabled = false;
     this.tracker = new VelocityTracker();
     this.gesture = null;
     this.animation = null;
@@ -119,6 +120,27 @@ export class ScrollController {
     this.animateTo({ zoomScale: target.zoomScale, ...offset }, t, 200, easeOut);
   }
 
+  /** Whether the content is at its top (the smallest resting `y`), or heading there. */
+  get isAtTop() {
+    const target = this.targetView;
+    return Math.abs(target.y - this.scrollView.boundsAt(target.zoomScale).minY) < 1e-6;
+  }
+
+  /**
+   * Animates to the top of the content, `x` and the zoom unchanged, ending with `didScrollToTop` (UIKit's
+   * status-bar tap). The caller checks `scrollsToTop` and asks the delegate.
+   * @returns {boolean} Whether it scrolls (not when already at the top).
+   */
+  scrollToTop(t) {
+    if (this.isAtTop) return false;
+    const target = this.targetView;
+    const minY = this.scrollView.boundsAt(target.zoomScale).minY;
+    const top = this.scrollView.restingOffset({ x: target.x, y: minY }, target.zoomScale);
+    this.stop();
+    this.startTransition({ zoomScale: target.zoomScale, ...top }, t, 320, undefined, 'scrollToTop');
+    return true;
+  }
+
   /** Moves the view at once so that image point `p` is at the centre of the inner area (navigator). */
   centreOn(p) {
     this.stop();
@@ -187,6 +209,8 @@ export class ScrollController {
       this.finishZooming();
     } else if (a.ends === 'codeZoom') {
       this.emit('didEndZooming', { atScale: this.scrollView.zoomScale });
+    } else if (a.ends === 'scrollToTop') {
+      this.emit('didScrollToTop');
     } else {
       this.emit('didEndScrollingAnimation');
     }

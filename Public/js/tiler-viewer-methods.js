@@ -1,5 +1,5 @@
 // `<tiler-viewer>`'s UIScrollView methods, over the element's ScrollView and ScrollController: moves and zooms from
-// code (at once, or animated with UIKit's delegate sequence), and the indicators' flash.
+// code (at once, or animated with UIKit's delegate sequence), scroll-to-top, and the indicators' flash.
 
 import { ViewerProperties, positive } from './tiler-viewer-properties.js';
 
@@ -15,7 +15,8 @@ export class ViewerMethods extends ViewerProperties {
 
   /**
    * Zooms to `scale` (clamped to the limits) around the centre of the area inside the insets: the image point there
-   * stays there unless the offset has to be clamped.
+   * stays there unless the offset has to be clamped. Animated, it is a zoom to the delegate (`willBeginZooming` …
+   * `didEndZooming`).
    */
   setZoomScale(scale, animated = false) {
     const sv = this.scrollView;
@@ -49,6 +50,19 @@ export class ViewerMethods extends ViewerProperties {
     const target = sv.restingOffset({ x: axis(sv.x, rect.x, rect.width, i.left, inner.width), y: axis(sv.y, rect.y, rect.height, i.top, inner.height) });
     if (target.x === sv.x && target.y === sv.y) return;
     this.controller.moveTo({ zoomScale: sv.zoomScale, ...target }, animated, performance.now());
+  }
+
+  /**
+   * UIKit's scroll-to-top (its status-bar tap; here also the Home key): with `scrollsToTop` and `isScrollEnabled`,
+   * unless the content is at its top already, asks the delegate (`scrollViewShouldScrollToTop`, and a cancelable
+   * `shouldscrolltotop` event), then animates to the top (`x` and the zoom unchanged) and sends `didScrollToTop`.
+   * @returns {boolean} Whether it scrolls.
+   */
+  scrollToTop() {
+    const c = this.controller;
+    if (!c || !this.scrollsToTop || !this.isScrollEnabled || c.isAtTop) return false;
+    if (!this.ask('shouldScrollToTop')) return false;
+    return c.scrollToTop(performance.now());
   }
 
   /** Shows the scroll indicators briefly. */

@@ -13,6 +13,8 @@ const FLAGS = {
   bouncesZoom: ['bounces-zoom', true],
   isScrollEnabled: ['scroll-enabled', true],
   isDirectionalLockEnabled: ['directional-lock', false],
+  isPagingEnabled: ['paging-enabled', false],
+  scrollsToTop: ['scrolls-to-top', true],
   showsHorizontalScrollIndicator: ['shows-horizontal-scroll-indicator', true],
   showsVerticalScrollIndicator: ['shows-vertical-scroll-indicator', true],
 };
@@ -26,6 +28,9 @@ export function parseInsets(text) {
   const [top, right = top, bottom = top, left = right] = n;
   return { top, left, bottom, right };
 }
+
+/** The controller's flags, pushed into it as they are. */
+const CONTROLLER_FLAGS = ['bounces', 'alwaysBounceHorizontal', 'alwaysBounceVertical', 'bouncesZoom', 'isScrollEnabled', 'isDirectionalLockEnabled', 'isPagingEnabled'];
 
 /** `'normal'`, `'fast'` or a number in (0, 1) as a per-millisecond rate. */
 export function parseRate(value) {
@@ -88,7 +93,7 @@ export class ViewerProperties extends HTMLElement {
     if (!sv) return;
     const s = this.settings;
     const c = this.controller;
-    for (const name of ['bounces', 'alwaysBounceHorizontal', 'alwaysBounceVertical', 'bouncesZoom', 'isScrollEnabled', 'isDirectionalLockEnabled']) c[name] = s[name];
+    for (const name of CONTROLLER_FLAGS) c[name] = s[name];
     c.rate = s.rate;
     if (s.maxDevicePixels) sv.maxDevicePixels = s.maxDevicePixels;
     this.indicators.showsHorizontal = s.showsHorizontalScrollIndicator;
@@ -210,6 +215,15 @@ export class ViewerProperties extends HTMLElement {
   set indicatorStyle(value) {
     if (!INDICATOR_STYLES.includes(value)) throw new RangeError(`indicatorStyle must be one of ${INDICATOR_STYLES.join(', ')} (got ${value})`);
     this.set('indicatorStyle', value);
+  }
+
+  /** UIKit's Objective-C name of {@link ViewerProperties#isPagingEnabled}. */
+  get pagingEnabled() {
+    return this.isPagingEnabled;
+  }
+
+  set pagingEnabled(value) {
+    this.isPagingEnabled = value;
   }
 }
 

@@ -24,6 +24,7 @@ const DELEGATE = {
   didEndDragging: 'scrollViewDidEndDragging', willBeginDecelerating: 'scrollViewWillBeginDecelerating',
   didEndDecelerating: 'scrollViewDidEndDecelerating', didEndScrollingAnimation: 'scrollViewDidEndScrollingAnimation',
   willBeginZooming: 'scrollViewWillBeginZooming', didZoom: 'scrollViewDidZoom', didEndZooming: 'scrollViewDidEndZooming',
+  shouldScrollToTop: 'scrollViewShouldScrollToTop', didScrollToTop: 'scrollViewDidScrollToTop',
 };
 
 /**
@@ -88,7 +89,6 @@ export class TilerViewer extends ViewerMethods {
       contentSize: { width: p.width, height: p.height }, viewportSize: this.measure(), devicePixelRatio: window.devicePixelRatio || 1,
     });
     this.controller = new ScrollController(this.scrollView, { onChange: () => this.changed(), emit: (name, detail) => this.emit(name, detail) });
-    this.applySettings();
     this.cache = new TileCache(this.settings.cacheCapacity ?? DEFAULT_CACHE_CAPACITY, (entry) => entry.bitmap.close());
     this.loader = new TileLoader({
       maxInFlight: this.settings.maxInFlight ?? 6,
@@ -103,7 +103,8 @@ export class TilerViewer extends ViewerMethods {
     this.reporter = endpoint ? new ViewportReporter(endpoint) : null;
     if (this.hasAttribute('navigator')) this.navigator = new Navigator(this.shadowRoot, p, (point) => this.controller.centreOn(point));
     this.gestures = new GestureInput(this.stage, this.controller, this);
-    this.detachKeyboard = attachKeyboard(this, this.controller, () => this.isConnected);
+    this.detachKeyboard = attachKeyboard(this, this.controller, () => this.isConnected, { scrollToTop: () => this.scrollToTop() });
+    this.applySettings();
     this.settled = false;
     this.watchPixelRatio();
     this.resize();
@@ -171,6 +172,24 @@ export class TilerViewer extends ViewerMethods {
       }
     }
     this.dispatchEvent(new CustomEvent(name.toLowerCase(), { detail }));
+  }
+
+  /**
+   * Asks the delegate's `scrollView…` method of UIKit's name (true unless it returns false, as UIKit assumes for a
+   * method it does not implement) and dispatches a cancelable event (lower-case name): `preventDefault()` says no.
+   */
+  ask(name) {
+    const method = this.delegate?.[DELEGATE[name]];
+    let allowed = true;
+    if (typeof method === 'function') {
+      try {
+        allowed = method.call(this.delegate, this) !== false;
+      } catch (error) {
+        console.error(error);
+      }
+    }
+    const event = new CustomEvent(name.toLowerCase(), { cancelable: true });
+    return this.dispatchEvent(event) && allowed;
   }
 
   /** The view changed (or an animation advanced): redraw, show the indicators. */

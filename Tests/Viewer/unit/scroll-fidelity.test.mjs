@@ -1,6 +1,6 @@
 // Issue 29's UIScrollView details in the controller, without a browser: zooms from code around the centre and
 // reported as zooms, equal limits locking the zoom, the keys obeying isScrollEnabled, two fingers (resting, added to
-// a drag, spreading), alwaysBounce without bounces.
+// a drag, spreading), alwaysBounce without bounces, scroll-to-top.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -142,4 +142,18 @@ test('alwaysBounce without bounces does not drag content that fits', () => {
   finish(controller, drag(controller, 0, 15, { liftAt: 200 }));
   assert.deepEqual(log, []);
   assert.equal(controller.tracking, false);
+});
+
+test('scroll to top: an animation to the top inside the inset, x kept, ending with didScrollToTop', () => {
+  const { sv, controller, log } = setup();
+  sv.setContentInset({ top: 40 });
+  controller.setView({ zoomScale: 1, x: 500, y: 900 });
+  log.length = 0;
+  assert.equal(controller.isAtTop, false);
+  assert.equal(controller.scrollToTop(0), true);
+  finish(controller, 0);
+  assert.deepEqual(collapsed(log), ['move', 'didScrollToTop']);
+  assert.deepEqual({ x: sv.x, y: sv.y }, { x: 500, y: -40 });
+  assert.equal(controller.isAtTop, true);
+  assert.equal(controller.scrollToTop(1000), false, 'already at the top: nothing');
 });
