@@ -1,9 +1,10 @@
 // `<tiler-viewer>`'s UIScrollView properties (mirrored by attributes where a page author wants them in HTML), over
-// the element's ScrollView, ScrollController and indicators; the methods are in tiler-viewer-methods.js. Settings
-// made before the image has loaded are kept and applied once it has.
+// the element's ScrollView, ScrollController, indicators and gestures; the methods are in tiler-viewer-methods.js.
+// Settings made before the image has loaded are kept and applied once it has.
 
 import { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE } from './zoom-math.js';
 import { INDICATOR_STYLES } from './scroll-indicators.js';
+import { PAGE_PANS_STYLE } from './tiler-viewer-style.js';
 
 /** Boolean properties: property name → [attribute, default, where it goes]. */
 const FLAGS = {
@@ -47,7 +48,7 @@ export function parseRate(value) {
 export class ViewerProperties extends HTMLElement {
   static get observedAttributes() {
     return ['src', 'min-zoom', 'max-zoom', 'deceleration-rate', 'content-inset', 'scroll-indicator-insets', 'indicator-style',
-      ...Object.values(FLAGS).map((f) => f[0])];
+      'pan-minimum-touches', ...Object.values(FLAGS).map((f) => f[0])];
   }
 
   constructor() {
@@ -55,7 +56,7 @@ export class ViewerProperties extends HTMLElement {
     /** Everything settable, applied to the scroll view once it exists. */
     this.settings = {
       rate: NORMAL_DECELERATION_RATE, contentInset: { ...NO_INSETS }, scrollIndicatorInsets: { ...NO_INSETS }, minimumZoomScale: null,
-      maximumZoomScale: null, indicatorStyle: 'default',
+      maximumZoomScale: null, indicatorStyle: 'default', panMinimumTouches: 1,
     };
     for (const [name, [, value]] of Object.entries(FLAGS)) this.settings[name] = value;
   }
@@ -72,6 +73,7 @@ export class ViewerProperties extends HTMLElement {
     else if (name === 'content-inset') this.contentInset = parseInsets(value);
     else if (name === 'scroll-indicator-insets') this.scrollIndicatorInsets = parseInsets(value);
     else if (name === 'indicator-style') this.indicatorStyle = value ?? 'default';
+    else if (name === 'pan-minimum-touches') this.panMinimumTouches = value ?? 1;
     else {
       const [property, [, fallback]] = Object.entries(FLAGS).find(([, f]) => f[0] === name);
       this[property] = value === null ? fallback : value !== 'false';
@@ -95,6 +97,7 @@ export class ViewerProperties extends HTMLElement {
     const c = this.controller;
     for (const name of CONTROLLER_FLAGS) c[name] = s[name];
     c.rate = s.rate;
+    if (this.gestures) this.gestures.minimumTouches = s.panMinimumTouches;
     if (s.maxDevicePixels) sv.maxDevicePixels = s.maxDevicePixels;
     this.indicators.showsHorizontal = s.showsHorizontalScrollIndicator;
     this.indicators.showsVertical = s.showsVerticalScrollIndicator;
@@ -215,6 +218,21 @@ export class ViewerProperties extends HTMLElement {
   set indicatorStyle(value) {
     if (!INDICATOR_STYLES.includes(value)) throw new RangeError(`indicatorStyle must be one of ${INDICATOR_STYLES.join(', ')} (got ${value})`);
     this.set('indicatorStyle', value);
+  }
+
+  /**
+   * UIKit's `panGestureRecognizer.minimumNumberOfTouches` for fingers and pens: 1 (the default), or 2 — then one
+   * finger scrolls the page past the element (its `touch-action` becomes `pan-x pan-y`) and two pan and pinch it.
+   */
+  get panMinimumTouches() {
+    return this.settings.panMinimumTouches;
+  }
+
+  set panMinimumTouches(value) {
+    const n = Number(value);
+    if (n !== 1 && n !== 2) throw new RangeError(`panMinimumTouches must be 1 or 2 (got ${value})`);
+    this.touchActionStyle.textContent = n === 2 ? PAGE_PANS_STYLE : '';
+    this.set('panMinimumTouches', n);
   }
 
   /** UIKit's Objective-C name of {@link ViewerProperties#isPagingEnabled}. */

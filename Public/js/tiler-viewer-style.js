@@ -1,5 +1,5 @@
 // The element's shadow styles: the stage fills the host's box; indicators (in UIKit's three styles) and the navigator
-// float over it.
+// float over it. The host and stage take no touch gestures of the browser's (see PAGE_PANS_STYLE for the exception).
 
 export const STYLE = `
 :host { display: block; position: relative; overflow: hidden; contain: strict; background: #17181b; outline: none;
@@ -20,3 +20,5 @@ export const STYLE = `
   box-shadow: 0 0 0 9999px rgba(0, 0, 0, 0.38); pointer-events: none; }
 `;
 
+/** With `panMinimumTouches` 2: one finger pans the page past the element (the browser scrolls it), two go to the element. */
+export const PAGE_PANS_STYLE = ':host, .stage { touch-action: pan-x pan-y; }';

@@ -38,7 +38,9 @@ export class TilerViewer extends ViewerMethods {
   constructor() {
     super();
     const root = this.attachShadow({ mode: 'open' });
-    root.innerHTML = `<style>${STYLE}</style><div class="stage" part="stage"><canvas></canvas></div>`;
+    root.innerHTML = `<style>${STYLE}</style><style class="touch-action"></style><div class="stage" part="stage"><canvas></canvas></div>`;
+    /** Rules that depend on `panMinimumTouches`. */
+    this.touchActionStyle = root.querySelector('style.touch-action');
     this.stage = root.querySelector('.stage');
     this.canvas = root.querySelector('canvas');
     this.indicators = new ScrollIndicators(root);

@@ -1,6 +1,6 @@
-"""`<tiler-viewer>` under fingers as UIScrollView is (issue 29, items 5–7), with CDP touch events: two fingers that
-rest are no zoom, a finger added to a drag ends it through `willEndDragging`, the scroll indicators stay while a
-finger is down."""
+"""`<tiler-viewer>` under fingers as UIScrollView is (issue 29, items 5–7 and 9), with CDP touch events: two fingers
+that rest are no zoom, a finger added to a drag ends it through `willEndDragging`, the scroll indicators stay while
+a finger is down, and `panMinimumTouches = 2` lets one finger scroll the page past the element."""
 
 import time
 
@@ -84,3 +84,43 @@ class TouchTests(EmbedTestCase):
 
     def indicator_opacity(self):
         return self.get("left", "v.shadowRoot.querySelector('.indicator.vertical').style.opacity")
+
+    def test_pan_minimum_touches_two_lets_one_finger_scroll_the_page(self):
+        b = self.browser
+        b.js("const d = document.createElement('div'); d.style.height = '3000px'; document.body.append(d);")
+        self.assertEqual(self.get("left", "getComputedStyle(v).touchAction"), "none", "by default the element takes every touch")
+        b.js("document.getElementById('left').setAttribute('pan-minimum-touches', '2')")
+        self.assertEqual(self.get("left", "[v.panMinimumTouches, getComputedStyle(v).touchAction]"), [2, "pan-x pan-y"])
+        x, y = self.mid
+        t = time.time()
+        self.touch("touchStart", [(x, y)], t)
+        for step in range(1, 11):
+            self.touch("touchMove", [(x, y - 20 * step)], t + 0.016 * step)
+        self.touch("touchEnd", [], t + 0.3)
+        b.wait(lambda: b.js("return window.scrollY") > 100, "one finger to scroll the page")
+        b.wait(lambda: b.js("const y = window.scrollY; return new Promise((done) => setTimeout(() => done(window.scrollY === y), 200))"),
+               "the page to stop scrolling")
+        self.assertEqual(self.get("left", "v.contentOffset"), {"x": 400, "y": 300}, "and not the image")
+        self.assertEqual(self.events("left"), [])
+        b.js("window.scrollTo(0, 0)")
+        left, top, width, height = self.box("left")
+        x, y = left + width / 2, top + height / 2
+        t = time.time()
+        self.touch("touchStart", [(x - 30, y), (x + 30, y)], t)
+        for step in range(1, 11):
+            self.touch("touchMove", [(x - 30, y - 10 * step), (x + 30, y - 10 * step)], t + 0.016 * step)
+        self.touch("touchEnd", [], t + 0.5)
+        self.wait_idle("left")
+        self.assertEqual(b.js("return window.scrollY"), 0, "two fingers do not scroll the page")
+        self.assertEqual(self.get("left", "v.contentOffset"), {"x": 400, "y": 400}, "they drag the image 1:1")
+        self.assertEqual(self.events("left")[:2], ["willbegindragging", "move"])
+        b.js("document.getElementById('left').panMinimumTouches = 1")
+        self.assertEqual(self.get("left", "getComputedStyle(v).touchAction"), "none")
+        t = time.time()
+        self.touch("touchStart", [(x, y)], t)
+        for step in range(1, 11):
+            self.touch("touchMove", [(x, y - 10 * step)], t + 0.016 * step)
+        self.touch("touchEnd", [], t + 0.5)
+        self.wait_idle("left")
+        self.assertEqual(b.js("return window.scrollY"), 0)
+        self.assertEqual(self.get("left", "v.contentOffset"), {"x": 400, "y": 500}, "one finger drags the image again")
