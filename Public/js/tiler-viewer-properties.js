@@ -1,6 +1,6 @@
 // `<tiler-viewer>`'s UIScrollView properties (mirrored by attributes where a page author wants them in HTML), over
-// the element's ScrollView, ScrollController, indicators and gestures; the methods are in tiler-viewer-methods.js.
-// Settings made before the image has loaded are kept and applied once it has.
+// the element's ScrollView, ScrollController, indicators, gestures and tile layer; the methods are in
+// tiler-viewer-methods.js. Settings made before the image has loaded are kept and applied once it has.
 
 import { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE } from './zoom-math.js';
 import { INDICATOR_STYLES } from './scroll-indicators.js';
@@ -32,6 +32,8 @@ export function parseInsets(text) {
 
 /** The controller's flags, pushed into it as they are. */
 const CONTROLLER_FLAGS = ['bounces', 'alwaysBounceHorizontal', 'alwaysBounceVertical', 'bouncesZoom', 'isScrollEnabled', 'isDirectionalLockEnabled', 'isPagingEnabled'];
+/** The furthest `levelOfDetailBias` goes either way (a pyramid has at most 33 levels). */
+const MAX_LEVEL_BIAS = 32;
 
 /** `'normal'`, `'fast'` or a number in (0, 1) as a per-millisecond rate. */
 export function parseRate(value) {
@@ -48,7 +50,7 @@ export function parseRate(value) {
 export class ViewerProperties extends HTMLElement {
   static get observedAttributes() {
     return ['src', 'min-zoom', 'max-zoom', 'deceleration-rate', 'content-inset', 'scroll-indicator-insets', 'indicator-style',
-      'pan-minimum-touches', ...Object.values(FLAGS).map((f) => f[0])];
+      'pan-minimum-touches', 'level-of-detail-bias', ...Object.values(FLAGS).map((f) => f[0])];
   }
 
   constructor() {
@@ -56,7 +58,7 @@ export class ViewerProperties extends HTMLElement {
     /** Everything settable, applied to the scroll view once it exists. */
     this.settings = {
       rate: NORMAL_DECELERATION_RATE, contentInset: { ...NO_INSETS }, scrollIndicatorInsets: { ...NO_INSETS }, minimumZoomScale: null,
-      maximumZoomScale: null, indicatorStyle: 'default', panMinimumTouches: 1,
+      maximumZoomScale: null, indicatorStyle: 'default', panMinimumTouches: 1, levelOfDetailBias: 0,
     };
     for (const [name, [, value]] of Object.entries(FLAGS)) this.settings[name] = value;
   }
@@ -74,6 +76,7 @@ export class ViewerProperties extends HTMLElement {
     else if (name === 'scroll-indicator-insets') this.scrollIndicatorInsets = parseInsets(value);
     else if (name === 'indicator-style') this.indicatorStyle = value ?? 'default';
     else if (name === 'pan-minimum-touches') this.panMinimumTouches = value ?? 1;
+    else if (name === 'level-of-detail-bias') this.levelOfDetailBias = value ?? 0;
     else {
       const [property, [, fallback]] = Object.entries(FLAGS).find(([, f]) => f[0] === name);
       this[property] = value === null ? fallback : value !== 'false';
@@ -98,6 +101,7 @@ export class ViewerProperties extends HTMLElement {
     for (const name of CONTROLLER_FLAGS) c[name] = s[name];
     c.rate = s.rate;
     if (this.gestures) this.gestures.minimumTouches = s.panMinimumTouches;
+    if (this.layer) this.layer.levelBias = s.levelOfDetailBias;
     if (s.maxDevicePixels) sv.maxDevicePixels = s.maxDevicePixels;
     this.indicators.showsHorizontal = s.showsHorizontalScrollIndicator;
     this.indicators.showsVertical = s.showsVerticalScrollIndicator;
@@ -233,6 +237,20 @@ export class ViewerProperties extends HTMLElement {
     if (n !== 1 && n !== 2) throw new RangeError(`panMinimumTouches must be 1 or 2 (got ${value})`);
     this.touchActionStyle.textContent = n === 2 ? PAGE_PANS_STYLE : '';
     this.set('panMinimumTouches', n);
+  }
+
+  /**
+   * CATiledLayer's `levelsOfDetailBias`, as a signed integer: the tiles drawn are this many levels finer (positive)
+   * or coarser (negative) than the screen needs (default 0).
+   */
+  get levelOfDetailBias() {
+    return this.settings.levelOfDetailBias;
+  }
+
+  set levelOfDetailBias(value) {
+    const n = Number(value);
+    if (!(Number.isInteger(n) && Math.abs(n) <= MAX_LEVEL_BIAS)) throw new RangeError(`levelOfDetailBias must be an integer from -${MAX_LEVEL_BIAS} to ${MAX_LEVEL_BIAS} (got ${value})`);
+    this.set('levelOfDetailBias', n);
   }
 
   /** UIKit's Objective-C name of {@link ViewerProperties#isPagingEnabled}. */

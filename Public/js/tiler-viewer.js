@@ -275,6 +275,7 @@ export class TilerViewer extends ViewerMethods {
       loaded: this.loader.isIdle,
       settled: this.settled && this.controller.isIdle,
       lastFlick: this.controller.lastFlick,
+      levelBias: this.layer.levelBias,
       reports: this.reporter?.sent ?? 0,
     };
   }

@@ -1,5 +1,6 @@
 """`<tiler-viewer>`'s smaller UIScrollView details (issue 29, item 10): an empty rect to `scrollRectToVisible` does
-nothing, `alwaysBounce…` without `bounces` does not drag content that fits."""
+nothing, `alwaysBounce…` without `bounces` does not drag content that fits, and `levelOfDetailBias` (CATiledLayer's
+`levelsOfDetailBias`) draws a finer or coarser level, loaded from the pyramid."""
 
 from embed_case import FLICK, EmbedTestCase
 
@@ -29,3 +30,24 @@ class ScrollDetailTests(EmbedTestCase):
         self.flick("right", 0, 15, rest=True)
         self.wait_idle("right")
         self.assertEqual(self.events("right"), FLICK, "with bounces, the same drag rubber-bands")
+
+    def test_level_of_detail_bias_draws_a_finer_or_a_coarser_level(self):
+        self.open_embed()
+        b = self.browser
+        level = self.get("right", "v.debug.level")
+        self.assertEqual(level, 10, "the fitted 1600 × 1000 image in its box needs level 10 of 0…11")
+        for bias, expected in ((1, 11), (2, 11), (-1, 9)):
+            b.drain()
+            b.js("document.getElementById('right').levelOfDetailBias = arguments[0]", bias)
+            state = self.wait_idle("right")
+            self.assertEqual((state["level"], state["levelBias"]), (expected, bias), f"bias {bias}")
+            self.assertTrue(state["shown"] and all(key.startswith(f"{expected}/") for key in state["shown"]), state["shown"])
+            drawn = {f"/right_files/{key}" for key in state["shown"]}
+            if bias != 2:  # bias 2 draws level 11, loaded already for bias 1
+                fetched = {r["url"].split("/examples/pyramids", 1)[1].rsplit(".", 1)[0]: r["status"] for r in b.network() if "/right_files/" in r["url"]}
+                self.assertTrue(drawn <= set(fetched), (drawn, fetched))
+                self.assertEqual({fetched[url] for url in drawn}, {200})
+        b.js("document.getElementById('right').setAttribute('level-of-detail-bias', '0')")
+        self.assertEqual(self.wait_idle("right")["level"], 10)
+        with self.assertRaises(Exception):
+            b.js("document.getElementById('right').levelOfDetailBias = 0.5")
