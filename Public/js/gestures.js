@@ -1,6 +1,7 @@
 // Pointer events (mouse, touch and pen) and wheel events on the viewer, turned into ScrollController calls:
-// one pointer drags, two pinch (around their midpoint), a quick second tap zooms in 2× (shift: out), a quick
-// two-finger tap zooms out, the wheel and trackpad pinch zoom around the pointer.
+// one pointer drags (unless `minimumTouches` is 2: then one finger or pen is left to the page), two pan at their
+// midpoint and pinch once they spread or close, a quick second tap zooms in 2× (shift: out), a quick two-finger
+// tap zooms out, the wheel and trackpad pinch zoom around the pointer (the wheel scrolls when the zoom is locked).
 
 /** A tap moves less than this many points (touch is less precise than a mouse). */
 const TAP_SLOP = { mouse: 4, pen: 8, touch: 12 };
@@ -15,6 +16,8 @@ const PINCH_WHEEL_RATE = 0.01;
 /** A wheel zoom ends (and settles back into the zoom limits) after the wheel has been still this long, in ms. */
 const WHEEL_END_MS = 150;
 
+const slopOf = (type) => TAP_SLOP[type] ?? TAP_SLOP.touch;
+
 /**
  * Listens to `element` and drives `controller`.
  */
@@ -28,9 +31,15 @@ export class GestureInput {
     this.element = element;
     this.controller = controller;
     this.focusTarget = focusTarget;
+    /**
+     * UIKit's `panGestureRecognizer.minimumNumberOfTouches` for fingers and pens: 1, or 2 to leave one-finger
+     * drags to the page (the element's `touch-action` lets the browser scroll it). A mouse always drags.
+     */
+    this.minimumTouches = 1;
     this.wheelTimer = 0;
     /** @type {Map<number, {x: number, y: number, startX: number, startY: number, type: string}>} */
     this.pointers = new Map();
+    this.panning = false;
     this.lastTap = null;
     this.twoFinger = null;
     this.pressStart = 0;
@@ -43,6 +52,9 @@ export class GestureInput {
       pointerup: (e) => this.up(e, false),
       pointercancel: (e) => this.up(e, true),
       wheel: (e) => this.wheel(e),
+      // With one-finger drags left to the page, the browser must not take a two-finger touch as its own scroll.
+      touchstart: (e) => this.claimTwoFingers(e),
+      touchmove: (e) => this.claimTwoFingers(e),
       // Safari reports trackpad pinches as its own gesture events instead of ctrl+wheel.
       gesturestart: (e) => this.safariGesture(e, true),
       gesturechange: (e) => this.safariGesture(e, false),
@@ -72,6 +84,15 @@ export class GestureInput {
     return [a, b];
   }
 
+  /** Whether a single pointer of `type` pans (a mouse always does; a finger or pen unless `minimumTouches` is 2). */
+  pansAlone(type) {
+    return type === 'mouse' || this.minimumTouches < 2;
+  }
+
+  claimTwoFingers(e) {
+    if (this.minimumTouches >= 2 && e.touches.length >= 2 && e.cancelable) e.preventDefault();
+  }
+
   down(e) {
     if (e.pointerType === 'mouse' && e.button !== 0) return;
     if (this.pointers.size >= 2) return;
@@ -80,16 +101,19 @@ export class GestureInput {
     this.element.setPointerCapture?.(e.pointerId);
     this.focusTarget.focus({ preventScroll: true });
     const p = this.point(e);
+    const t = e.timeStamp;
     this.pointers.set(e.pointerId, { ...p, startX: p.x, startY: p.y, type: e.pointerType });
     if (this.pointers.size === 1) {
-      this.pressStart = e.timeStamp;
+      this.pressStart = t;
       this.moved = false;
       this.twoFinger = null;
-      this.controller.beginPan(p, e.timeStamp, TAP_SLOP[e.pointerType] ?? TAP_SLOP.touch);
+      this.panning = this.pansAlone(e.pointerType);
+      if (this.panning) this.controller.beginPan(p, t, slopOf(e.pointerType));
     } else {
       const [a, b] = this.pair();
-      this.twoFinger = { start: e.timeStamp, moved: false, mid: { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 } };
-      this.controller.beginPinch(a, b, e.timeStamp);
+      this.twoFinger = { start: t, moved: false, mid: { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 } };
+      this.panning = true;
+      this.controller.addFinger(a, b, t, slopOf(e.pointerType));
     }
   }
 
@@ -100,13 +124,17 @@ export class GestureInput {
     const p = this.point(e);
     pointer.x = p.x;
     pointer.y = p.y;
-    const slop = TAP_SLOP[pointer.type] ?? TAP_SLOP.touch;
-    if (Math.hypot(p.x - pointer.startX, p.y - pointer.startY) > slop) {
+    if (Math.hypot(p.x - pointer.startX, p.y - pointer.startY) > slopOf(pointer.type)) {
       this.moved = true;
       if (this.twoFinger) this.twoFinger.moved = true;
     }
-    if (this.pointers.size === 1) this.controller.pan(p, e.timeStamp);
-    else this.controller.pinch(...this.pair());
+    if (this.pointers.size === 1) {
+      if (this.panning) this.controller.pan(p, e.timeStamp);
+      return;
+    }
+    this.controller.moveFingers(...this.pair(), e.timeStamp);
+    // A pinch, however small, is not a tap.
+    if (this.twoFinger && this.controller.gesture?.kind === 'pinch') this.twoFinger.moved = true;
   }
 
   up(e, cancelled) {
@@ -115,15 +143,16 @@ export class GestureInput {
     this.pointers.delete(e.pointerId);
     const t = e.timeStamp;
     if (this.pointers.size === 1) {
-      // Pinch over; the remaining finger drags on from where it is.
-      this.controller.endPinch(t);
+      // One of two fingers lifted: a pinch ends; the other finger pans on (from where it is) if it may alone.
       const [rest] = this.pointers.values();
       rest.startX = rest.x;
       rest.startY = rest.y;
-      this.controller.beginPan(rest, t, TAP_SLOP[rest.type] ?? TAP_SLOP.touch);
+      this.panning = this.pansAlone(rest.type);
+      this.controller.liftFinger(rest, t, { slop: slopOf(rest.type), continues: this.panning });
       return;
     }
-    this.controller.endPan(cancelled ? Infinity : t);
+    if (this.panning) this.controller.endPan(cancelled ? Infinity : t);
+    this.panning = false;
     if (cancelled) return;
     if (this.twoFinger) return this.finishTwoFingerTap(t);
     if (this.moved || t - this.pressStart > DOUBLE_TAP_MS) {
@@ -163,9 +192,13 @@ export class GestureInput {
     const dx = e.deltaX * unit;
     const dy = e.deltaY * unit;
     const p = this.point(e);
+    const zooms = this.controller.zoomEnabled || this.controller.gesture?.kind === 'wheel';
     if (e.ctrlKey) {
       // A trackpad pinch arrives as a wheel event with ctrlKey set.
-      this.wheelZoom(Math.exp(-dy * PINCH_WHEEL_RATE), p);
+      if (zooms) this.wheelZoom(Math.exp(-dy * PINCH_WHEEL_RATE), p);
+    } else if (!zooms) {
+      // The zoom is locked (equal limits): the wheel scrolls, as on a Mac.
+      this.controller.scrollBy(dx, dy);
     } else if (Math.abs(dx) > Math.abs(dy)) {
       this.controller.scrollBy(dx, 0);
     } else if (dy !== 0) {

@@ -1,4 +1,6 @@
-// Keys for the viewer: arrows pan, + and − zoom around the centre, 0 fits the whole image.
+// Keys for the viewer: arrows pan, Home scrolls to the top (UIKit's status-bar tap), + and − zoom around the centre,
+// 0 fits the whole image. The keys that scroll do nothing while `isScrollEnabled` is false; the zoom keys still zoom,
+// as a pinch does in UIKit.
 
 /** Arrow keys move the view by this fraction of the viewport. */
 const ARROW_STEP = 0.15;
@@ -9,9 +11,10 @@ const ARROW_STEP = 0.15;
  * @param {EventTarget} target
  * @param {import('./scroll-controller.js').ScrollController} controller
  * @param {() => boolean} isActive
+ * @param {{scrollToTop?: () => void}} [hooks] What Home does (the element's `scrollToTop()`, which asks the delegate).
  * @returns {() => void} Stops listening.
  */
-export function attachKeyboard(target, controller, isActive) {
+export function attachKeyboard(target, controller, isActive, { scrollToTop = () => {} } = {}) {
   const listener = (e) => {
     if (!isActive() || e.ctrlKey || e.altKey || e.metaKey) return;
     if (e.target instanceof HTMLElement && e.target.closest('input, textarea, select, [contenteditable]')) return;
@@ -24,6 +27,7 @@ export function attachKeyboard(target, controller, isActive) {
       ArrowRight: () => controller.panBy(dx, 0, t),
       ArrowUp: () => controller.panBy(0, -dy, t),
       ArrowDown: () => controller.panBy(0, dy, t),
+      Home: scrollToTop,
       '+': () => controller.zoomBy(2, sv.centre, t),
       '=': () => controller.zoomBy(2, sv.centre, t),
       '-': () => controller.zoomBy(0.5, sv.centre, t),

@@ -202,6 +202,17 @@ export class VelocityTracker {
     this.samples = [];
   }
 
+  /**
+   * Moves every sample by (`dx`, `dy`): the tracked point jumped without the finger moving (a finger added or
+   * lifted moves the midpoint the pan follows), and that jump is no velocity.
+   */
+  shift(dx, dy) {
+    for (const s of this.samples) {
+      s.x += dx;
+      s.y += dy;
+    }
+  }
+
   /** Records the finger at (`x`, `y`) points at time `t` ms. */
   add(t, x, y) {
     this.samples.push({ t, x, y });

@@ -171,10 +171,21 @@ export class ScrollView {
    * @returns {View}
    */
   zoomedByView(factor, anchor, view = this.view) {
-    const z = view.zoomScale * factor;
-    const zoomScale = this.clampZoom(z);
-    const offset = zoomScale === view.zoomScale ? view : ScrollView.offsetZoomedAround(view, zoomScale, anchor);
-    return { zoomScale, ...this.restingOffset({ x: offset.x, y: offset.y }, zoomScale) };
+    return this.zoomedToView(view.zoomScale * factor, anchor, view);
+  }
+
+  /**
+   * The view after zooming to `zoomScale` around viewport point `anchor`, zoom clamped to the limits and the offset
+   * to its bounds (`setZoomScale` zooms around {@link ScrollView#centre}).
+   * @param {number} zoomScale
+   * @param {Point} anchor
+   * @param {View} [view] The view to start from (default: the current one).
+   * @returns {View}
+   */
+  zoomedToView(zoomScale, anchor, view = this.view) {
+    const z = this.clampZoom(zoomScale);
+    const offset = z === view.zoomScale ? view : ScrollView.offsetZoomedAround(view, z, anchor);
+    return { zoomScale: z, ...this.restingOffset({ x: offset.x, y: offset.y }, z) };
   }
 
   /** The aspect-fit view, centred. @returns {View} */

@@ -1,7 +1,8 @@
 // CATiledLayer on a canvas: draws the level the geometry rule picks for the zoom and the screen's
-// devicePixelRatio, over the best coarser tiles already loaded (so nothing is ever blank once the one-tile
-// overview is in), fades new tiles in over 0.25 s, and places every tile on device pixels computed from the frame
-// edges it shares with its neighbours, so no seam can open between them at any zoom.
+// devicePixelRatio (moved by `levelBias`, CATiledLayer's levelsOfDetailBias), over the best coarser tiles already
+// loaded (so nothing is ever blank once the one-tile overview is in), fades new tiles in over 0.25 s, and places
+// every tile on device pixels computed from the frame edges it shares with its neighbours, so no seam can open
+// between them at any zoom.
 
 /** How long a new tile takes to fade in, in ms (CATiledLayer's fadeDuration). */
 export const FADE_MS = 250;
@@ -32,6 +33,11 @@ export class TileLayer {
     this.pyramid = image.pyramid;
     this.cache = cache;
     this.prefetch = prefetch;
+    /**
+     * CATiledLayer's `levelsOfDetailBias`, signed: draw this many levels finer (positive) or coarser (negative) than
+     * the screen needs. It scales the content scale the geometry rule sees by `2^levelBias`.
+     */
+    this.levelBias = 0;
     this.overviewKey = tileKey(this.pyramid.overviewLevel, 0, 0);
     cache.keep(this.overviewKey);
     /** The last frame's answers and counts, for the loader, the status line and tests. */
@@ -40,10 +46,13 @@ export class TileLayer {
     this.stats = { level: 0, visible: 0, missing: 0, drawn: 0, fading: 0 };
   }
 
-  /** The geometry viewport of the scroll view's current state. */
+  /**
+   * The geometry viewport of the scroll view's current state: its content scale is the screen's pixel ratio times
+   * `2^levelBias` (a power of two, so the level moves by exactly the bias, clamped to the pyramid).
+   */
   viewport(sv, prefetch = 0) {
     const { width, height } = sv.viewportSize;
-    return { x: sv.x, y: sv.y, width, height, zoomScale: sv.zoomScale, contentScale: sv.devicePixelRatio, prefetch };
+    return { x: sv.x, y: sv.y, width, height, zoomScale: sv.zoomScale, contentScale: sv.devicePixelRatio * 2 ** this.levelBias, prefetch };
   }
 
   /**

@@ -1,8 +1,10 @@
-// `<tiler-viewer>`'s UIScrollView surface: the properties (mirrored by attributes where a page author wants them in
-// HTML) and the methods, over the element's ScrollView and ScrollController. Settings made before the image has
-// loaded are kept and applied once it has.
+// `<tiler-viewer>`'s UIScrollView properties (mirrored by attributes where a page author wants them in HTML), over
+// the element's ScrollView, ScrollController, indicators, gestures and tile layer; the methods are in
+// tiler-viewer-methods.js. Settings made before the image has loaded are kept and applied once it has.
 
 import { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE } from './zoom-math.js';
+import { INDICATOR_STYLES } from './scroll-indicators.js';
+import { PAGE_PANS_STYLE } from './tiler-viewer-style.js';
 
 /** Boolean properties: property name → [attribute, default, where it goes]. */
 const FLAGS = {
@@ -12,6 +14,8 @@ const FLAGS = {
   bouncesZoom: ['bounces-zoom', true],
   isScrollEnabled: ['scroll-enabled', true],
   isDirectionalLockEnabled: ['directional-lock', false],
+  isPagingEnabled: ['paging-enabled', false],
+  scrollsToTop: ['scrolls-to-top', true],
   showsHorizontalScrollIndicator: ['shows-horizontal-scroll-indicator', true],
   showsVerticalScrollIndicator: ['shows-vertical-scroll-indicator', true],
 };
@@ -25,6 +29,11 @@ export function parseInsets(text) {
   const [top, right = top, bottom = top, left = right] = n;
   return { top, left, bottom, right };
 }
+
+/** The controller's flags, pushed into it as they are. */
+const CONTROLLER_FLAGS = ['bounces', 'alwaysBounceHorizontal', 'alwaysBounceVertical', 'bouncesZoom', 'isScrollEnabled', 'isDirectionalLockEnabled', 'isPagingEnabled'];
+/** The furthest `levelOfDetailBias` goes either way (a pyramid has at most 33 levels). */
+const MAX_LEVEL_BIAS = 32;
 
 /** `'normal'`, `'fast'` or a number in (0, 1) as a per-millisecond rate. */
 export function parseRate(value) {
@@ -40,13 +49,17 @@ export function parseRate(value) {
  */
 export class ViewerProperties extends HTMLElement {
   static get observedAttributes() {
-    return ['src', 'min-zoom', 'max-zoom', 'deceleration-rate', 'content-inset', 'scroll-indicator-insets', ...Object.values(FLAGS).map((f) => f[0])];
+    return ['src', 'min-zoom', 'max-zoom', 'deceleration-rate', 'content-inset', 'scroll-indicator-insets', 'indicator-style',
+      'pan-minimum-touches', 'level-of-detail-bias', ...Object.values(FLAGS).map((f) => f[0])];
   }
 
   constructor() {
     super();
     /** Everything settable, applied to the scroll view once it exists. */
-    this.settings = { rate: NORMAL_DECELERATION_RATE, contentInset: { ...NO_INSETS }, scrollIndicatorInsets: { ...NO_INSETS }, minimumZoomScale: null, maximumZoomScale: null };
+    this.settings = {
+      rate: NORMAL_DECELERATION_RATE, contentInset: { ...NO_INSETS }, scrollIndicatorInsets: { ...NO_INSETS }, minimumZoomScale: null,
+      maximumZoomScale: null, indicatorStyle: 'default', panMinimumTouches: 1, levelOfDetailBias: 0,
+    };
     for (const [name, [, value]] of Object.entries(FLAGS)) this.settings[name] = value;
   }
 
@@ -61,6 +74,9 @@ export class ViewerProperties extends HTMLElement {
     else if (name === 'deceleration-rate') this.decelerationRate = value ?? 'normal';
     else if (name === 'content-inset') this.contentInset = parseInsets(value);
     else if (name === 'scroll-indicator-insets') this.scrollIndicatorInsets = parseInsets(value);
+    else if (name === 'indicator-style') this.indicatorStyle = value ?? 'default';
+    else if (name === 'pan-minimum-touches') this.panMinimumTouches = value ?? 1;
+    else if (name === 'level-of-detail-bias') this.levelOfDetailBias = value ?? 0;
     else {
       const [property, [, fallback]] = Object.entries(FLAGS).find(([, f]) => f[0] === name);
       this[property] = value === null ? fallback : value !== 'false';
@@ -82,12 +98,15 @@ export class ViewerProperties extends HTMLElement {
     if (!sv) return;
     const s = this.settings;
     const c = this.controller;
-    for (const name of ['bounces', 'alwaysBounceHorizontal', 'alwaysBounceVertical', 'bouncesZoom', 'isScrollEnabled', 'isDirectionalLockEnabled']) c[name] = s[name];
+    for (const name of CONTROLLER_FLAGS) c[name] = s[name];
     c.rate = s.rate;
+    if (this.gestures) this.gestures.minimumTouches = s.panMinimumTouches;
+    if (this.layer) this.layer.levelBias = s.levelOfDetailBias;
     if (s.maxDevicePixels) sv.maxDevicePixels = s.maxDevicePixels;
     this.indicators.showsHorizontal = s.showsHorizontalScrollIndicator;
     this.indicators.showsVertical = s.showsVerticalScrollIndicator;
     this.indicators.insets = { ...s.scrollIndicatorInsets };
+    this.indicators.style = s.indicatorStyle;
     const limits = [sv.minimumOverride, sv.maximumOverride, sv.contentInset];
     sv.minimumOverride = s.minimumZoomScale;
     sv.maximumOverride = s.maximumZoomScale;
@@ -195,57 +214,52 @@ export class ViewerProperties extends HTMLElement {
     return this.controller?.zoomBouncing ?? false;
   }
 
-  // UIScrollView's methods.
-
-  /** Moves the content offset to `p` (points), not clamped, as UIKit; animated ends in `didEndScrollingAnimation`. */
-  setContentOffset(p, animated = false) {
-    if (!this.scrollView) return;
-    this.controller.moveTo({ zoomScale: this.scrollView.zoomScale, x: Number(p.x), y: Number(p.y) }, animated, performance.now());
+  /** UIKit's `indicatorStyle`: `'default'` (dark, light border), `'black'` or `'white'` (both narrower, no border). */
+  get indicatorStyle() {
+    return this.settings.indicatorStyle;
   }
 
-  /** Zooms to `scale` (clamped to the limits) around the centre of the area inside the insets. */
-  setZoomScale(scale, animated = false) {
-    const sv = this.scrollView;
-    if (!sv) return;
-    this.controller.moveTo(sv.restingView({ ...sv.view, zoomScale: positive(scale, 'zoomScale') }), animated, performance.now());
-  }
-
-  /** UIKit's `zoom(to:animated:)`: shows `rect` (image pixels) as large as the limits allow, centred. */
-  zoomToRect(rect, animated = false) {
-    const sv = this.scrollView;
-    if (!sv) return;
-    const view = sv.zoomToRectView({ minX: rect.x, minY: rect.y, maxX: rect.x + rect.width, maxY: rect.y + rect.height });
-    this.controller.moveTo(view, animated, performance.now());
+  set indicatorStyle(value) {
+    if (!INDICATOR_STYLES.includes(value)) throw new RangeError(`indicatorStyle must be one of ${INDICATOR_STYLES.join(', ')} (got ${value})`);
+    this.set('indicatorStyle', value);
   }
 
   /**
-   * Scrolls the least distance that shows `rect` (zoomed-content points, the coordinates of `contentOffset`) inside
-   * the insets; nothing if it is visible already. A rect larger than the area shows its top-left part.
+   * UIKit's `panGestureRecognizer.minimumNumberOfTouches` for fingers and pens: 1 (the default), or 2 — then one
+   * finger scrolls the page past the element (its `touch-action` becomes `pan-x pan-y`) and two pan and pinch it.
    */
-  scrollRectToVisible(rect, animated = false) {
-    const sv = this.scrollView;
-    if (!sv) return;
-    const i = sv.contentInset;
-    const inner = sv.innerSize;
-    const axis = (offset, start, length, low, size) => {
-      if (start < offset + low || length > size) return start - low;
-      if (start + length > offset + low + size) return start + length - low - size;
-      return offset;
-    };
-    const target = sv.restingOffset({ x: axis(sv.x, rect.x, rect.width, i.left, inner.width), y: axis(sv.y, rect.y, rect.height, i.top, inner.height) });
-    if (target.x === sv.x && target.y === sv.y) return;
-    this.controller.moveTo({ zoomScale: sv.zoomScale, ...target }, animated, performance.now());
+  get panMinimumTouches() {
+    return this.settings.panMinimumTouches;
   }
 
-  /** Shows the scroll indicators briefly. */
-  flashScrollIndicators() {
-    this.indicators.poke(performance.now() + 500);
-    this.invalidate?.();
+  set panMinimumTouches(value) {
+    const n = Number(value);
+    if (n !== 1 && n !== 2) throw new RangeError(`panMinimumTouches must be 1 or 2 (got ${value})`);
+    this.touchActionStyle.textContent = n === 2 ? PAGE_PANS_STYLE : '';
+    this.set('panMinimumTouches', n);
   }
 
-  /** Not UIKit: sets zoom and offset at once, clamped to where the view may rest (deep links). */
-  setView(view) {
-    this.controller?.setView(view);
+  /**
+   * CATiledLayer's `levelsOfDetailBias`, as a signed integer: the tiles drawn are this many levels finer (positive)
+   * or coarser (negative) than the screen needs (default 0).
+   */
+  get levelOfDetailBias() {
+    return this.settings.levelOfDetailBias;
+  }
+
+  set levelOfDetailBias(value) {
+    const n = Number(value);
+    if (!(Number.isInteger(n) && Math.abs(n) <= MAX_LEVEL_BIAS)) throw new RangeError(`levelOfDetailBias must be an integer from -${MAX_LEVEL_BIAS} to ${MAX_LEVEL_BIAS} (got ${value})`);
+    this.set('levelOfDetailBias', n);
+  }
+
+  /** UIKit's Objective-C name of {@link ViewerProperties#isPagingEnabled}. */
+  get pagingEnabled() {
+    return this.isPagingEnabled;
+  }
+
+  set pagingEnabled(value) {
+    this.isPagingEnabled = value;
   }
 }
 
@@ -261,7 +275,8 @@ for (const name of Object.keys(FLAGS)) {
   });
 }
 
-function positive(value, name) {
+/** `value` as a finite number > 0, else a RangeError naming `name`. */
+export function positive(value, name) {
   const n = Number(value);
   if (!(Number.isFinite(n) && n > 0)) throw new RangeError(`${name} must be a finite number > 0 (got ${value})`);
   return n;

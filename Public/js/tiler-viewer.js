@@ -15,7 +15,7 @@ import { Navigator } from './navigator.js';
 import { ScrollIndicators } from './scroll-indicators.js';
 import { ViewportReporter, orderedLike, viewKey } from './viewport-reporter.js';
 import { loadTileSource } from './tile-source.js';
-import { ViewerProperties } from './tiler-viewer-properties.js';
+import { ViewerMethods } from './tiler-viewer-methods.js';
 import { STYLE } from './tiler-viewer-style.js';
 
 /** UIKit's delegate method for each event name. */
@@ -24,20 +24,23 @@ const DELEGATE = {
   didEndDragging: 'scrollViewDidEndDragging', willBeginDecelerating: 'scrollViewWillBeginDecelerating',
   didEndDecelerating: 'scrollViewDidEndDecelerating', didEndScrollingAnimation: 'scrollViewDidEndScrollingAnimation',
   willBeginZooming: 'scrollViewWillBeginZooming', didZoom: 'scrollViewDidZoom', didEndZooming: 'scrollViewDidEndZooming',
+  shouldScrollToTop: 'scrollViewShouldScrollToTop', didScrollToTop: 'scrollViewDidScrollToTop',
 };
 
 /**
  * The element. Properties and methods follow UIScrollView (see the README's reference); points are CSS pixels.
  */
-export class TilerViewer extends ViewerProperties {
+export class TilerViewer extends ViewerMethods {
   static get observedAttributes() {
-    return ViewerProperties.observedAttributes;
+    return ViewerMethods.observedAttributes;
   }
 
   constructor() {
     super();
     const root = this.attachShadow({ mode: 'open' });
-    root.innerHTML = `<style>${STYLE}</style><div class="stage" part="stage"><canvas></canvas></div>`;
+    root.innerHTML = `<style>${STYLE}</style><style class="touch-action"></style><div class="stage" part="stage"><canvas></canvas></div>`;
+    /** Rules that depend on `panMinimumTouches`. */
+    this.touchActionStyle = root.querySelector('style.touch-action');
     this.stage = root.querySelector('.stage');
     this.canvas = root.querySelector('canvas');
     this.indicators = new ScrollIndicators(root);
@@ -88,7 +91,6 @@ export class TilerViewer extends ViewerProperties {
       contentSize: { width: p.width, height: p.height }, viewportSize: this.measure(), devicePixelRatio: window.devicePixelRatio || 1,
     });
     this.controller = new ScrollController(this.scrollView, { onChange: () => this.changed(), emit: (name, detail) => this.emit(name, detail) });
-    this.applySettings();
     this.cache = new TileCache(this.settings.cacheCapacity ?? DEFAULT_CACHE_CAPACITY, (entry) => entry.bitmap.close());
     this.loader = new TileLoader({
       maxInFlight: this.settings.maxInFlight ?? 6,
@@ -103,7 +105,8 @@ export class TilerViewer extends ViewerProperties {
     this.reporter = endpoint ? new ViewportReporter(endpoint) : null;
     if (this.hasAttribute('navigator')) this.navigator = new Navigator(this.shadowRoot, p, (point) => this.controller.centreOn(point));
     this.gestures = new GestureInput(this.stage, this.controller, this);
-    this.detachKeyboard = attachKeyboard(this, this.controller, () => this.isConnected);
+    this.detachKeyboard = attachKeyboard(this, this.controller, () => this.isConnected, { scrollToTop: () => this.scrollToTop() });
+    this.applySettings();
     this.settled = false;
     this.watchPixelRatio();
     this.resize();
@@ -173,6 +176,24 @@ export class TilerViewer extends ViewerProperties {
     this.dispatchEvent(new CustomEvent(name.toLowerCase(), { detail }));
   }
 
+  /**
+   * Asks the delegate's `scrollView…` method of UIKit's name (true unless it returns false, as UIKit assumes for a
+   * method it does not implement) and dispatches a cancelable event (lower-case name): `preventDefault()` says no.
+   */
+  ask(name) {
+    const method = this.delegate?.[DELEGATE[name]];
+    let allowed = true;
+    if (typeof method === 'function') {
+      try {
+        allowed = method.call(this.delegate, this) !== false;
+      } catch (error) {
+        console.error(error);
+      }
+    }
+    const event = new CustomEvent(name.toLowerCase(), { cancelable: true });
+    return this.dispatchEvent(event) && allowed;
+  }
+
   /** The view changed (or an animation advanced): redraw, show the indicators. */
   changed() {
     this.indicators.poke(performance.now());
@@ -204,6 +225,7 @@ export class TilerViewer extends ViewerProperties {
       this.navigator.drawOverview(this.cache.peek(this.layer.overviewKey)?.bitmap, sv.devicePixelRatio);
       this.navigator.update(sv.viewportImageRect);
     }
+    this.indicators.hold(this.controller.tracking, performance.now());
     const showing = this.indicators.update(sv, performance.now());
     this.updateStatus();
     if (animating || fading || showing) this.invalidate();
@@ -253,6 +275,7 @@ export class TilerViewer extends ViewerProperties {
       loaded: this.loader.isIdle,
       settled: this.settled && this.controller.isIdle,
       lastFlick: this.controller.lastFlick,
+      levelBias: this.layer.levelBias,
       reports: this.reporter?.sent ?? 0,
     };
   }

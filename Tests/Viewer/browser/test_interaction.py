@@ -103,6 +103,7 @@ class InteractionTests(ViewerTestCase):
         self.assertTrue(close(state["view"]["zoomScale"], 0.4, 1e-12))
 
     def test_pinch_zooms_around_the_midpoint_and_two_finger_tap_zooms_out(self):
+        self.use_new_tab()
         b = self.browser
         self.open_view("pic", {"zoomScale": 0.4, "x": 300, "y": 200})
         mid = (500, 260)

@@ -28,6 +28,21 @@ class ViewerTestCase(unittest.TestCase):
         if not self.expect_console_errors:
             self.assertEqual(errors, [], "console errors")
 
+    def use_new_tab(self):
+        """Runs the rest of the test in a tab of its own, closed when the test ends. After a two-finger CDP touch
+        sequence, Chromium (156) delivers no more touch events to the pages later loaded in that tab, so a test that
+        touches starts in a fresh one and leaves none stuck behind."""
+        driver = self.browser.driver
+        original = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        self.browser.cdp("Network.enable", {})
+        self.browser.cdp("Network.setCacheDisabled", {"cacheDisabled": True})
+
+        def close():
+            driver.close()
+            driver.switch_to.window(original)
+        self.addCleanup(close)
+
     def open_view(self, image, view=None, query="", hide_chrome=True):
         """Opens `image` (at `view`, a dict of zoomScale, x, y) in a fresh page and waits until it is complete."""
         fragment = f"#image={image}"

@@ -5,49 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ScrollView } from '../../../Public/js/scroll-view.js';
-import { ScrollController } from '../../../Public/js/scroll-controller.js';
-
-/** A 3000×2000 image in an 800×600 box at zoom 1, offset (1000, 700), recording every moment. */
-function setup(options = {}) {
-  const sv = new ScrollView({ contentSize: { width: 3000, height: 2000 }, viewportSize: { width: 800, height: 600 } });
-  const log = [];
-  const controller = new ScrollController(sv, {
-    emit: (name, detail) => {
-      log.push(name === 'didEndDragging' ? `${name}(${detail.willDecelerate})` : name);
-      options.onEmit?.(name, detail);
-    },
-  });
-  controller.setView({ zoomScale: 1, x: 1000, y: 700 });
-  log.length = 0;
-  return { sv, controller, log };
-}
-
-/** Runs the animation to its end from time `t`, 16 ms per frame. */
-function finish(controller, t) {
-  let now = t;
-  while (controller.step(now)) now += 16;
-  return now;
-}
-
-/** The log with runs of didScroll/didZoom collapsed into one `move`. */
-function collapsed(log) {
-  const out = [];
-  for (const name of log) {
-    const n = name === 'didScroll' || name === 'didZoom' ? 'move' : name;
-    if (n !== 'move' || out[out.length - 1] !== 'move') out.push(n);
-  }
-  return out;
-}
-
-/** A drag from (400, 300) by (dx, dy) per 10 ms for `steps` steps, lifting at `liftAt` ms after the last move. */
-function drag(controller, dx, dy, { steps = 10, slop = 4, liftAt = 5 } = {}) {
-  controller.beginPan({ x: 400, y: 300 }, 0, slop);
-  for (let i = 1; i <= steps; i += 1) controller.pan({ x: 400 + dx * i, y: 300 + dy * i }, i * 10);
-  controller.endPan(steps * 10 + liftAt);
-  return steps * 10 + liftAt;
-}
-
-const FLICK = ['willBeginDragging', 'move', 'willEndDragging', 'didEndDragging(true)', 'willBeginDecelerating', 'move', 'didEndDecelerating'];
+import { FLICK, collapsed, drag, finish, setup } from './scroll-support.mjs';
 
 test('a flick: drag, end dragging, decelerate', () => {
   const { controller, log } = setup();
@@ -143,17 +101,22 @@ test('a pinch and a wheel zoom past the maximum: zooming, bouncing back, didEndZ
   assert.deepEqual(collapsed(log), ['willBeginZooming', 'move', 'didEndZooming']);
 });
 
-test('programmatic moves: one didScroll at once, or an animation ending in didEndScrollingAnimation', () => {
+test('programmatic moves: one didScroll at once, or an animation: a zoom, or a scroll ending in didEndScrollingAnimation', () => {
   const { sv, controller, log } = setup();
   controller.moveTo({ zoomScale: 1, x: -5000, y: 0 }, false, 0);
   assert.deepEqual(log, ['didScroll']);
   assert.equal(sv.x, -5000); // not clamped, as UIKit's contentOffset
   log.length = 0;
   controller.moveTo({ zoomScale: 0.5, x: 100, y: 100 }, true, 0);
+  assert.equal(controller.zooming, false); // isZooming is the gestures' flag
+  finish(controller, 0);
+  assert.deepEqual(collapsed(log), ['willBeginZooming', 'move', 'didEndZooming']);
+  log.length = 0;
+  controller.moveTo({ zoomScale: 0.5, x: 300, y: 100 }, true, 0);
   finish(controller, 0);
   assert.deepEqual(collapsed(log), ['move', 'didEndScrollingAnimation']);
   log.length = 0;
-  controller.moveTo({ zoomScale: 0.5, x: 100, y: 100 }, true, 0);
+  controller.moveTo({ zoomScale: 0.5, x: 300, y: 100 }, true, 0);
   assert.deepEqual(log, []);
 });
 
