@@ -1,21 +1,8 @@
-// The client of `tiler serve`'s HTTP API: the image list, the visible-tiles query and tile images.
-// Every failure becomes an ApiError with a one-line message fit to show to a person.
+// The client of `tiler serve`'s HTTP API: the image list and tile images, fetched through http.js (so every failure
+// is an HttpError with a one-line message fit to show to a person).
 
 import { Pyramid } from './geometry.js';
-
-/** A failed request: `status` is the HTTP status, or 0 when the server could not be reached. */
-export class ApiError extends Error {
-  /**
-   * @param {string} message One line, for people.
-   * @param {number} status
-   */
-  constructor(message, status) {
-    super(message);
-    this.name = 'ApiError';
-    /** @type {number} */
-    this.status = status;
-  }
-}
+import { HttpError, request } from './http.js';
 
 /**
  * One served image, as `GET /api/images` lists it, with its geometry and URLs.
@@ -35,7 +22,8 @@ export class ImageInfo {
     /** The geometry. */
     this.pyramid = new Pyramid(entry.width, entry.height, entry.tileSize, entry.overlap);
     if (this.pyramid.maxLevel !== entry.maxLevel) {
-      throw new ApiError(`${entry.name}: the server says maxLevel ${entry.maxLevel}, the geometry says ${this.pyramid.maxLevel}`, 0);
+      const message = `${entry.name}: the server says maxLevel ${entry.maxLevel}, the geometry says ${this.pyramid.maxLevel}`;
+      throw new HttpError(message, { kind: 'format' });
     }
     this.tilePrefix = `${entry.dzi.replace(/\.dzi$/, '')}_files/`;
   }
@@ -64,51 +52,14 @@ export function encodeName(name) {
   return name.split('/').map(encodeURIComponent).join('/');
 }
 
-/** Fetches `url`, turning network failures and error statuses into {@link ApiError}s. */
-async function request(url, what, signal) {
-  let response;
-  try {
-    response = await fetch(url, { signal });
-  } catch (error) {
-    if (error.name === 'AbortError') throw error;
-    throw new ApiError(`Could not reach the server for ${what}.`, 0);
-  }
-  if (!response.ok) {
-    let detail = '';
-    try {
-      detail = (await response.json()).error ?? '';
-    } catch {
-      // The body was not the server's JSON error; the status says enough.
-    }
-    throw new ApiError(`${what}: HTTP ${response.status}${detail ? ` — ${detail}` : ''}`, response.status);
-  }
-  return response;
-}
-
 /**
  * The served images, sorted by name.
  * @param {AbortSignal} [signal]
  * @returns {Promise<ImageInfo[]>}
  */
 export async function listImages(signal) {
-  const response = await request('/api/images', 'the image list', signal);
-  const entries = await response.json();
+  const { body: entries } = await request('/api/images', { what: 'the image list', signal });
   return entries.map((entry) => new ImageInfo(entry));
-}
-
-/**
- * The server's answer to the visible-tiles query for `viewport` (the same JSON as `tiler visible`, with URLs).
- * @param {string} name
- * @param {import('./geometry.js').Viewport} viewport
- * @param {AbortSignal} [signal]
- */
-export async function fetchVisibleTiles(name, viewport, signal) {
-  const query = new URLSearchParams({
-    x: String(viewport.x), y: String(viewport.y), width: String(viewport.width), height: String(viewport.height),
-    zoomScale: String(viewport.zoomScale), contentScale: String(viewport.contentScale ?? 1), prefetch: String(viewport.prefetch ?? 0),
-  });
-  const response = await request(`/api/images/${encodeName(name)}/visible?${query}`, 'the visible tiles', signal);
-  return response.json();
 }
 
 /**
@@ -118,11 +69,10 @@ export async function fetchVisibleTiles(name, viewport, signal) {
  * @returns {Promise<ImageBitmap>}
  */
 export async function fetchTile(url, signal) {
-  const response = await request(url, 'tile', signal);
-  const blob = await response.blob();
+  const { body: blob, response } = await request(url, { what: 'tile', as: 'blob', signal });
   try {
     return await createImageBitmap(blob);
   } catch {
-    throw new ApiError('tile: the image could not be decoded', response.status);
+    throw new HttpError('tile: the image could not be decoded', { kind: 'format', status: response.status, url });
   }
 }

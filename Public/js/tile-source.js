@@ -4,7 +4,8 @@
 // endpoint, so the element can report its viewport there.
 
 import { Pyramid } from './geometry.js';
-import { ApiError, encodeName } from './api.js';
+import { encodeName } from './api.js';
+import { HttpError, parseJSON, request } from './http.js';
 
 /**
  * @typedef {{name: string, pyramid: Pyramid, tileURL: (level: number, col: number, row: number) => string,
@@ -19,17 +20,11 @@ import { ApiError, encodeName } from './api.js';
  */
 export async function loadTileSource(src, signal) {
   const url = new URL(src, document.baseURI);
-  let response;
-  try {
-    response = await fetch(url, { signal });
-  } catch (error) {
-    if (error.name === 'AbortError') throw error;
-    throw new ApiError(`Could not load ${url.href}.`, 0);
-  }
-  if (!response.ok) throw new ApiError(`${url.href}: HTTP ${response.status}`, response.status);
-  const text = await response.text();
+  const { body: text, response } = await request(url, { what: url.href, as: 'text', signal });
   const name = decodeURIComponent(url.pathname.split('/').pop() ?? '');
-  if (text.trimStart().startsWith('{')) return iiifSource(JSON.parse(text), url, name);
+  if (text.trimStart().startsWith('{')) {
+    return iiifSource(parseJSON(text, url.href, { status: response.status, url: url.href }), url, name);
+  }
   const source = dziSource(text, url, name);
   source.visibleEndpoint = tilerEndpoint(url, response);
   return source;
@@ -40,7 +35,9 @@ export function dziSource(text, url, name = '') {
   const doc = new DOMParser().parseFromString(text, 'application/xml');
   const image = doc.getElementsByTagName('Image')[0];
   const size = doc.getElementsByTagName('Size')[0];
-  if (!image || !size) throw new ApiError(`${url.href} is neither a Deep Zoom descriptor nor IIIF info.json.`, 0);
+  if (!image || !size) {
+    throw new HttpError(`${url.href} is neither a Deep Zoom descriptor nor IIIF info.json.`, { kind: 'format', url: url.href });
+  }
   const number = (node, attribute) => Number(node.getAttribute(attribute));
   const pyramid = new Pyramid(number(size, 'Width'), number(size, 'Height'), number(image, 'TileSize'), number(image, 'Overlap') || 0);
   const format = image.getAttribute('Format') || 'jpg';

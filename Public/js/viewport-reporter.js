@@ -1,7 +1,10 @@
 // The viewport loop to the server: reports what the element shows to `tiler serve`'s visible-rect endpoint — on every
 // settle, and at most every `INTERVAL_MS` while the content moves — with the screen's contentScale, a one-ring
 // prefetch and a per-element viewer id, so the server's viewport-aware cache loads and keeps those tiles. The
-// answer's tile order is kept for the view it describes; drawing never waits for it.
+// answer's tile order is kept for the view it describes; drawing never waits for it. Reports are fire-and-forget:
+// never aborted, and a failed one (no answer, an error status, not JSON) is dropped without a word.
+
+import { request } from './http.js';
 
 /** The least time between two reports while the content moves, in ms (at most four a second). */
 export const INTERVAL_MS = 250;
@@ -34,9 +37,9 @@ export function orderedLike(requests, urls) {
 export class ViewportReporter {
   /**
    * @param {string} endpoint The visible-rect URL without a query (`…/api/images/NAME/visible`).
-   * @param {{prefetch?: number, fetch?: typeof fetch}} [options]
+   * @param {{prefetch?: number, fetch?: typeof fetch}} [options] `fetch` is the page's unless given (tests pass a stub).
    */
-  constructor(endpoint, { prefetch = 1, fetch: fetcher = (...a) => fetch(...a) } = {}) {
+  constructor(endpoint, { prefetch = 1, fetch: fetcher } = {}) {
     this.endpoint = endpoint;
     this.prefetch = prefetch;
     this.fetch = fetcher;
@@ -80,10 +83,9 @@ export class ViewportReporter {
       zoomScale: String(viewport.zoomScale), contentScale: String(viewport.contentScale ?? 1),
       prefetch: String(this.prefetch), viewer: this.viewer,
     });
-    this.fetch(`${this.endpoint}?${query}`)
-      .then((response) => (response.ok ? response.json() : null))
-      .then((json) => {
-        if (json?.tiles) this.answer = { key, urls: json.tiles.map((t) => new URL(t.url, this.endpoint).href) };
+    request(`${this.endpoint}?${query}`, { what: 'the viewport report', fetch: this.fetch })
+      .then(({ body }) => {
+        if (body?.tiles) this.answer = { key, urls: body.tiles.map((t) => new URL(t.url, this.endpoint).href) };
       })
       .catch(() => {}); // A report is advice to the server's cache; losing one changes nothing on screen.
   }

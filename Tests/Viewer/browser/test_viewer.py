@@ -134,7 +134,7 @@ class FailureTests(ViewerTestCase):
                    "the failure and every other tile")
             banner = b.driver.find_element(By.CSS_SELECTOR, ".banner")
             self.assertTrue(banner.is_displayed())
-            self.assertIn("A tile could not be loaded (tile: HTTP 404", banner.text)
+            self.assertIn("A tile could not be loaded (tile: HTTP 404 — tile not found).", banner.text, "the server's words")
             state = b.state()
             self.assertEqual(state["stats"]["missing"], 0)
             b.hide_chrome()
@@ -153,6 +153,20 @@ class FailureTests(ViewerTestCase):
         state = b.wait_complete()
         self.assertEqual(state["stats"]["failed"], 0)
         self.assertFalse(b.driver.find_element(By.CSS_SELECTOR, ".banner").is_displayed())
+
+    def test_a_src_the_server_refuses_fires_error_with_the_servers_message(self):
+        b = self.browser
+        b.open("/")
+        b.wait(lambda: b.js("return document.querySelector('.card-link')"), "the list")
+        version = api(self.server, "/api/images")[1]["version"]
+        for src, words in (("/images/nothing-here.dzi", "no image named nothing-here"),
+                           ("/images/pic@000000000000.dzi", f"its current version is {version}")):
+            b.js("""document.body.replaceChildren(); window.failure = null; const v = document.createElement('tiler-viewer');
+                    v.addEventListener('error', (e) => (window.failure = e.detail.message)); v.src = arguments[0];
+                    document.body.append(v);""", src)
+            message = b.wait(lambda: b.js("return window.failure"), f"the error event for {src}")
+            self.assertTrue(message.startswith(f"{self.server.url}{src}: HTTP 404 — "), message)
+            self.assertIn(words, message, "the server's words")
 
 
 if __name__ == "__main__":

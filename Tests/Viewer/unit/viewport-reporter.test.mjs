@@ -1,8 +1,9 @@
-// The pure parts of the viewport loop: which answer belongs to the view on screen, and loading in the server's order.
+// The viewport loop: which answer belongs to the view on screen, loading in the server's order, and the reports
+// themselves through a stub fetch — fire-and-forget, never aborted, a failed one dropped.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { orderedLike, viewKey } from '../../../Public/js/viewport-reporter.js';
+import { INTERVAL_MS, ViewportReporter, orderedLike, viewKey } from '../../../Public/js/viewport-reporter.js';
 
 test('an answer belongs to a view up to 1/100 point', () => {
   const view = { x: 10.001, y: -5, width: 800, height: 600, zoomScale: 0.5, contentScale: 2 };
@@ -16,4 +17,72 @@ test("tiles load in the server's order, the overview first and unlisted tiles la
   const local = [r('overview'), r('a'), r('b'), r('c'), r('d')];
   const ordered = orderedLike(local, ['http://h/c', 'http://h/a', 'http://h/zz']);
   assert.deepEqual(ordered.map((x) => x.key), ['overview', 'c', 'a', 'b', 'd']);
+});
+
+const endpoint = 'http://h/api/images/pic/visible';
+const view = { x: 100, y: 50, width: 800, height: 600, zoomScale: 0.5, contentScale: 2 };
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+/** A reporter whose fetch answers with `respond()` and records the calls. */
+function reporterAnswering(respond) {
+  const calls = [];
+  const reporter = new ViewportReporter(endpoint, {
+    fetch: async (url, init) => {
+      calls.push({ url, init });
+      return respond();
+    },
+  });
+  return { reporter, calls };
+}
+
+test("a report is one plain GET with the view's query; the answer is kept for that view, in the server's order", async () => {
+  const tiles = [{ url: '/images/pic_files/11/1_0.jpg' }, { url: '/images/pic_files/11/0_0.jpg' }];
+  const { reporter, calls } = reporterAnswering(() => Response.json({ tiles }));
+  reporter.report(view, true, 1000);
+  assert.equal(calls.length, 1);
+  const url = new URL(calls[0].url);
+  assert.equal(`${url.origin}${url.pathname}`, endpoint);
+  assert.deepEqual(Object.fromEntries(url.searchParams), {
+    x: '100', y: '50', width: '800', height: '600', zoomScale: '0.5', contentScale: '2', prefetch: '1', viewer: reporter.viewer,
+  });
+  assert.equal(calls[0].init.signal, undefined, 'never aborted');
+  assert.equal(calls[0].init.keepalive, undefined, 'no keepalive');
+  await settle();
+  assert.deepEqual(reporter.orderFor(viewKey(view)), ['http://h/images/pic_files/11/1_0.jpg', 'http://h/images/pic_files/11/0_0.jpg']);
+  assert.equal(reporter.orderFor(viewKey({ ...view, x: 101 })), null, 'not for another view');
+});
+
+test('a failed report is dropped without a word and keeps the last answer', async () => {
+  const answers = [
+    () => Response.json({ error: 'no image named pic', status: 404 }, { status: 404 }),
+    () => Promise.reject(new TypeError('Failed to fetch')),
+    () => new Response('<html>'),
+    () => Response.json({ no: 'tiles' }),
+  ];
+  for (const answer of answers) {
+    let respond = () => Response.json({ tiles: [{ url: '/t/a.jpg' }] });
+    const { reporter, calls } = reporterAnswering(() => respond());
+    reporter.report(view, true, 1000);
+    await settle();
+    respond = answer;
+    reporter.report({ ...view, x: 200 }, true, 2000);
+    await settle();
+    assert.equal(calls.length, 2);
+    assert.deepEqual(reporter.orderFor(viewKey(view)), ['http://h/t/a.jpg'], 'the earlier answer stays');
+    assert.equal(reporter.orderFor(viewKey({ ...view, x: 200 })), null);
+  }
+});
+
+test('reports while moving are throttled; cancel drops the pending one', async () => {
+  const { reporter, calls } = reporterAnswering(() => Response.json({ tiles: [] }));
+  reporter.report(view, false, 1000);
+  reporter.report({ ...view, x: 110 }, false, 1000 + INTERVAL_MS / 2);
+  reporter.report({ ...view, x: 110 }, false, 1000 + INTERVAL_MS / 2); // the same view again: nothing new
+  assert.equal(calls.length, 1, 'the second waits');
+  reporter.cancel();
+  await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
+  assert.equal(calls.length, 1, 'and is dropped');
+  reporter.report({ ...view, x: 120 }, true, 1000 + INTERVAL_MS / 2);
+  assert.equal(calls.length, 2, 'a settled view is reported at once');
+  assert.equal(reporter.sent, 2);
 });
