@@ -13,13 +13,11 @@ final class CatalogImage: Sendable {
     let descriptor: DZIDescriptor
     /// The pyramid's geometry.
     let pyramid: Pyramid
-    /// The real path of the `{name}_files` folder (inside ROOT).
-    let filesDirectory: String
+    /// Where the tiles come from: a folder of tile files, or a pyramid stored in one file and read in place.
+    let source: TileSource
     /// The real path of ROOT: no tile is read from outside it (a symlink may lead elsewhere inside it).
     let root: String
-    /// The level folders, opened (and checked to lie inside ROOT) on first use through the server's shared cache.
-    let levels: LevelDirectories
-    /// The `.dzi` file's bytes, ready to send.
+    /// The `.dzi` descriptor's bytes, ready to send (the file's, or made for a pyramid stored in one file).
     let descriptorFile: LoadedFile
     /// The `.dzi` file's identity when it was read, to notice rewrites.
     let signature: FileSignature
@@ -33,19 +31,29 @@ final class CatalogImage: Sendable {
     let versionedPrefix: String
     private let served = Atomic<Bool>(true)
 
-    /// Creates an entry whose level folders are opened through `directories`; the catalog is the only producer.
-    init(
+    /// Creates an entry for a folder pyramid whose level folders are opened through `directories`; the catalog is the
+    /// only producer.
+    convenience init(
         id: Int, name: String, descriptor: DZIDescriptor, root: String, filesDirectory: String, descriptorFile: LoadedFile,
         signature: FileSignature, directories: LevelDirectoryCache
+    ) {
+        let levels = LevelDirectories(
+            image: id, filesDirectory: filesDirectory, root: root, maxLevel: descriptor.pyramid.maxLevel, cache: directories)
+        self.init(
+            id: id, name: name, descriptor: descriptor, root: root, source: .folder(FolderTiles(directory: filesDirectory, levels: levels)),
+            descriptorFile: descriptorFile, signature: signature)
+    }
+
+    /// Creates an entry whose tiles come from `source`.
+    init(
+        id: Int, name: String, descriptor: DZIDescriptor, root: String, source: TileSource, descriptorFile: LoadedFile, signature: FileSignature
     ) {
         self.id = id
         self.name = name
         self.descriptor = descriptor
         self.pyramid = descriptor.pyramid
-        self.filesDirectory = filesDirectory
+        self.source = source
         self.root = root
-        self.levels = LevelDirectories(
-            image: id, filesDirectory: filesDirectory, root: root, maxLevel: descriptor.pyramid.maxLevel, cache: directories)
         self.descriptorFile = descriptorFile
         self.signature = signature
         self.urlPrefix = "/images/" + PercentEncoding.encodePath(name)
@@ -66,9 +74,15 @@ final class CatalogImage: Sendable {
         return address.column >= 0 && address.column < grid.columns && address.row >= 0 && address.row < grid.rows
     }
 
-    /// The file of tile `key`: `{filesDirectory}/{level}/{col}_{row}.{format}`.
-    func tilePath(_ key: TileKey) -> String {
-        "\(filesDirectory)/\(key.level)/\(key.column)_\(key.row).\(descriptor.format)"
+    /// The tiles folder, for a folder pyramid.
+    var folder: FolderTiles? {
+        if case .folder(let folder) = source { return folder }
+        return nil
+    }
+
+    /// The file of tile `key`, for a folder pyramid: `{filesDirectory}/{level}/{col}_{row}.{format}`.
+    func tilePath(_ key: TileKey) -> String? {
+        folder.map { "\($0.directory)/\(key.level)/\(key.column)_\(key.row).\(descriptor.format)" }
     }
 
     /// The versioned URL of tile (`level`, `column`, `row`).

@@ -5,10 +5,33 @@ import Glibc
 /// hold the tiles, thousands of files), and symlinked folders are not offered either (no cycles). The recursion,
 /// its depth bound and what is remembered between scans are ``CatalogScanner``'s.
 enum DirectoryWalker {
-    /// A descriptor found: its name (relative path without `.dzi`, `/`-separated) and its path.
+    /// A pyramid found: its name (relative path without `.dzi` or the file's extension, `/`-separated), its path,
+    /// and what kind of file it is.
     struct Found: Sendable {
         let name: String
         let path: String
+        var kind = Kind.descriptor
+
+        /// What a found pyramid is.
+        enum Kind: Sendable {
+            /// A `.dzi` descriptor beside its `_files` folder.
+            case descriptor
+            /// A file that may hold a whole pyramid, read in place (`*.tif`, `*.tiff`, `*.btf`, `*.tf8`, `*.svs`,
+            /// `*.ome.tif(f)`).
+            case storedPyramid
+        }
+    }
+
+    /// The extensions of files that may be pyramids read in place, longest first (`.ome.tif` before `.tif`).
+    static let storedPyramidExtensions = [".ome.tiff", ".ome.tif", ".tiff", ".tif", ".btf", ".tf8", ".svs"]
+
+    /// `name` without the first of ``storedPyramidExtensions`` it ends in (any case), or nil when it ends in none.
+    static func storedPyramidStem(_ name: String) -> Substring? {
+        let lowered = name.lowercased()
+        for suffix in storedPyramidExtensions where lowered.hasSuffix(suffix) && name.utf8.count > suffix.utf8.count {
+            return name.dropLast(suffix.count)
+        }
+        return nil
     }
 
     /// What one folder holds that the catalog cares about.
@@ -67,20 +90,50 @@ enum DirectoryWalker {
                     listing.folders.append(name)
                 }
             case .fileOrLink:
-                guard name.hasSuffix(".dzi") && name.utf8.count > 4 else { continue }
+                let stem: Substring
+                let kind: Found.Kind
+                if name.hasSuffix(".dzi") && name.utf8.count > 4 {
+                    (stem, kind) = (name.dropLast(4), .descriptor)
+                } else if let stored = storedPyramidStem(name) {
+                    (stem, kind) = (stored, .storedPyramid)
+                } else {
+                    continue
+                }
                 if hasUnprintable(name) {
                     listing.refused.append(Refused(path: child, reason: "its name has a control character"))
                 } else {
-                    listing.descriptors.append(Found(name: String(child.dropLast(4)), path: path))
+                    listing.descriptors.append(Found(name: relative.isEmpty ? String(stem) : relative + "/" + stem, path: path, kind: kind))
                 }
             case .other:
                 break
             }
         }
+        listing.descriptors = preferringDescriptors(listing.descriptors, refused: &listing.refused)
         listing.descriptors = keepingOneOfEachName(listing.descriptors, name: \.name, refused: &listing.refused) { $0 + ".dzi" }
         let inRelative: (String) -> String = { relative.isEmpty ? $0 : relative + "/" + $0 }
         listing.folders = keepingOneOfEachName(listing.folders, name: { $0 }, refused: &listing.refused, path: inRelative)
         return listing
+    }
+
+    /// `found` without the files read in place whose name a `.dzi` pyramid (or another such file) already has: the
+    /// `.dzi` wins, else the file whose bytes sort first; the others are refused (logged once).
+    private static func preferringDescriptors(_ found: [Found], refused: inout [Refused]) -> [Found] {
+        var descriptors = Set(found.lazy.filter { $0.kind == .descriptor }.map(\.name))
+        var kept: [Found] = []
+        for entry in found.sorted(by: {
+            $0.kind == .descriptor && $1.kind != .descriptor || ($0.kind == $1.kind && $0.path.utf8.lexicographicallyPrecedes($1.path.utf8))
+        }) {
+            if entry.kind == .storedPyramid && !descriptors.insert(entry.name).inserted {
+                let file = entry.path.split(separator: "/").last.map(String.init) ?? entry.path
+                let folder = entry.name.split(separator: "/").dropLast().joined(separator: "/")
+                refused.append(
+                    Refused(
+                        path: folder.isEmpty ? file : folder + "/" + file, reason: "a pyramid named \(entry.name) is already served (a .dzi wins)"))
+                continue
+            }
+            kept.append(entry)
+        }
+        return kept
     }
 
     /// Whether `name` holds a character that cannot be shown as it is: a control character or a bidirectional

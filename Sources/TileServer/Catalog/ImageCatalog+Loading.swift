@@ -28,18 +28,25 @@ extension ImageCatalog {
     /// fresh one, or why there is none.
     func resolve(_ found: DirectoryWalker.Found, previous: CatalogImage?, state: inout ScanState) -> Outcome {
         guard let signature = FileSignature(path: found.path) else { return .notYet }
-        if let previous, previous.signature == signature, FileSignature.isDirectory(previous.filesDirectory) {
+        if let previous, previous.signature == signature, previous.folder.map({ FileSignature.isDirectory($0.directory) }) ?? true {
             return .serve(previous)
         }
         if state.rejected[found.path] == signature { return .rejected }
         do {
-            let image = try load(found, signature: signature, id: state.nextID)
+            let image =
+                found.kind == .descriptor
+                ? try load(found, signature: signature, id: state.nextID) : try loadStored(found, signature: signature, id: state.nextID)
             state.nextID += 1
             return .serve(image)
         } catch let error as CatalogError {
             guard error.permanent else { return .notYet }
             state.rejected[found.path] = signature
-            logger.warning("Skipping \(found.name).dzi: \(error.message)")
+            if found.kind == .descriptor {
+                logger.warning("Skipping \(found.name).dzi: \(error.message)")
+            } else {
+                // A plain striped or single-resolution TIFF is no error: `tiler slice` is for those.
+                logger.log(level: error.quiet ? .debug : .warning, "Not serving \(found.path) in place: \(error.message)")
+            }
             return .rejected
         } catch {
             return .notYet
@@ -74,6 +81,33 @@ extension ImageCatalog {
     }
 }
 
+extension ImageCatalog {
+    /// An entry for a file that holds a whole pyramid (``DirectoryWalker/Found/Kind/storedPyramid``), opened with
+    /// ``StoredPyramids/open(path:)``: its Deep Zoom descriptor is made (256-pixel tiles, overlap 0, `jpg`, or `png`
+    /// where the source has alpha), its version follows the file's identity.
+    fileprivate func loadStored(_ found: DirectoryWalker.Found, signature: FileSignature, id: Int) throws -> CatalogImage {
+        guard let real = PathContainment.realPath(found.path), PathContainment.isInside(real, root: root) else {
+            throw CatalogError(message: "it resolves outside the served folder", permanent: true)
+        }
+        let pyramid: any StoredPyramid
+        do {
+            pyramid = try StoredPyramids.open(path: real)
+        } catch {
+            throw CatalogError(message: error.message, permanent: true, quiet: error.isNotAPyramid)
+        }
+        guard let finest = pyramid.storedLevels.first else { throw CatalogError(message: "it has no levels", permanent: true) }
+        let format = finest.channels == 4 || finest.channels == 2 ? "png" : "jpg"
+        let descriptor = DZIDescriptor(width: finest.width, height: finest.height, tileSize: 256, overlap: 0, format: format)
+        let xml = Array(descriptor.xml.utf8)
+        let file = LoadedFile(
+            bytes: xml,
+            etag: "\"\(String(signature.size, radix: 16))-\(String(signature.seconds, radix: 16)).\(String(signature.nanoseconds, radix: 16))-dzi\"")
+        return CatalogImage(
+            id: id, name: found.name, descriptor: descriptor, root: root, source: .stored(StoredTiles(pyramid: pyramid, format: format, quality: 85)),
+            descriptorFile: file, signature: signature)
+    }
+}
+
 /// What scans remember between runs: the walk's state, the next id, the descriptors not ready yet (looked at again
 /// every scan), those already reported as unusable (by signature, so a fixed file is looked at again) and the names
 /// already reported as refused.
@@ -87,8 +121,10 @@ struct ScanState {
     var refusedReported: Set<[UInt8]> = []
 }
 
-/// Why a found `.dzi` is not served; `permanent` ones are logged once and skipped until the file changes.
+/// Why a found pyramid is not served; `permanent` ones are logged once and skipped until the file changes, at debug
+/// level when `quiet` (a file that is simply not a pyramid).
 struct CatalogError: Error {
     let message: String
     let permanent: Bool
+    var quiet = false
 }

@@ -24,11 +24,17 @@ final class EncodedTileDecoder {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// Decodes `file`'s body; `fallbackPath` is the tile's own file, read when there is no scratch file.
+    private static func required(_ path: String?) throws -> String {
+        guard let path else { throw RenderError(message: "no scratch file to decode a tile in (is /proc mounted?)") }
+        return path
+    }
+
+    /// Decodes `file`'s body; `fallbackPath` is the tile's own file, read when there is no scratch file (a tile made
+    /// from a stored pyramid has none: then such a machine cannot decode it, and says so).
     ///
     /// - Throws: `CodecError` for damaged tiles, or an I/O error writing the scratch file.
-    func decode(_ file: LoadedFile, fallbackPath: String) throws -> PixelBuffer {
-        guard let path else { return try ImageDecoder.decode(path: fallbackPath) }
+    func decode(_ file: LoadedFile, fallbackPath: String?) throws -> PixelBuffer {
+        guard let path else { return try ImageDecoder.decode(path: try Self.required(fallbackPath)) }
         let body = file.buffer.readableBytesView.dropFirst(file.bodyOffset)
         let written = body.withContiguousStorageIfAvailable { bytes -> Bool in
             guard ftruncate(descriptor, 0) == 0 else { return false }
@@ -41,7 +47,7 @@ final class EncodedTileDecoder {
             }
             return true
         }
-        guard written == true else { return try ImageDecoder.decode(path: fallbackPath) }
+        guard written == true else { return try ImageDecoder.decode(path: try Self.required(fallbackPath)) }
         return try ImageDecoder.decode(path: path)
     }
 

@@ -130,7 +130,7 @@ struct Router {
         guard !answer.tiles.isEmpty else { return }
         let keys = answer.tiles.map { TileKey(image: image.id, address: TileAddress(level: $0.level, column: $0.column, row: $0.row)) }
         // When every tile is cached already (the steady state), there is nothing to warm.
-        if services.tiles.cache.touch(keys) < keys.count {
+        if tiles.touch(keys) < keys.count {
             services.warmer.enqueue(keys, of: image)
         }
     }

@@ -34,7 +34,7 @@ final class OpenTileFiles {
             if file.isCurrent { return file }
             files.removeValue(for: key)
         }
-        guard let directory = image.levels.directory(level: Int(key.level)) else { return nil }
+        guard let directory = image.folder?.levels.directory(level: Int(key.level)) else { return nil }
         // The folder stays open (not closed by an eviction) until the `openat` is done.
         let opened = withExtendedLifetime(directory) {
             OpenTile(column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory.descriptor, maxBytes: maxBytes)

@@ -20,6 +20,9 @@ struct TileKey: Hashable, Sendable {
         self.row = Int32(address.row)
     }
 
+    /// The tile's address.
+    var address: TileAddress { TileAddress(level: Int(level), column: Int(column), row: Int(row)) }
+
     /// One 64-bit word for the address instead of three: a visible-rect query hashes ~150 keys under the cache's
     /// lock. (Columns or rows of 2²⁴ and more would merely share hashes; equality compares every field.)
     func hash(into hasher: inout Hasher) {

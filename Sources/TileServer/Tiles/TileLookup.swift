@@ -31,6 +31,12 @@ struct TileLookup {
         store.cached(key)
     }
 
+    /// Makes the cached ones of `keys` the most recently used, the first the most recent of all; returns how many
+    /// were cached. For the visible-rect query, whose viewport's tiles must stay.
+    func touch(_ keys: [TileKey]) -> Int {
+        store.cache.touch(keys)
+    }
+
     /// Tile `key` of `image`, which was not cached. When the cache is full and does not admit the tile (it was not
     /// asked for more often lately than the tile it would evict), the tile is answered from its open file without
     /// entering the cache: sent as it is (`sendfile`, nothing copied into the process) when `cachestat` says it is all

@@ -103,6 +103,19 @@ final class TileStore: Sendable {
         }
     }
 
+    /// The tiles `keys` of `image`, in order: each from the cache, or read (or made) here, on the calling thread, and
+    /// cached — for a tile made from others (``StoredTiles``), which runs on a file thread and must not wait for the
+    /// file threads. Blocking.
+    func filesMadeHere(_ keys: [TileKey], of image: CatalogImage) throws -> [LoadedFile] {
+        try keys.map { key in
+            if let file = cache.peek(key) { return file }
+            guard let file = try readTile(key, of: image, pageCacheOnly: false) else {
+                throw RenderError(message: "tile \(key.level)/\(key.column)_\(key.row) of \(image.name) could not be read")
+            }
+            return store(file, for: key, of: image)
+        }
+    }
+
     /// Drops every cached tile of the images with the given ids.
     func evict(images: Set<Int>) {
         guard !images.isEmpty else { return }
@@ -137,10 +150,24 @@ final class TileStore: Sendable {
         flights.complete(key, with: result)
     }
 
-    /// Reads tile `key` of `image`: through its open level folder when there is one, else by path (checked with
-    /// `realpath`). `nil` only with `pageCacheOnly`, when the bytes are not all in memory.
-    private func readTile(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool) throws(FileLoadError) -> LoadedFile? {
-        if let directory = image.levels.directory(level: Int(key.level)) {
+    /// Reads tile `key` of `image` from its source: a folder pyramid's through its open level folder when there is one,
+    /// else by path (checked with `realpath`); a stored pyramid's from the file (``StoredTiles``), never with
+    /// `pageCacheOnly` (it may have to decode and encode: a file thread's work). `nil` only with `pageCacheOnly`, when
+    /// the bytes are not all in memory.
+    private func readTile(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool) throws -> LoadedFile? {
+        switch image.source {
+        case .folder(let folder):
+            return try readFolderTile(key, of: image, folder: folder, pageCacheOnly: pageCacheOnly)
+        case .stored(let stored):
+            guard !pageCacheOnly else { return nil }
+            return try stored.tile(key.address, of: image, store: self)
+        }
+    }
+
+    private func readFolderTile(_ key: TileKey, of image: CatalogImage, folder: FolderTiles, pageCacheOnly: Bool) throws(FileLoadError)
+        -> LoadedFile?
+    {
+        if let directory = folder.levels.directory(level: Int(key.level)) {
             let read = try withExtendedLifetime(directory) { () throws(FileLoadError) in
                 try FileLoader.loadTile(
                     column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory.descriptor, maxBytes: maxTileBytes,
@@ -152,7 +179,7 @@ final class TileStore: Sendable {
             case .askByPath: break
             }
         }
-        let path = image.tilePath(key)
+        let path = "\(folder.directory)/\(key.level)/\(key.column)_\(key.row).\(image.descriptor.format)"
         if pageCacheOnly {
             return try FileLoader.loadIfCached(path, inside: image.root, maxBytes: maxTileBytes)
         }

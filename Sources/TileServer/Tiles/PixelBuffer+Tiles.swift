@@ -1,0 +1,39 @@
+import ImageCodecs
+
+extension PixelBuffer {
+    /// A blank (zero) image of `width` × `height` pixels in `format`.
+    static func blank(width: Int, height: Int, format: PixelFormat) -> PixelBuffer {
+        PixelBuffer(width: width, height: height, pixelFormat: format, bytes: [UInt8](repeating: 0, count: width * height * format.channels))
+    }
+
+    /// Copies `tile` into this image with its top-left corner at (`x`, `y`), clipped to this image.
+    mutating func paste(_ tile: PixelBuffer, x: Int, y: Int) {
+        let channels = pixelFormat.channels
+        let from = tile.pixelFormat.channels
+        let run = max(0, min(tile.width, width - x))
+        guard run > 0 else { return }
+        for row in 0..<min(tile.height, height - y) {
+            for column in 0..<run {
+                let source = (row * tile.width + column) * from
+                let target = ((y + row) * width + x + column) * channels
+                for c in 0..<channels { bytes[target + c] = tile.bytes[source + min(c, from - 1)] }
+            }
+        }
+    }
+
+    /// This image shrunk by 2 in each direction (rounding up): each pixel the mean of the 2×2 (or, at an odd last row or
+    /// column, 2 or 1) pixels it covers, rounded — `tiler slice`'s halving.
+    func halved() -> PixelBuffer {
+        let columns = StoredRegionReader.weights(count: (width + 1) / 2, start: 0, factor: 2, sourceStart: 0, sourceEnd: width)
+        let rows = StoredRegionReader.weights(count: (height + 1) / 2, start: 0, factor: 2, sourceStart: 0, sourceEnd: height)
+        return StoredRegionReader.resample(self, columns: columns, rows: rows)
+    }
+
+    /// The image encoded as a tile file: JPEG at `quality` for `jpg`, else PNG.
+    func encoded(format: String, quality: Int) throws -> [UInt8] {
+        if format == "jpg" || format == "jpeg" {
+            return try JPEGEncoder(quality: quality).encode(self)
+        }
+        return try PNGEncoder().encode(self)
+    }
+}

@@ -1,0 +1,115 @@
+import ImageCodecs
+import TileGeometry
+
+/// A pyramid stored in one file that the server reads in place: its levels (finest first), each stored tile's bytes
+/// when they can be sent as they are (a standalone JPEG), and each stored tile's pixels. Thread-safe.
+protocol StoredPyramid: Sendable {
+    /// The stored levels, finest first.
+    var storedLevels: [StoredLevel] { get }
+    /// Whether the stored pixels are sRGB (or untagged) as they are: no colour conversion needed.
+    var isSRGB: Bool { get }
+    /// Stored tile (`column`, `row`) of level `level` as a standalone JPEG file, without decoding. Only for levels
+    /// whose ``StoredLevel/passesThrough``.
+    func jpegTile(level: Int, column: Int, row: Int) throws -> [UInt8]
+    /// Stored tile (`column`, `row`) of level `level` decoded to 8-bit pixels, ``StoredLevel/channels`` each,
+    /// `tileWidth` × `tileHeight` (edge tiles as stored, padded), into `pixels`.
+    func decodeTile(level: Int, column: Int, row: Int, into pixels: UnsafeMutableRawBufferPointer) throws
+}
+
+/// One stored level of a ``StoredPyramid``.
+struct StoredLevel: Sendable, Equatable {
+    let width: Int
+    let height: Int
+    let tileWidth: Int
+    let tileHeight: Int
+    /// Channels per decoded pixel: 1, 3 or 4.
+    let channels: Int
+    /// Whether stored tiles are JPEG that can be sent as they are.
+    let passesThrough: Bool
+}
+
+/// The tiles of a ``StoredPyramid``, as Deep Zoom tiles of 256 pixels, overlap 0. A tile that is exactly one stored
+/// tile — that level stored, 256-pixel stored tiles, JPEG, a whole tile (edge tiles are stored padded), no colour to
+/// convert — is the stored bytes (``StoredPyramid/jpegTile(level:column:row:)``), no decoding and no re-encoding.
+/// Any other is made once (the tile store keeps it): from the finest stored level at most 4× finer than the tile's
+/// level, reading only the stored tiles it covers and averaging pixels (a 2×2 box mean per halving, as `tiler slice`
+/// shrinks); a level more than 4× coarser than every stored one is made from the Deep Zoom level above it, four tiles
+/// a tile, through the tile store (its cache and single-flight reads).
+struct StoredTiles: Sendable {
+    let pyramid: any StoredPyramid
+    /// How made tiles are encoded (the descriptor's format: `jpg`, or `png` where the source has alpha).
+    let format: String
+    /// The JPEG quality of made tiles.
+    let quality: Int
+
+    /// The Deep Zoom tile `address` of `image`, as the bytes to send.
+    ///
+    /// - Throws: the pyramid's read and decode errors, `CodecError` when encoding fails.
+    func tile(_ address: TileAddress, of image: CatalogImage, store: TileStore) throws -> LoadedFile {
+        let geometry = image.pyramid
+        let size = geometry.levelSize(address.level)
+        let rect = geometry.tileRect(level: address.level, column: address.column, row: address.row)
+        let levels = pyramid.storedLevels
+        // The coarsest stored level at least as fine as this one.
+        guard let index = levels.lastIndex(where: { $0.width >= size.width && $0.height >= size.height }) else {
+            throw RenderError(message: "no stored level is as large as level \(address.level)")
+        }
+        let stored = levels[index]
+        if stored.width == size.width && stored.height == size.height && stored.passesThrough && pyramid.isSRGB && format == "jpg"
+            && stored.tileWidth == geometry.tileSize && stored.tileHeight == geometry.tileSize && rect.width == geometry.tileSize
+            && rect.height == geometry.tileSize
+        {
+            let bytes = try pyramid.jpegTile(level: index, column: address.column, row: address.row)
+            return LoadedFile(bytes: bytes, etag: etag(of: image, address, passedThrough: true))
+        }
+        let factor = Double(stored.width) / Double(size.width)
+        let pixels: PixelBuffer
+        if factor <= 4.0001 {
+            pixels = try StoredRegionReader(pyramid: pyramid, level: index, stored: stored).pixels(
+                of: rect, levelWidth: size.width, levelHeight: size.height)
+        } else {
+            pixels = try halvedFromFiner(address, of: image, store: store)
+        }
+        let bytes = try pixels.encoded(format: format, quality: quality)
+        return LoadedFile(bytes: bytes, etag: etag(of: image, address, passedThrough: false))
+    }
+
+    /// Tile `address` as the 2×2 box mean of the (up to four) tiles of the level above that cover it, read through the
+    /// tile store.
+    private func halvedFromFiner(_ address: TileAddress, of image: CatalogImage, store: TileStore) throws -> PixelBuffer {
+        let geometry = image.pyramid
+        let finer = address.level + 1
+        let grid = geometry.grid(finer)
+        var parts: [(column: Int, row: Int)] = []
+        for dy in 0..<2 {
+            for dx in 0..<2 {
+                let column = address.column * 2 + dx
+                let row = address.row * 2 + dy
+                if column < grid.columns && row < grid.rows { parts.append((column, row)) }
+            }
+        }
+        let keys = parts.map { TileKey(image: image.id, address: TileAddress(level: finer, column: $0.column, row: $0.row)) }
+        let files = try store.filesMadeHere(keys, of: image)
+        let fineSize = geometry.levelSize(finer)
+        let x0 = address.column * 2 * geometry.tileSize
+        let y0 = address.row * 2 * geometry.tileSize
+        let decoder = EncodedTileDecoder()
+        var mosaic: PixelBuffer?
+        for (part, file) in zip(parts, files) {
+            let decoded = try decoder.decode(file, fallbackPath: nil)
+            if mosaic == nil {
+                mosaic = .blank(
+                    width: min(2 * geometry.tileSize, fineSize.width - x0), height: min(2 * geometry.tileSize, fineSize.height - y0),
+                    format: decoded.pixelFormat)
+            }
+            mosaic!.paste(decoded, x: part.column * geometry.tileSize - x0, y: part.row * geometry.tileSize - y0)
+        }
+        return mosaic!.halved()
+    }
+
+    /// A strong entity tag for a made or passed-through tile: the image's version (it changes when the file does) and
+    /// the tile's address.
+    private func etag(of image: CatalogImage, _ address: TileAddress, passedThrough: Bool) -> String {
+        "\"\(image.version)-\(address.level)-\(address.column)-\(address.row)\(passedThrough ? "p" : "m")\""
+    }
+}
