@@ -153,4 +153,89 @@ typedef struct tiler_tiff_test_page {
 int tiler_tiff_write_test(const char *path, int big_tiff, const tiler_tiff_test_page *pages, int count, char *message,
                           size_t message_capacity);
 
+/* ---- Pyramidal TIFF: random access to stored tiles, from several threads at once ---- */
+
+/* A valid TIFF that is not a tiled pyramid (striped, one resolution, levels not shrinking): serve it some other way. */
+#define TILER_TIFF_ERR_NOT_PYRAMID 7
+
+/* Where the reduced resolutions are. */
+#define TILER_TIFF_LAYOUT_PYRAMID 0 /* following IFDs marked reduced-resolution (vips --pyramid, COG) */
+#define TILER_TIFF_LAYOUT_SUBIFDS 1 /* SubIFDs of IFD 0 (OME-TIFF, vips --subifd) */
+#define TILER_TIFF_LAYOUT_APERIO 2  /* Aperio SVS: further tiled IFDs, thumbnail, label and macro skipped */
+
+/* One stored level as tiles are delivered. */
+typedef struct tiler_tiff_level {
+    uint32_t width;        /* pixels */
+    uint32_t height;
+    uint32_t tile_width;   /* pixels */
+    uint32_t tile_height;
+    uint32_t columns;      /* tiles across */
+    uint32_t rows;         /* tiles down */
+    int compression;       /* TIFF Compression */
+    int channels;          /* 8-bit samples per decoded pixel: 1 gray, 3 RGB, 4 RGBA */
+    int jpeg_pass_through; /* stored tiles are JPEG that jpeg_tile can hand out as they are */
+    int jpeg_rgb;          /* JPEG data stored as RGB (not YCbCr): jpeg_tile adds an Adobe APP14 marker */
+} tiler_tiff_level;
+
+/* What the pyramid holds, beyond its levels. Pointers are owned by the pyramid. */
+typedef struct tiler_tiff_pyramid_info {
+    int layout;              /* TILER_TIFF_LAYOUT_* */
+    int level_count;         /* 2 or more; level 0 is the full resolution */
+    int big_tiff;
+    const unsigned char *icc; /* IFD 0's ICC profile, or NULL */
+    uint32_t icc_length;
+    const char *description; /* IFD 0's ImageDescription, or NULL */
+    uint64_t file_size;      /* bytes, when opened */
+} tiler_tiff_pyramid_info;
+
+typedef struct tiler_tiff_pyramid tiler_tiff_pyramid;
+
+/*
+ * Reads the directories of the TIFF open on `fd` (taking ownership: it is closed by destroy, or here on failure) and
+ * finds its levels; no tile data is read. Loads every level's TileOffsets, TileByteCounts and JPEGTables, so jpeg_tile
+ * needs no libtiff. Returns TILER_TIFF_OK and *out, or an error code (TILER_TIFF_ERR_NOT_PYRAMID, _UNSUPPORTED,
+ * _CORRUPT, _TRUNCATED, _NOMEM, _IO) with a one-line message.
+ */
+int tiler_tiff_pyramid_open(int fd, tiler_tiff_pyramid **out, char *message, size_t capacity);
+
+/* The pyramid's facts. */
+void tiler_tiff_pyramid_get_info(const tiler_tiff_pyramid *pyramid, tiler_tiff_pyramid_info *info);
+
+/* Level `index` (0 ..< level_count), finest first. */
+void tiler_tiff_pyramid_get_level(const tiler_tiff_pyramid *pyramid, int index, tiler_tiff_level *level);
+
+/*
+ * An upper bound of the bytes jpeg_tile writes for tile (column, row) of `level`, from the tables alone (no read).
+ * Returns 0 or TILER_TIFF_ERR_ARGUMENT (no such tile, or the level is not pass-through) with message.
+ */
+int tiler_tiff_pyramid_jpeg_bound(const tiler_tiff_pyramid *pyramid, int level, int column, int row, size_t *bound, char *message,
+                                  size_t capacity);
+
+/*
+ * The stored JPEG tile as a standalone JPEG file: JPEGTables (without EOI) + the tile (without SOI), with an Adobe APP14
+ * marker (transform 0) after SOI when the data is RGB. Reads the tile with pread; no libtiff, no decoding; thread-safe.
+ * Checks the marker structure up to the scan (not the entropy-coded data). Writes *length ≤ capacity bytes at dst.
+ */
+int tiler_tiff_pyramid_jpeg_tile(const tiler_tiff_pyramid *pyramid, int level, int column, int row, unsigned char *dst,
+                                 size_t capacity, size_t *length, char *message, size_t capacity_message);
+
+/*
+ * Decodes tile (column, row) of `level` into dst: tile_height rows of tile_width × channels 8-bit samples (edge tiles as
+ * stored, padded). capacity must be at least that. Min-is-white is inverted, associated alpha undone, gray+alpha made
+ * RGBA; no colour management. Thread-safe: uses one of a few libtiff handles, waiting when all are busy. libjpeg's
+ * "corrupt data" warnings are errors.
+ */
+int tiler_tiff_pyramid_decode_tile(tiler_tiff_pyramid *pyramid, int level, int column, int row, unsigned char *dst, size_t capacity,
+                                   char *message, size_t capacity_message);
+
+/* Closes the descriptor and every handle, frees everything (accepts NULL). No call may be running. */
+void tiler_tiff_pyramid_destroy(tiler_tiff_pyramid *pyramid);
+
+/*
+ * Messages that reached libtiff's process-wide handlers, which every CTIFF handle bypasses (so the count stays 0 unless
+ * a message escaped). tiler_tiff_count_stray_messages installs the counting handlers (for tests; they print nothing).
+ */
+void tiler_tiff_count_stray_messages(void);
+long tiler_tiff_stray_messages(void);
+
 #endif

@@ -1,0 +1,71 @@
+/* The pyramid's state, shared by tiff_pyramid.c (opening), tiff_pyramid_jpeg.c and tiff_pyramid_decode.c (not module API). */
+#ifndef TILER_TIFF_PYRAMID_INTERNAL_H
+#define TILER_TIFF_PYRAMID_INTERNAL_H
+
+#include "CTIFF.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <tiffio.h>
+
+/* libtiff handles kept for decoding, each behind its own lock: at most this many tiles of one file decode at once. */
+#define TILER_TIFF_PYRAMID_HANDLES 4
+/* Directories walked in the main chain before the file is called damaged (a loop libtiff missed, or garbage). */
+#define TILER_TIFF_PYRAMID_MAX_DIRECTORIES 1024
+/* Tiles wider or taller than this are refused (a damaged header must not make a tile buffer of gigabytes). */
+#define TILER_TIFF_PYRAMID_MAX_TILE_SIDE 8192
+
+/* One libtiff handle on the pyramid's descriptor, reading with pread at its own offset (client procedures). */
+typedef struct tiler_tiff_handle {
+    pthread_mutex_t lock;
+    TIFF *tif;             /* NULL until first used */
+    int fd;                /* the pyramid's descriptor (not owned) */
+    uint64_t offset;       /* this handle's file position */
+    int level;             /* the level whose directory is current, or -1 */
+    char error[300];       /* libtiff's first error since the last reset */
+    char damage[300];      /* libjpeg's first "corrupt data" warning since the last reset */
+} tiler_tiff_handle;
+
+/* One stored level: the public facts plus where its directory and tiles are. */
+typedef struct tiler_tiff_pyramid_level {
+    tiler_tiff_level info;
+    uint64_t directory;    /* the IFD's file offset (for TIFFSetSubDirectory) */
+    int photometric, samples, extra_alpha; /* extra_alpha: 0 none, 1 associated, 2 unassociated */
+    uint32_t tiles;        /* columns × rows */
+    uint64_t *offsets;     /* TileOffsets, `tiles` entries */
+    uint64_t *counts;      /* TileByteCounts */
+    unsigned char *tables; /* JPEGTables (SOI … EOI) or NULL */
+    uint32_t tables_length;
+    size_t decoded_bytes;  /* TIFFTileSize as libtiff decodes it (samples × tile width × tile height) */
+} tiler_tiff_pyramid_level;
+
+struct tiler_tiff_pyramid {
+    int fd;                /* owned */
+    uint64_t file_size;    /* when opened */
+    int layout;            /* TILER_TIFF_LAYOUT_* */
+    int big_tiff;
+    int level_count;
+    tiler_tiff_pyramid_level *levels;
+    unsigned char *icc;
+    uint32_t icc_length;
+    char *description;
+    atomic_uint next_handle; /* which handle to wait for when all are busy (round robin) */
+    tiler_tiff_handle handles[TILER_TIFF_PYRAMID_HANDLES];
+};
+
+/* Opens handle `h` on the pyramid's descriptor if it is not open yet; 0 or -1 (message in h->error). */
+int tiler_tiff_handle_open(tiler_tiff_handle *h);
+
+/* printf into a caller's message buffer (capacity may be 0). */
+void tiler_tiff_say(char *message, size_t capacity, const char *format, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * Checks tile (column, row) of `level` and reads its stored bytes with pread into a new buffer (the caller frees it).
+ * Returns 0 or a TILER_TIFF_ERR_* code with message filled: no data, past the end of the file, an absurd byte count,
+ * a short read (the file changed since it was opened).
+ */
+int tiler_tiff_pyramid_read_stored(const tiler_tiff_pyramid *p, int level, int column, int row, unsigned char **data, size_t *length,
+                                   char *message, size_t capacity);
+
+#endif

@@ -1,0 +1,166 @@
+/*
+ * Serving one stored tile of an open pyramid: its bytes as a standalone JPEG (pass-through), or its decoded pixels.
+ *
+ * Both start from the tile index copied at open: the tile's offset and byte count are checked against the file's size
+ * and the tile's size before anything is allocated, then the bytes are read with pread (no shared file position, so any
+ * number of threads at once). Pass-through never touches libtiff; decoding hands the bytes to one of the pyramid's
+ * libtiff handles (TIFFReadFromUserBuffer), so libtiff never reads tile data itself and cannot be led astray by a
+ * damaged index.
+ */
+#include "tiff_pyramid_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* An Adobe APP14 segment with transform 0: the three components are RGB, not YCbCr (IIPImage issue 279). */
+static const unsigned char tiler_tiff_adobe_rgb[16] = {0xFF, 0xEE, 0x00, 0x0E, 'A', 'd', 'o', 'b', 'e', 0x00, 0x64, 0, 0, 0, 0, 0};
+
+/* Checks the tile's coordinates and its entry in the index; sets *index. */
+static int tiler_tiff_check_extent(const tiler_tiff_pyramid *p, int level, int column, int row, uint32_t *index, char *message,
+                                   size_t capacity) {
+    if (level < 0 || level >= p->level_count) {
+        tiler_tiff_say(message, capacity, "no level %d (the file has %d)", level, p->level_count);
+        return TILER_TIFF_ERR_ARGUMENT;
+    }
+    const tiler_tiff_pyramid_level *L = &p->levels[level];
+    if (column < 0 || row < 0 || (uint32_t)column >= L->info.columns || (uint32_t)row >= L->info.rows) {
+        tiler_tiff_say(message, capacity, "no tile (%d, %d) in level %d (%u × %u tiles)", column, row, level, L->info.columns, L->info.rows);
+        return TILER_TIFF_ERR_ARGUMENT;
+    }
+    *index = (uint32_t)row * L->info.columns + (uint32_t)column;
+    uint64_t offset = L->offsets[*index], count = L->counts[*index];
+    /* Generous for any codec (JPEG at quality 100 stays under twice the raw size), but never gigabytes. */
+    uint64_t limit = (uint64_t)L->decoded_bytes * 4 + ((uint64_t)1 << 20);
+    if (count == 0) {
+        tiler_tiff_say(message, capacity, "tile (%d, %d) of level %d has no data (TileByteCounts is 0)", column, row, level);
+        return TILER_TIFF_ERR_CORRUPT;
+    }
+    if (offset > p->file_size || count > p->file_size - offset) {
+        tiler_tiff_say(message, capacity, "tile (%d, %d) of level %d lies past the end of the file (bytes %llu + %llu of %llu)", column, row,
+                       level, (unsigned long long)offset, (unsigned long long)count, (unsigned long long)p->file_size);
+        return TILER_TIFF_ERR_TRUNCATED;
+    }
+    if (count > limit) {
+        tiler_tiff_say(message, capacity, "tile (%d, %d) of level %d claims %llu bytes, too many for %u × %u pixels", column, row, level,
+                       (unsigned long long)count, L->info.tile_width, L->info.tile_height);
+        return TILER_TIFF_ERR_CORRUPT;
+    }
+    return TILER_TIFF_OK;
+}
+
+int tiler_tiff_pyramid_read_stored(const tiler_tiff_pyramid *p, int level, int column, int row, unsigned char **data, size_t *length,
+                                   char *message, size_t capacity) {
+    uint32_t index = 0;
+    int code = tiler_tiff_check_extent(p, level, column, row, &index, message, capacity);
+    if (code != TILER_TIFF_OK) return code;
+    uint64_t offset = p->levels[level].offsets[index];
+    size_t count = (size_t)p->levels[level].counts[index];
+    unsigned char *buffer = malloc(count);
+    if (buffer == NULL) return tiler_tiff_say(message, capacity, "out of memory reading a tile of %zu bytes", count), TILER_TIFF_ERR_NOMEM;
+    size_t done = 0;
+    while (done < count) {
+        ssize_t n = pread(p->fd, buffer + done, count - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            tiler_tiff_say(message, capacity, "reading tile (%d, %d) of level %d failed: %s", column, row, level, strerror(errno));
+            free(buffer);
+            return TILER_TIFF_ERR_IO;
+        }
+        if (n == 0) {
+            struct stat info;
+            long long now = fstat(p->fd, &info) == 0 ? (long long)info.st_size : -1;
+            tiler_tiff_say(message, capacity, "the file ends inside tile (%d, %d) of level %d: it changed since it was opened (%lld bytes, was %llu)",
+                           column, row, level, now, (unsigned long long)p->file_size);
+            free(buffer);
+            return TILER_TIFF_ERR_TRUNCATED;
+        }
+        done += (size_t)n;
+    }
+    *data = buffer;
+    *length = count;
+    return TILER_TIFF_OK;
+}
+
+int tiler_tiff_pyramid_jpeg_bound(const tiler_tiff_pyramid *p, int level, int column, int row, size_t *bound, char *message,
+                                  size_t capacity) {
+    uint32_t index = 0;
+    int code = tiler_tiff_check_extent(p, level, column, row, &index, message, capacity);
+    if (code != TILER_TIFF_OK) return code;
+    const tiler_tiff_pyramid_level *L = &p->levels[level];
+    if (!L->info.jpeg_pass_through) {
+        tiler_tiff_say(message, capacity, "level %d does not store JPEG tiles that can be passed through", level);
+        return TILER_TIFF_ERR_ARGUMENT;
+    }
+    *bound = (size_t)L->counts[index] + L->tables_length + sizeof tiler_tiff_adobe_rgb;
+    return TILER_TIFF_OK;
+}
+
+/*
+ * Whether `data` is a JPEG stream: SOI, whole marker segments up to a scan, EOI at the end, and quantization tables
+ * in it or in the level's JPEGTables (`tables`). NULL when it is.
+ */
+static const char *tiler_tiff_jpeg_problem(const unsigned char *data, size_t length, int tables) {
+    if (length < 4 || data[0] != 0xFF || data[1] != 0xD8) return "is not JPEG data (no SOI marker)";
+    while (length > 4 && data[length - 1] == 0) length--; /* zero padding after EOI */
+    if (data[length - 2] != 0xFF || data[length - 1] != 0xD9) return "does not end with an EOI marker (cut short?)";
+    size_t at = 2;
+    int quantization = tables;
+    while (at + 4 <= length) {
+        if (data[at] != 0xFF) return "has damaged JPEG marker segments";
+        unsigned char marker = data[at + 1];
+        if (marker == 0xFF) {
+            at += 1; /* fill byte */
+            continue;
+        }
+        if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
+            at += 2;
+            continue;
+        }
+        size_t segment = (size_t)data[at + 2] << 8 | data[at + 3];
+        if (segment < 2 || at + 2 + segment > length) return "has damaged JPEG marker segments";
+        if (marker == 0xDB) quantization = 1;
+        if (marker == 0xDA) return quantization ? NULL : "is an abbreviated JPEG stream but the level has no JPEGTables";
+        if (marker == 0xD9) break;
+        at += 2 + segment;
+    }
+    return "has no JPEG scan";
+}
+
+int tiler_tiff_pyramid_jpeg_tile(const tiler_tiff_pyramid *p, int level, int column, int row, unsigned char *dst, size_t capacity,
+                                 size_t *length, char *message, size_t capacity_message) {
+    size_t bound = 0, count = 0;
+    unsigned char *data = NULL;
+    int code = tiler_tiff_pyramid_jpeg_bound(p, level, column, row, &bound, message, capacity_message);
+    if (code == TILER_TIFF_OK && capacity < bound) {
+        tiler_tiff_say(message, capacity_message, "a buffer of %zu bytes is too small for %zu", capacity, bound);
+        code = TILER_TIFF_ERR_ARGUMENT;
+    }
+    if (code == TILER_TIFF_OK) code = tiler_tiff_pyramid_read_stored(p, level, column, row, &data, &count, message, capacity_message);
+    if (code != TILER_TIFF_OK) return code;
+    const char *problem = tiler_tiff_jpeg_problem(data, count, p->levels[level].tables != NULL);
+    if (problem != NULL) {
+        tiler_tiff_say(message, capacity_message, "tile (%d, %d) of level %d %s", column, row, level, problem);
+        free(data);
+        return TILER_TIFF_ERR_CORRUPT;
+    }
+    const tiler_tiff_pyramid_level *L = &p->levels[level];
+    size_t at = 2;
+    dst[0] = 0xFF;
+    dst[1] = 0xD8;
+    if (L->info.jpeg_rgb) {
+        memcpy(dst + at, tiler_tiff_adobe_rgb, sizeof tiler_tiff_adobe_rgb);
+        at += sizeof tiler_tiff_adobe_rgb;
+    }
+    if (L->tables != NULL) {
+        memcpy(dst + at, L->tables + 2, L->tables_length - 4); /* without SOI and EOI */
+        at += L->tables_length - 4;
+    }
+    memcpy(dst + at, data + 2, count - 2);
+    *length = at + count - 2;
+    free(data);
+    return TILER_TIFF_OK;
+}

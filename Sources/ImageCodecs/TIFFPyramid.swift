@@ -1,0 +1,157 @@
+import CTIFF
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A pyramidal TIFF opened for serving in place: its levels, and any stored tile as JPEG bytes or decoded pixels.
+///
+/// Finds the reduced resolutions in any of three layouts (``Layout``), in TIFF and BigTIFF. Opening reads directories
+/// only, copying each level's tile index (TileOffsets, TileByteCounts) and JPEGTables, and keeps one descriptor; no
+/// tile data is read until asked for. Memory: about 16 bytes per stored tile, plus up to four libtiff handles.
+///
+/// Thread-safe: any number of threads may call ``jpegTile(level:column:row:)`` (pread only, no libtiff) and
+/// ``decodeTile(level:column:row:into:)`` (one of four libtiff handles, each behind a lock) at once. A damaged file or
+/// one changed under us makes a call throw ``TIFFPyramidError``; nothing is printed and nothing traps.
+public final class TIFFPyramid: Sendable {
+    /// One stored resolution, as tiles are delivered.
+    public struct Level: Sendable, Equatable {
+        /// The level's size in pixels.
+        public let width: Int, height: Int
+        /// The stored tiles' size in pixels (edge tiles are stored padded to it).
+        public let tileWidth: Int, tileHeight: Int
+        /// Tiles across and down: `ceil(width / tileWidth)`, `ceil(height / tileHeight)`.
+        public let columns: Int, rows: Int
+        /// The TIFF Compression code: 1 none, 5 LZW, 7 JPEG, 8 or 32946 Deflate, 50000 ZSTD, …
+        public let compression: Int
+        /// 8-bit samples per decoded pixel: 1 gray, 3 RGB, 4 RGBA.
+        public let channels: Int
+        /// Stored tiles are JPEG that ``TIFFPyramid/jpegTile(level:column:row:)`` hands out without decoding (8-bit gray,
+        /// YCbCr or RGB, no alpha).
+        public let jpegPassThrough: Bool
+        /// The stored JPEG data is RGB, not YCbCr (common in Aperio files): pass-through adds an Adobe APP14 marker.
+        public let jpegStoresRGB: Bool
+
+        init(_ raw: tiler_tiff_level) {
+            width = Int(raw.width)
+            height = Int(raw.height)
+            tileWidth = Int(raw.tile_width)
+            tileHeight = Int(raw.tile_height)
+            columns = Int(raw.columns)
+            rows = Int(raw.rows)
+            compression = Int(raw.compression)
+            channels = Int(raw.channels)
+            jpegPassThrough = raw.jpeg_pass_through != 0
+            jpegStoresRGB = raw.jpeg_rgb != 0
+        }
+
+        /// Bytes of one decoded tile: `tileWidth × tileHeight × channels`.
+        public var decodedTileBytes: Int { tileWidth * tileHeight * channels }
+    }
+
+    /// Where the reduced resolutions are stored.
+    public enum Layout: String, Sendable {
+        /// Following IFDs marked reduced-resolution by NewSubfileType (`vips tiffsave --pyramid`, COG).
+        case pyramid
+        /// SubIFDs of IFD 0 (OME-TIFF, `vips tiffsave --subifd`).
+        case subIFDs
+        /// Aperio SVS: IFD 0, then further tiled IFDs (the thumbnail, label and macro images skipped).
+        case aperio
+    }
+
+    /// The path as the caller gave it (used in messages and by ``isCurrent``).
+    public let path: String
+    /// The stored levels, finest (the full resolution) first; at least two.
+    public let levels: [Level]
+    /// Where the reduced levels were found.
+    public let layout: Layout
+    /// A BigTIFF (64-bit offsets).
+    public let bigTIFF: Bool
+    /// The full-resolution image's ICC profile, if any (colour is not converted here).
+    public let iccProfile: [UInt8]?
+    /// The full-resolution image's ImageDescription (Aperio and OME metadata live there), if any.
+    public let imageDescription: String?
+    /// The file as it was when opened.
+    public let identity: FileIdentity
+
+    /// The C pyramid: immutable after open, internally locked (see the type's discussion), so shared freely.
+    nonisolated(unsafe) let pyramid: OpaquePointer
+
+    /// Opens `path` and finds its levels: the full-resolution image must be tiled and have at least one reduced level.
+    ///
+    /// Reads the directories only (no tile data). - Throws: ``TIFFPyramidError`` — `.notPyramid` (striped, one
+    /// resolution, levels not shrinking; also a file that is not a TIFF at all), `.unsupported`, `.damaged`, `.unreadable`.
+    public init(path: String) throws(TIFFPyramidError) {
+        self.path = path
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw TIFFPyramidError(kind: .unreadable, path: path, reason: Self.describe(errno: errno)) }
+        guard let identity = FileIdentity(descriptor: descriptor), identity.isRegularFile else {
+            close(descriptor)
+            throw TIFFPyramidError(kind: .unreadable, path: path, reason: "not a regular file")
+        }
+        guard identity.size >= 8, Self.hasTIFFMagic(descriptor) else {
+            close(descriptor)
+            throw TIFFPyramidError(kind: .notPyramid, path: path, reason: "not a TIFF file")
+        }
+        var opened: OpaquePointer?
+        var message = [CChar](repeating: 0, count: 512)
+        let status = tiler_tiff_pyramid_open(descriptor, &opened, &message, message.count)  // owns the descriptor now
+        guard status == TILER_TIFF_OK, let opened else {
+            throw TIFFPyramidError(kind: TIFFPyramidError.Kind(status: status), path: path, reason: Self.string(message))
+        }
+        var info = tiler_tiff_pyramid_info()
+        tiler_tiff_pyramid_get_info(opened, &info)
+        pyramid = opened
+        self.identity = identity
+        levels = (0..<Int(info.level_count)).map { index in
+            var raw = tiler_tiff_level()
+            tiler_tiff_pyramid_get_level(opened, Int32(index), &raw)
+            return Level(raw)
+        }
+        layout = [TILER_TIFF_LAYOUT_SUBIFDS: .subIFDs, TILER_TIFF_LAYOUT_APERIO: .aperio][info.layout] ?? .pyramid
+        bigTIFF = info.big_tiff != 0
+        iccProfile = info.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(info.icc_length))) }
+        imageDescription = info.description.map { String(cString: $0) }
+    }
+
+    deinit { tiler_tiff_pyramid_destroy(pyramid) }
+
+    /// Whether `path` still names the file that was opened (same device, inode, size and modification time). One stat.
+    public var isCurrent: Bool { FileIdentity(path: path) == identity }
+
+    /// "II*\0", "MM\0*", or their BigTIFF forms (43).
+    private static func hasTIFFMagic(_ descriptor: Int32) -> Bool {
+        var head = [UInt8](repeating: 0, count: 4)
+        guard pread(descriptor, &head, 4, 0) == 4 else { return false }
+        return (head[0] == 0x49 && head[1] == 0x49 && head[3] == 0 && (head[2] == 42 || head[2] == 43))
+            || (head[0] == 0x4D && head[1] == 0x4D && head[2] == 0 && (head[3] == 42 || head[3] == 43))
+    }
+
+    static func describe(errno code: Int32) -> String {
+        switch code {
+        case ENOENT, ENOTDIR: return "no such file"
+        case EACCES, EPERM: return "permission denied"
+        default: return String(cString: strerror(code))
+        }
+    }
+
+    /// A C message buffer's text, up to its terminating zero.
+    static func string(_ message: [CChar]) -> String {
+        String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+extension TIFFPyramidError.Kind {
+    /// The kind for a CTIFF status code.
+    init(status: Int32) {
+        switch status {
+        case TILER_TIFF_ERR_NOT_PYRAMID: self = .notPyramid
+        case TILER_TIFF_ERR_UNSUPPORTED: self = .unsupported
+        case TILER_TIFF_ERR_IO, TILER_TIFF_ERR_NOMEM: self = .unreadable
+        case TILER_TIFF_ERR_ARGUMENT: self = .invalidArgument
+        default: self = .damaged
+        }
+    }
+}
