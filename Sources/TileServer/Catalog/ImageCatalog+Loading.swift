@@ -103,7 +103,11 @@ extension ImageCatalog {
             bytes: xml,
             etag: "\"\(String(signature.size, radix: 16))-\(String(signature.seconds, radix: 16)).\(String(signature.nanoseconds, radix: 16))-dzi\"")
         return CatalogImage(
-            id: id, name: found.name, descriptor: descriptor, root: root, source: .stored(StoredTiles(pyramid: pyramid, format: format, quality: 85)),
+            id: id, name: found.name, descriptor: descriptor, root: root,
+            source: .stored(
+                StoredTiles(
+                    pyramid: pyramid, colour: pyramid.colourProfile.flatMap { StoredColour(profile: $0, channels: finest.channels) },
+                    format: format, quality: 85)),
             descriptorFile: file, signature: signature)
     }
 }

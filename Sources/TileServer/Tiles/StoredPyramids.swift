@@ -1,4 +1,7 @@
-/// Opens the files that hold whole pyramids, read in place.
+import ImageCodecs
+
+/// Opens the files that hold whole pyramids, read in place: pyramidal TIFF, BigTIFF, OME-TIFF and Aperio SVS
+/// (``TIFFPyramid``).
 enum StoredPyramids {
     /// Why a file is not served in place.
     struct OpenError: Error {
@@ -11,6 +14,22 @@ enum StoredPyramids {
     ///
     /// - Throws: ``OpenError``.
     static func open(path: String) throws(OpenError) -> any StoredPyramid {
-        throw OpenError(message: "serving files in place is not wired yet", isNotAPyramid: true)
+        do {
+            return try TIFFPyramid(path: path)
+        } catch {
+            throw OpenError(message: error.reason, isNotAPyramid: error.kind == .notPyramid)
+        }
     }
+}
+
+extension TIFFPyramid: StoredPyramid {
+    var storedLevels: [StoredLevel] {
+        levels.map {
+            StoredLevel(
+                width: $0.width, height: $0.height, tileWidth: $0.tileWidth, tileHeight: $0.tileHeight, channels: $0.channels,
+                passesThrough: $0.jpegPassThrough)
+        }
+    }
+
+    var colourProfile: [UInt8]? { iccProfile }
 }

@@ -10,6 +10,9 @@ struct StoredRegionReader {
     /// The stored level read, its index in ``StoredPyramid/storedLevels``.
     let level: Int
     let stored: StoredLevel
+    /// The conversion to sRGB of the stored pixels, if they need one (done before any averaging, as `tiler slice`
+    /// converts rows as they are decoded).
+    let colour: StoredColour?
 
     /// The pixels of `rect` of a level `levelWidth` × `levelHeight` (no larger than the stored level).
     ///
@@ -27,6 +30,17 @@ struct StoredRegionReader {
         let columns = Self.weights(count: rect.width, start: rect.x, factor: fx, sourceStart: sx0, sourceEnd: sx1)
         let rows = Self.weights(count: rect.height, start: rect.y, factor: fy, sourceStart: sy0, sourceEnd: sy1)
         return Self.resample(source, columns: columns, rows: rows)
+    }
+
+    /// The pixels of `rect` of the level that is the stored level halved `halvings` times (sizes rounded up): the
+    /// stored region under it, box-halved that many times (an odd last row or column averaging what exists).
+    func halvedPixels(of rect: PixelRect, halvings: Int) throws -> PixelBuffer {
+        let x0 = rect.x << halvings
+        let y0 = rect.y << halvings
+        var pixels = try region(
+            x0: x0, y0: y0, x1: min(stored.width, rect.maxX << halvings), y1: min(stored.height, rect.maxY << halvings))
+        for _ in 0..<halvings { pixels = pixels.halved() }
+        return pixels
     }
 
     /// The stored pixels of `x0..<x1` × `y0..<y1`, decoded from the stored tiles that hold them.
@@ -51,7 +65,8 @@ struct StoredRegionReader {
                 }
             }
         }
-        return PixelBuffer(width: width, height: height, pixelFormat: PixelFormat(rawValue: channels) ?? .rgb, bytes: bytes)
+        let pixels = PixelBuffer(width: width, height: height, pixelFormat: PixelFormat(rawValue: channels) ?? .rgb, bytes: bytes)
+        return colour?.converted(pixels) ?? pixels
     }
 
     /// For each of `count` output pixels starting at `start` (in the coarse level), the source pixels it covers

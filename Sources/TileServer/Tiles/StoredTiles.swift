@@ -6,8 +6,9 @@ import TileGeometry
 protocol StoredPyramid: Sendable {
     /// The stored levels, finest first.
     var storedLevels: [StoredLevel] { get }
-    /// Whether the stored pixels are sRGB (or untagged) as they are: no colour conversion needed.
-    var isSRGB: Bool { get }
+    /// The ICC profile the stored pixels are in, if any (untagged pixels are taken as sRGB, as `tiler slice` takes
+    /// them).
+    var colourProfile: [UInt8]? { get }
     /// Stored tile (`column`, `row`) of level `level` as a standalone JPEG file, without decoding. Only for levels
     /// whose ``StoredLevel/passesThrough``.
     func jpegTile(level: Int, column: Int, row: Int) throws -> [UInt8]
@@ -31,12 +32,16 @@ struct StoredLevel: Sendable, Equatable {
 /// The tiles of a ``StoredPyramid``, as Deep Zoom tiles of 256 pixels, overlap 0. A tile that is exactly one stored
 /// tile — that level stored, 256-pixel stored tiles, JPEG, a whole tile (edge tiles are stored padded), no colour to
 /// convert — is the stored bytes (``StoredPyramid/jpegTile(level:column:row:)``), no decoding and no re-encoding.
-/// Any other is made once (the tile store keeps it): from the finest stored level at most 4× finer than the tile's
-/// level, reading only the stored tiles it covers and averaging pixels (a 2×2 box mean per halving, as `tiler slice`
-/// shrinks); a level more than 4× coarser than every stored one is made from the Deep Zoom level above it, four tiles
-/// a tile, through the tile store (its cache and single-flight reads).
+/// Any other is made once (the tile store keeps it) from the coarsest stored level at least as large, reading only
+/// the stored tiles it covers: when that level is this one halved k times the Deep Zoom way (sizes rounded up) and
+/// the tile covers at most ``maxSourcePixels`` of it, by k 2×2 box means, exactly as `tiler slice` shrinks; when its size is otherwise related (Aperio's
+/// levels, rounded down) and at most 4× larger, by an area average; a level further below every stored one is made
+/// from the Deep Zoom level above it, four tiles a tile, through the tile store (its cache and single-flight reads).
 struct StoredTiles: Sendable {
     let pyramid: any StoredPyramid
+    /// The conversion of stored pixels to sRGB, for a pyramid tagged with a colour profile (its tiles are then all made,
+    /// none passed through).
+    let colour: StoredColour?
     /// How made tiles are encoded (the descriptor's format: `jpg`, or `png` where the source has alpha).
     let format: String
     /// The JPEG quality of made tiles.
@@ -55,18 +60,21 @@ struct StoredTiles: Sendable {
             throw RenderError(message: "no stored level is as large as level \(address.level)")
         }
         let stored = levels[index]
-        if stored.width == size.width && stored.height == size.height && stored.passesThrough && pyramid.isSRGB && format == "jpg"
+        if stored.width == size.width && stored.height == size.height && stored.passesThrough && colour == nil && format == "jpg"
             && stored.tileWidth == geometry.tileSize && stored.tileHeight == geometry.tileSize && rect.width == geometry.tileSize
             && rect.height == geometry.tileSize
         {
             let bytes = try pyramid.jpegTile(level: index, column: address.column, row: address.row)
             return LoadedFile(bytes: bytes, etag: etag(of: image, address, passedThrough: true))
         }
-        let factor = Double(stored.width) / Double(size.width)
+        let reader = StoredRegionReader(pyramid: pyramid, level: index, stored: stored, colour: colour)
         let pixels: PixelBuffer
-        if factor <= 4.0001 {
-            pixels = try StoredRegionReader(pyramid: pyramid, level: index, stored: stored).pixels(
-                of: rect, levelWidth: size.width, levelHeight: size.height)
+        let halvings = (0...20).first { k in Self.ceilShift(stored.width, k) == size.width && Self.ceilShift(stored.height, k) == size.height }
+        if let halvings, Self.sourcePixels(of: rect, halvings: halvings, stored: stored) <= Self.maxSourcePixels {
+            // The stored level is this one halved k times, as Deep Zoom (and `tiler slice`) halves: the same box means.
+            pixels = try reader.halvedPixels(of: rect, halvings: halvings)
+        } else if Double(stored.width) / Double(size.width) <= 4.0001 {
+            pixels = try reader.pixels(of: rect, levelWidth: size.width, levelHeight: size.height)
         } else {
             pixels = try halvedFromFiner(address, of: image, store: store)
         }
@@ -105,6 +113,22 @@ struct StoredTiles: Sendable {
             mosaic!.paste(decoded, x: part.column * geometry.tileSize - x0, y: part.row * geometry.tileSize - y0)
         }
         return mosaic!.halved()
+    }
+
+    /// The most stored pixels one made tile reads directly (2048², 64 stored tiles of 256 pixels): beyond it, the
+    /// tile is made from the level above.
+    static let maxSourcePixels = 2048 * 2048
+
+    /// How many stored pixels `rect`, `halvings` times halved from the stored level, covers.
+    private static func sourcePixels(of rect: PixelRect, halvings: Int, stored: StoredLevel) -> Int {
+        let width = min(stored.width, rect.maxX << halvings) - (rect.x << halvings)
+        let height = min(stored.height, rect.maxY << halvings) - (rect.y << halvings)
+        return width * height
+    }
+
+    /// `value / 2^shift`, rounded up (Deep Zoom's level sizes).
+    private static func ceilShift(_ value: Int, _ shift: Int) -> Int {
+        (value + (1 << shift) - 1) >> shift
     }
 
     /// A strong entity tag for a made or passed-through tile: the image's version (it changes when the file does) and
