@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
-scripts/setup chromium chromium-driver python3-selenium python3-pil fonts-dejavu-core python3-pip
+scripts/setup chromium chromium-driver python3-selenium python3-pil fonts-dejavu-core python3-pip libvips-tools
 OSD=.build-osd/openseadragon.js
 if [ ! -s "$OSD" ]; then
     rm -rf .build-osd && mkdir -p .build-osd/download

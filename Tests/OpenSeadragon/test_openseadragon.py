@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""OpenSeadragon as a real client of Tiler: one viewer on a pyramid's DZI descriptor, one on its IIIF info.json.
+"""OpenSeadragon as a real client of Tiler: one viewer on a pyramid's DZI descriptor, one on its IIIF info.json —
+for a sliced JPEG pyramid, a WebP one, and a pyramidal TIFF of the same picture served in place.
 
 Slices a `tiler sample` picture, serves it with `tiler serve --port 0 --public <a folder holding page.html and
 OpenSeadragon>`, opens the page in headless Chromium and checks: both viewers open, load their tiles with no failure,
@@ -56,6 +57,9 @@ def main():
         subprocess.run([TILER, "slice", source, "-o", os.path.join(folder, "root"), "--quiet"], check=True)
         subprocess.run([TILER, "slice", source, "-o", os.path.join(folder, "root"), "--name", "picwebp", "--format", "webp",
                         "--quality", "90", "--quiet"], check=True)
+        # The same picture as a pyramidal TIFF (vips), served in place.
+        subprocess.run(["vips", "tiffsave", source, os.path.join(folder, "root", "pictif.tif"), "--tile", "--tile-width", "256",
+                        "--tile-height", "256", "--pyramid", "--compression", "jpeg", "--Q", "90"], check=True)
         server = subprocess.Popen([TILER, "serve", os.path.join(folder, "root"), "--port", "0", "--public", public],
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         line = server.stdout.readline()
@@ -117,6 +121,21 @@ def main():
         for side, box in [("dzi", (0, 0, 600, 400)), ("iiif", (600, 0, 1200, 400))]:
             difference = sum(ImageStat.Stat(ImageChops.difference(image.crop(box), left)).mean) / 3
             check(f"webp {side}: draws what the JPEG pyramid's DZI viewer drew", difference < 6, f"mean difference {difference:.2f}")
+
+        # The pyramidal TIFF, served in place: both viewers draw it from its passed-through and made tiles.
+        driver.get(url + "?image=pictif")
+        done = wait_fully_loaded(driver)
+        results = driver.execute_script("return window.results")
+        for viewer in ["dzi", "iiif"]:
+            record = results[viewer]
+            check(f"tiff {viewer}: OpenSeadragon opened the TIFF served in place, tiles loaded with no failures",
+                  record["opened"] and record["loaded"] > 0 and not record["failed"], record)
+        check("tiff: both viewers fully loaded within 60 s", done)
+        driver.save_screenshot(shot)
+        image = Image.open(shot).convert("RGB")
+        for side, box in [("dzi", (0, 0, 600, 400)), ("iiif", (600, 0, 1200, 400))]:
+            difference = sum(ImageStat.Stat(ImageChops.difference(image.crop(box), left)).mean) / 3
+            check(f"tiff {side}: draws what the sliced pyramid's DZI viewer drew", difference < 6, f"mean difference {difference:.2f}")
     finally:
         if driver:
             driver.quit()
