@@ -14,7 +14,9 @@
 /* Directories walked in the main chain before the file is called damaged (a loop libtiff missed, or garbage). */
 #define TILER_TIFF_PYRAMID_MAX_DIRECTORIES 1024
 /* Tiles wider or taller than this are refused (a damaged header must not make a tile buffer of gigabytes). */
-#define TILER_TIFF_PYRAMID_MAX_TILE_SIDE 8192
+#define TILER_TIFF_PYRAMID_MAX_TILE_SIDE 4096
+/* Tiles in one level at most (the index costs 16 bytes a tile: 256 MiB here; a 1-gigapixel level has 16,384). */
+#define TILER_TIFF_PYRAMID_MAX_TILES ((uint64_t)1 << 24)
 
 /* One libtiff handle on the pyramid's descriptor, reading with pread at its own offset (client procedures). */
 typedef struct tiler_tiff_handle {
@@ -56,6 +58,9 @@ struct tiler_tiff_pyramid {
 
 /* Opens handle `h` on the pyramid's descriptor if it is not open yet; 0 or -1 (message in h->error). */
 int tiler_tiff_handle_open(tiler_tiff_handle *h);
+
+/* Reads the level whose IFD is at `directory` into p->levels[index] with handle 0; 0 or an error code with message. */
+int tiler_tiff_read_level(tiler_tiff_pyramid *p, TIFF *tif, uint64_t directory, int index, char *message, size_t capacity);
 
 /* printf into a caller's message buffer (capacity may be 0). */
 void tiler_tiff_say(char *message, size_t capacity, const char *format, ...) __attribute__((format(printf, 3, 4)));

@@ -91,9 +91,13 @@ public final class TIFFPyramid: Sendable {
             close(descriptor)
             throw TIFFPyramidError(kind: .unreadable, path: path, reason: "not a regular file")
         }
-        guard identity.size >= 8, Self.hasTIFFMagic(descriptor) else {
+        guard Self.hasTIFFMagic(descriptor) else {
             close(descriptor)
             throw TIFFPyramidError(kind: .notPyramid, path: path, reason: "not a TIFF file")
+        }
+        guard identity.size >= 8 else {
+            close(descriptor)
+            throw TIFFPyramidError(kind: .damaged, path: path, reason: "truncated TIFF header (\(identity.size) bytes)")
         }
         var opened: OpaquePointer?
         var message = [CChar](repeating: 0, count: 512)
@@ -121,12 +125,13 @@ public final class TIFFPyramid: Sendable {
     /// Whether `path` still names the file that was opened (same device, inode, size and modification time). One stat.
     public var isCurrent: Bool { FileIdentity(path: path) == identity }
 
-    /// "II*\0", "MM\0*", or their BigTIFF forms (43).
+    /// Whether the file begins "II*\0", "MM\0*", or their BigTIFF forms (43), or a prefix of one of them (cut short).
     private static func hasTIFFMagic(_ descriptor: Int32) -> Bool {
         var head = [UInt8](repeating: 0, count: 4)
-        guard pread(descriptor, &head, 4, 0) == 4 else { return false }
-        return (head[0] == 0x49 && head[1] == 0x49 && head[3] == 0 && (head[2] == 42 || head[2] == 43))
-            || (head[0] == 0x4D && head[1] == 0x4D && head[2] == 0 && (head[3] == 42 || head[3] == 43))
+        let count = pread(descriptor, &head, 4, 0)
+        guard count > 0 else { return false }
+        let forms: [[UInt8]] = [[0x49, 0x49, 42, 0], [0x49, 0x49, 43, 0], [0x4D, 0x4D, 0, 42], [0x4D, 0x4D, 0, 43]]
+        return forms.contains { $0.prefix(count).elementsEqual(head.prefix(count)) }
     }
 
     static func describe(errno code: Int32) -> String {
