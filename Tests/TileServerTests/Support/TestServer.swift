@@ -14,6 +14,10 @@ func testConfiguration(root: String) -> ServerConfiguration {
     configuration.rescanInterval = .milliseconds(100)
     configuration.shutdownGracePeriod = .seconds(5)
     configuration.publicDirectory = nil
+    // Dozens of test servers share this process's descriptors (its hard limit may be 20,000): each keeps few files and
+    // folders open, or the file-sending and cache tests, which count the reads of each kind, would see opens fail.
+    configuration.openTileFilesPerLoop = 256
+    configuration.levelDirectoryLimit = 64
     configuration.logger.logLevel = .error
     return configuration
 }
