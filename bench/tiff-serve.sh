@@ -76,19 +76,7 @@ declare -A prefix=([nginx]=/images/img_files [tiler-folder]=/images/img_files [t
     [iipimage]="$(iip "$TIFF_ROOT/img.tif")_files" [tiler-tiff-512]="/images/512/img_files")
 declare -A iip512=([iipimage]="$(iip "$TIFF_ROOT/512/img.tif")_files")
 
-# run PORT PATH|LUA → "req/s p50ms p99ms"
-run() {
-    local port=$1 what=$2 out
-    if [[ $what == *.lua ]]; then
-        out=$(wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_PER}s" --latency -s "$what" "http://127.0.0.1:$port")
-    else
-        out=$(wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_PER}s" --latency "http://127.0.0.1:$port$what")
-    fi
-    if grep -q "Non-2xx" <<<"$out"; then echo "non-2xx answers from port $port ($what): $out" >&2; exit 1; fi
-    awk '/Requests\/sec/ { r = $2 } / 50%/ { p50 = $2 } / 99%/ { p99 = $2 }
-        function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
-        END { printf "%.0f %.3f %.3f\n", r, ms(p50), ms(p99) }' <<<"$out"
-}
+run() { wrk_run "$@"; }
 
 declare -A results
 for round in $(seq "$ROUNDS"); do

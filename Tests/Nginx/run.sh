@@ -5,10 +5,6 @@
 # skips the build. Prints `N passed, M failed` last; exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
-scripts/setup nginx-light python3
-if [ -z "${TILER_BIN:-}" ] || [ ! -x "$TILER_BIN" ]; then
-    swift build --product tiler
-    export TILER_BIN="$PWD/.build/debug/tiler"
-fi
+source Tests/Support/with-tiler.sh
+with_tiler nginx-light python3
 exec /usr/bin/python3 Tests/Nginx/test_nginx.py

@@ -4,10 +4,6 @@
 # Environment: TILER_BIN=path/to/tiler skips the build. Prints `N passed, M failed` last; exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
-scripts/setup systemd python3
-if [ -z "${TILER_BIN:-}" ] || [ ! -x "$TILER_BIN" ]; then
-    swift build --product tiler
-    export TILER_BIN="$PWD/.build/debug/tiler"
-fi
+source Tests/Support/with-tiler.sh
+with_tiler systemd python3
 exec /usr/bin/python3 Tests/Systemd/test_systemd.py

@@ -8,14 +8,7 @@ import Testing
     static func withConnection(_ body: (EmbeddedConnection) async throws -> Void) async throws {
         let fixture = try PyramidFixture()
         try fixture.addPyramid("alpha", width: 1000, height: 600, tileBytes: 300)
-        let connection = try await EmbeddedConnection(testConfiguration(root: fixture.root))
-        do {
-            try await body(connection)
-        } catch {
-            await connection.stop()
-            throw error
-        }
-        await connection.stop()
+        try await EmbeddedConnection.with(testConfiguration(root: fixture.root), body)
     }
 
     /// The response text without its `Date` line.

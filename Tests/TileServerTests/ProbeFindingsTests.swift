@@ -15,14 +15,7 @@ import Testing
         var configuration = testConfiguration(root: fixture.root)
         configuration.iiif.trustProxy = trustProxy
         configuration.iiif.publicURL = publicURL
-        let connection = try await EmbeddedConnection(configuration)
-        do {
-            try await body(connection)
-        } catch {
-            await connection.stop()
-            throw error
-        }
-        await connection.stop()
+        try await EmbeddedConnection.with(configuration, body)
     }
 
     /// The values of `name` in the head of `response` (the first response in the text).

@@ -29,14 +29,7 @@ import TileGeometry
         try fixture.addPyramid("collide", width: 300, height: 200)
         try fixture.addVipsTIFF("collide.tif", picture: picture, options: ["--tile", "--pyramid"])
         try Data(repeating: 0x49, count: 4096).write(to: URL(fileURLWithPath: fixture.root + "/garbage.svs"))
-        let connection = try await EmbeddedConnection(testConfiguration(root: fixture.root))
-        do {
-            try await body(connection, fixture)
-        } catch {
-            await connection.stop()
-            throw error
-        }
-        await connection.stop()
+        try await EmbeddedConnection.with(testConfiguration(root: fixture.root)) { try await body($0, fixture) }
     }
 
     /// The body of the first response in `text` (after the blank line), as bytes.
@@ -159,14 +152,7 @@ import TileGeometry
             }
             try Data(bytes).write(to: URL(fileURLWithPath: fixture.root + "/damaged-\(index).tif"))
         }
-        let connection = try await EmbeddedConnection(testConfiguration(root: fixture.root))
-        do {
-            try await Self.askEveryTile(connection)
-        } catch {
-            await connection.stop()
-            throw error
-        }
-        await connection.stop()
+        try await EmbeddedConnection.with(testConfiguration(root: fixture.root), Self.askEveryTile)
     }
 
     static func askEveryTile(_ connection: EmbeddedConnection) async throws {

@@ -5,10 +5,6 @@
 # Prints `N passed, M failed` last; exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
-scripts/setup varnish python3
-if [ -z "${TILER_BIN:-}" ] || [ ! -x "$TILER_BIN" ]; then
-    swift build --product tiler
-    export TILER_BIN="$PWD/.build/debug/tiler"
-fi
+source Tests/Support/with-tiler.sh
+with_tiler varnish python3
 exec /usr/bin/python3 Tests/Varnish/test_varnish.py

@@ -63,6 +63,18 @@ final class EmbeddedConnection: Sendable {
         return !channel.isActive
     }
 
+    /// Runs `body` with a connection to a server of `configuration`, stopped afterwards whatever happens.
+    static func with(_ configuration: ServerConfiguration, _ body: (EmbeddedConnection) async throws -> Void) async throws {
+        let connection = try await EmbeddedConnection(configuration)
+        do {
+            try await body(connection)
+        } catch {
+            await connection.stop()
+            throw error
+        }
+        await connection.stop()
+    }
+
     /// Closes the channel and stops the services' threads.
     func stop() async {
         _ = try? await channel.finish()
