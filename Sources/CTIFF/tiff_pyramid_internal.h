@@ -70,6 +70,8 @@ void tiler_tiff_say(char *message, size_t capacity, const char *format, ...) __a
  * Returns 0 or a TILER_TIFF_ERR_* code with message filled: no data, past the end of the file, an absurd byte count,
  * a short read (the file changed since it was opened).
  */
+int tiler_tiff_pyramid_read_stored_nowait(const tiler_tiff_pyramid *p, int level, int column, int row, int nowait, unsigned char **data,
+                                          size_t *length, char *message, size_t capacity);
 int tiler_tiff_pyramid_read_stored(const tiler_tiff_pyramid *p, int level, int column, int row, unsigned char **data, size_t *length,
                                    char *message, size_t capacity);
 

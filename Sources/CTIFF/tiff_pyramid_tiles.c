@@ -7,6 +7,7 @@
  * libtiff handles (TIFFReadFromUserBuffer), so libtiff never reads tile data itself and cannot be led astray by a
  * damaged index.
  */
+#define _GNU_SOURCE /* preadv2, RWF_NOWAIT */
 #include "tiff_pyramid_internal.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /* An Adobe APP14 segment with transform 0: the three components are RGB, not YCbCr (IIPImage issue 279). */
@@ -54,6 +56,11 @@ static int tiler_tiff_check_extent(const tiler_tiff_pyramid *p, int level, int c
 
 int tiler_tiff_pyramid_read_stored(const tiler_tiff_pyramid *p, int level, int column, int row, unsigned char **data, size_t *length,
                                    char *message, size_t capacity) {
+    return tiler_tiff_pyramid_read_stored_nowait(p, level, column, row, 0, data, length, message, capacity);
+}
+
+int tiler_tiff_pyramid_read_stored_nowait(const tiler_tiff_pyramid *p, int level, int column, int row, int nowait, unsigned char **data,
+                                          size_t *length, char *message, size_t capacity) {
     uint32_t index = 0;
     int code = tiler_tiff_check_extent(p, level, column, row, &index, message, capacity);
     if (code != TILER_TIFF_OK) return code;
@@ -63,8 +70,14 @@ int tiler_tiff_pyramid_read_stored(const tiler_tiff_pyramid *p, int level, int c
     if (buffer == NULL) return tiler_tiff_say(message, capacity, "out of memory reading a tile of %zu bytes", count), TILER_TIFF_ERR_NOMEM;
     size_t done = 0;
     while (done < count) {
-        ssize_t n = pread(p->fd, buffer + done, count - done, (off_t)(offset + done));
+        struct iovec part = {buffer + done, count - done};
+        ssize_t n = nowait ? preadv2(p->fd, &part, 1, (off_t)(offset + done), RWF_NOWAIT)
+                           : pread(p->fd, buffer + done, count - done, (off_t)(offset + done));
         if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && nowait && (errno == EAGAIN || errno == EOPNOTSUPP || errno == ENOSYS)) {
+            free(buffer);
+            return TILER_TIFF_WOULD_BLOCK;
+        }
         if (n < 0) {
             tiler_tiff_say(message, capacity, "reading tile (%d, %d) of level %d failed: %s", column, row, level, strerror(errno));
             free(buffer);
@@ -132,6 +145,11 @@ static const char *tiler_tiff_jpeg_problem(const unsigned char *data, size_t len
 
 int tiler_tiff_pyramid_jpeg_tile(const tiler_tiff_pyramid *p, int level, int column, int row, unsigned char *dst, size_t capacity,
                                  size_t *length, char *message, size_t capacity_message) {
+    return tiler_tiff_pyramid_jpeg_tile_nowait(p, level, column, row, 0, dst, capacity, length, message, capacity_message);
+}
+
+int tiler_tiff_pyramid_jpeg_tile_nowait(const tiler_tiff_pyramid *p, int level, int column, int row, int nowait, unsigned char *dst,
+                                        size_t capacity, size_t *length, char *message, size_t capacity_message) {
     size_t bound = 0, count = 0;
     unsigned char *data = NULL;
     int code = tiler_tiff_pyramid_jpeg_bound(p, level, column, row, &bound, message, capacity_message);
@@ -139,7 +157,7 @@ int tiler_tiff_pyramid_jpeg_tile(const tiler_tiff_pyramid *p, int level, int col
         tiler_tiff_say(message, capacity_message, "a buffer of %zu bytes is too small for %zu", capacity, bound);
         code = TILER_TIFF_ERR_ARGUMENT;
     }
-    if (code == TILER_TIFF_OK) code = tiler_tiff_pyramid_read_stored(p, level, column, row, &data, &count, message, capacity_message);
+    if (code == TILER_TIFF_OK) code = tiler_tiff_pyramid_read_stored_nowait(p, level, column, row, nowait, &data, &count, message, capacity_message);
     if (code != TILER_TIFF_OK) return code;
     const char *problem = tiler_tiff_jpeg_problem(data, count, p->levels[level].tables != NULL);
     if (problem != NULL) {

@@ -25,6 +25,27 @@ extension TIFFPyramid {
         return bytes
     }
 
+    /// ``jpegTile(level:column:row:)`` without waiting for the disk: nil when the tile's bytes are not all in the page
+    /// cache (read with `preadv2` and `RWF_NOWAIT`), so an event loop can answer it at once and leave the rest to a
+    /// thread that may wait.
+    ///
+    /// - Throws: as ``jpegTile(level:column:row:)``.
+    public func jpegTileIfCached(level: Int, column: Int, row: Int) throws(TIFFPyramidError) -> [UInt8]? {
+        var message = [CChar](repeating: 0, count: 400)
+        var bound = 0
+        let (l, c, r) = try coordinates(level, column, row)
+        var status = tiler_tiff_pyramid_jpeg_bound(pyramid, l, c, r, &bound, &message, message.count)
+        guard status == TILER_TIFF_OK else { throw failure(status, message) }
+        let bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+            var length = 0
+            status = tiler_tiff_pyramid_jpeg_tile_nowait(pyramid, l, c, r, 1, buffer.baseAddress, bound, &length, &message, message.count)
+            count = status == TILER_TIFF_OK ? length : 0
+        }
+        if status == TILER_TIFF_WOULD_BLOCK { return nil }
+        guard status == TILER_TIFF_OK else { throw failure(status, message) }
+        return bytes
+    }
+
     /// Decodes stored tile (`column`, `row`) of level `level` into `into`: `tileHeight` rows of `tileWidth × channels`
     /// 8-bit samples, top to bottom (edge tiles as stored, padded). Any supported compression.
     ///

@@ -86,6 +86,9 @@ import TileGeometry
                 #expect(served.bytes == (try stored.jpegTile(level: 0, column: column, row: row)), "tile \(column)_\(row)")
                 #expect(served.bytes.starts(with: [0xFF, 0xD8]))
             }
+            // The file was just written: its tiles are in the page cache, so they are read on the event loop, not waited for.
+            #expect(try stored.jpegTileIfCached(level: 0, column: 2, row: 1) == (try stored.jpegTile(level: 0, column: 2, row: 1)))
+            #expect(connection.runtime.context.tiles.eventLoopReadCount >= 1)
         }
     }
 

@@ -219,6 +219,16 @@ int tiler_tiff_pyramid_jpeg_bound(const tiler_tiff_pyramid *pyramid, int level, 
 int tiler_tiff_pyramid_jpeg_tile(const tiler_tiff_pyramid *pyramid, int level, int column, int row, unsigned char *dst,
                                  size_t capacity, size_t *length, char *message, size_t capacity_message);
 
+/* TILER_TIFF_WOULD_BLOCK: with nowait, the tile's bytes are not all in the page cache (nothing was waited for). */
+#define TILER_TIFF_WOULD_BLOCK 8
+
+/*
+ * jpeg_tile, but with nowait set the read does not wait for the disk (preadv2 with RWF_NOWAIT): TILER_TIFF_WOULD_BLOCK
+ * when the bytes are not in the page cache (or the kernel cannot tell), so an event loop can serve cached tiles at once.
+ */
+int tiler_tiff_pyramid_jpeg_tile_nowait(const tiler_tiff_pyramid *pyramid, int level, int column, int row, int nowait,
+                                        unsigned char *dst, size_t capacity, size_t *length, char *message, size_t capacity_message);
+
 /*
  * Decodes tile (column, row) of `level` into dst: tile_height rows of tile_width × channels 8-bit samples (edge tiles as
  * stored, padded). capacity must be at least that. Min-is-white is inverted, associated alpha undone, gray+alpha made

@@ -12,6 +12,8 @@ protocol StoredPyramid: Sendable {
     /// Stored tile (`column`, `row`) of level `level` as a standalone JPEG file, without decoding. Only for levels
     /// whose ``StoredLevel/passesThrough``.
     func jpegTile(level: Int, column: Int, row: Int) throws -> [UInt8]
+    /// ``jpegTile(level:column:row:)`` when its bytes are all in the page cache; nil when reading them would wait.
+    func jpegTileIfCached(level: Int, column: Int, row: Int) throws -> [UInt8]?
     /// Stored tile (`column`, `row`) of level `level` decoded to 8-bit pixels, ``StoredLevel/channels`` each,
     /// `tileWidth` × `tileHeight` (edge tiles as stored, padded), into `pixels`.
     func decodeTile(level: Int, column: Int, row: Int, into pixels: UnsafeMutableRawBufferPointer) throws
@@ -47,6 +49,31 @@ struct StoredTiles: Sendable {
     /// The JPEG quality of made tiles.
     let quality: Int
 
+    /// The Deep Zoom tile `address` of `image` when it can be had without waiting or working: a passed-through tile
+    /// whose bytes are in the page cache (for an event loop, as folder tiles are read there); nil otherwise.
+    func tileIfCheap(_ address: TileAddress, of image: CatalogImage) throws -> LoadedFile? {
+        guard let index = passThroughLevel(address, of: image),
+            let bytes = try pyramid.jpegTileIfCached(level: index, column: address.column, row: address.row)
+        else { return nil }
+        return LoadedFile(bytes: bytes, etag: etag(of: image, address, passedThrough: true))
+    }
+
+    /// The stored level whose tile is exactly Deep Zoom tile `address`, when it can be passed through.
+    private func passThroughLevel(_ address: TileAddress, of image: CatalogImage) -> Int? {
+        let geometry = image.pyramid
+        let size = geometry.levelSize(address.level)
+        let rect = geometry.tileRect(level: address.level, column: address.column, row: address.row)
+        let levels = pyramid.storedLevels
+        guard colour == nil, format == "jpg", rect.width == geometry.tileSize, rect.height == geometry.tileSize,
+            let index = levels.lastIndex(where: { $0.width >= size.width && $0.height >= size.height })
+        else { return nil }
+        let stored = levels[index]
+        guard stored.width == size.width, stored.height == size.height, stored.passesThrough, stored.tileWidth == geometry.tileSize,
+            stored.tileHeight == geometry.tileSize
+        else { return nil }
+        return index
+    }
+
     /// The Deep Zoom tile `address` of `image`, as the bytes to send.
     ///
     /// - Throws: the pyramid's read and decode errors, `CodecError` when encoding fails.
@@ -60,11 +87,8 @@ struct StoredTiles: Sendable {
             throw RenderError(message: "no stored level is as large as level \(address.level)")
         }
         let stored = levels[index]
-        if stored.width == size.width && stored.height == size.height && stored.passesThrough && colour == nil && format == "jpg"
-            && stored.tileWidth == geometry.tileSize && stored.tileHeight == geometry.tileSize && rect.width == geometry.tileSize
-            && rect.height == geometry.tileSize
-        {
-            let bytes = try pyramid.jpegTile(level: index, column: address.column, row: address.row)
+        if let passed = passThroughLevel(address, of: image) {
+            let bytes = try pyramid.jpegTile(level: passed, column: address.column, row: address.row)
             return LoadedFile(bytes: bytes, etag: etag(of: image, address, passedThrough: true))
         }
         let reader = StoredRegionReader(pyramid: pyramid, level: index, stored: stored, colour: colour)

@@ -151,15 +151,15 @@ final class TileStore: Sendable {
     }
 
     /// Reads tile `key` of `image` from its source: a folder pyramid's through its open level folder when there is one,
-    /// else by path (checked with `realpath`); a stored pyramid's from the file (``StoredTiles``), never with
-    /// `pageCacheOnly` (it may have to decode and encode: a file thread's work). `nil` only with `pageCacheOnly`, when
+    /// else by path (checked with `realpath`); a stored pyramid's from the file (``StoredTiles``) — with `pageCacheOnly`
+    /// only a passed-through tile whose bytes are in the page cache (making a tile is a file thread's work). `nil` only with `pageCacheOnly`, when
     /// the bytes are not all in memory.
     private func readTile(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool) throws -> LoadedFile? {
         switch image.source {
         case .folder(let folder):
             return try readFolderTile(key, of: image, folder: folder, pageCacheOnly: pageCacheOnly)
         case .stored(let stored):
-            guard !pageCacheOnly else { return nil }
+            guard !pageCacheOnly else { return try stored.tileIfCheap(key.address, of: image) }
             return try stored.tile(key.address, of: image, store: self)
         }
     }
