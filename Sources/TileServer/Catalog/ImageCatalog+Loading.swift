@@ -93,7 +93,7 @@ extension ImageCatalog {
         do {
             pyramid = try StoredPyramids.open(path: real)
         } catch {
-            throw CatalogError(message: error.message, permanent: true, quiet: error.isNotAPyramid)
+            throw CatalogError(message: error.message, permanent: !error.isTransient, quiet: error.isNotAPyramid)
         }
         guard let finest = pyramid.storedLevels.first else { throw CatalogError(message: "it has no levels", permanent: true) }
         let format = finest.channels == 4 || finest.channels == 2 ? "png" : "jpg"

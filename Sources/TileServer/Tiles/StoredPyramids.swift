@@ -8,6 +8,8 @@ enum StoredPyramids {
         let message: String
         /// The file is simply not a pyramid (striped, one resolution): no error, `tiler slice` is for it.
         let isNotAPyramid: Bool
+        /// The file could not be read now (out of descriptors, a read error): looked at again at the next scan.
+        var isTransient = false
     }
 
     /// The pyramid in the file at `path` (a real path).
@@ -17,7 +19,7 @@ enum StoredPyramids {
         do {
             return try TIFFPyramid(path: path)
         } catch {
-            throw OpenError(message: error.reason, isNotAPyramid: error.kind == .notPyramid)
+            throw OpenError(message: error.reason, isNotAPyramid: error.kind == .notPyramid, isTransient: error.kind == .unreadable)
         }
     }
 }
