@@ -14,7 +14,7 @@ import TileGeometry
 @Suite(.serialized) struct StoredPyramidTests {
     static let picture = TestPicture.make(width: 1100, height: 700)
 
-    static func withServer(_ body: (EmbeddedConnection, PyramidFixture) async throws -> Void) async throws {
+    static func makeFixture() throws -> PyramidFixture {
         let fixture = try PyramidFixture()
         try fixture.addVipsTIFF(
             "photo.tif", picture: picture,
@@ -29,6 +29,12 @@ import TileGeometry
         try fixture.addPyramid("collide", width: 300, height: 200)
         try fixture.addVipsTIFF("collide.tif", picture: picture, options: ["--tile", "--pyramid"])
         try Data(repeating: 0x49, count: 4096).write(to: URL(fileURLWithPath: fixture.root + "/garbage.svs"))
+        return fixture
+    }
+
+    static func withServer(_ body: (EmbeddedConnection, PyramidFixture) async throws -> Void) async throws {
+        // vips runs as a child process: waited for on a Dispatch thread, not on the cooperative pool the other tests need.
+        let fixture = try await blocking { try Self.makeFixture() }
         try await EmbeddedConnection.with(testConfiguration(root: fixture.root)) { try await body($0, fixture) }
     }
 
@@ -138,7 +144,15 @@ import TileGeometry
 /// damaged one with a status (a made tile from readable data, or 4xx/5xx), never a crash or a hang.
 @Suite struct DamagedStoredPyramidTests {
     @Test func twentyDamagedFilesAndTheGoodOneStillServed() async throws {
-        let fixture = try PyramidFixture()
+        let fixture = try await blocking { () throws -> PyramidFixture in
+            let fixture = try PyramidFixture()
+            try Self.writeDamaged(into: fixture)
+            return fixture
+        }
+        try await EmbeddedConnection.with(testConfiguration(root: fixture.root), Self.askEveryTile)
+    }
+
+    static func writeDamaged(into fixture: PyramidFixture) throws {
         try fixture.addVipsTIFF(
             "good.tif", picture: TestPicture.make(width: 900, height: 600),
             options: ["--tile", "--tile-width", "256", "--tile-height", "256", "--pyramid", "--compression", "jpeg"])
@@ -155,7 +169,6 @@ import TileGeometry
             }
             try Data(bytes).write(to: URL(fileURLWithPath: fixture.root + "/damaged-\(index).tif"))
         }
-        try await EmbeddedConnection.with(testConfiguration(root: fixture.root), Self.askEveryTile)
     }
 
     static func askEveryTile(_ connection: EmbeddedConnection) async throws {

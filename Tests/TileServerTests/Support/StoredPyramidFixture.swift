@@ -35,6 +35,9 @@ extension PyramidFixture {
     }
 }
 
+// Made on a Dispatch thread (vips is waited for there) and handed to the test once complete; not changed afterwards.
+extension PyramidFixture: @unchecked Sendable {}
+
 struct StoredFixtureError: Error, CustomStringConvertible {
     let description: String
 }
