@@ -61,6 +61,24 @@ extension Metrics {
         sample(
             &out, "tiler_iiif_render_bytes", "gauge", "Bytes held by IIIF renders and their bodies not yet sent.", numbers.iiifRenderBytes)
         sample(&out, "tiler_iiif_render_budget_bytes", "gauge", "The IIIF render budget in bytes.", numbers.iiifRenderBudget)
+        sample(&out, "tiler_process_resident_bytes", "gauge", "Resident memory of the process (VmRSS).", numbers.residentBytes)
+        sample(
+            &out, "tiler_process_resident_peak_bytes", "gauge", "The most resident memory the process has held (VmHWM).",
+            numbers.residentPeakBytes)
+        sample(
+            &out, "tiler_malloc_system_bytes", "gauge", "Bytes malloc holds from the system: its heaps and separately mapped blocks.",
+            numbers.mallocSystemBytes)
+        sample(
+            &out, "tiler_malloc_in_use_bytes", "gauge", "Bytes malloc has handed out: the tile cache, renders, connections, everything.",
+            numbers.mallocInUseBytes)
+        sample(&out, "tiler_malloc_free_bytes", "gauge", "Free bytes malloc keeps in its heaps for reuse.", numbers.mallocFreeBytes)
+        sample(&out, "tiler_malloc_arenas", "gauge", "malloc's heaps (arenas).", numbers.mallocArenas)
+        sample(
+            &out, "tiler_malloc_trims_total", "counter", "Times free heap pages were given back to the system (malloc_trim).",
+            numbers.mallocTrims)
+        sample(&out, "tiler_malloc_trimmed_bytes_total", "counter", "Resident bytes the trims gave back.", numbers.mallocTrimmedBytes)
+        family(&out, "tiler_malloc_trim_seconds_total", "counter", "Time spent trimming.")
+        out += "tiler_malloc_trim_seconds_total \(numbers.mallocTrimSeconds)\n"
         return out
     }
 

@@ -1,7 +1,7 @@
 import TileCache
 
 /// A snapshot of a server's counters and sizes besides its request counts: the tile cache, the tile reads by kind,
-/// the catalog, the connections and the IIIF renders. The one statistics type: ``Server/statistics`` returns it and
+/// the catalog, the connections, the IIIF renders and the process's memory. The one statistics type: ``Server/statistics`` returns it and
 /// `/metrics` shows it.
 public struct ServerStatistics: Sendable, Hashable {
     /// Tile requests answered from memory.
@@ -48,6 +48,24 @@ public struct ServerStatistics: Sendable, Hashable {
     public var iiifRenderBytes: Int
     /// The render budget, in bytes.
     public var iiifRenderBudget: Int
+    /// The process's resident memory now, in bytes (`VmRSS`).
+    public var residentBytes: Int
+    /// The most resident memory the process has held, in bytes (`VmHWM`).
+    public var residentPeakBytes: Int
+    /// What `malloc` holds from the system (its heaps and its separately mapped blocks), in bytes.
+    public var mallocSystemBytes: Int
+    /// What `malloc` has handed out and not had back, in bytes: the tile cache, renders, connections, everything.
+    public var mallocInUseBytes: Int
+    /// Free bytes `malloc` keeps in its heaps for reuse (resident or not), in bytes.
+    public var mallocFreeBytes: Int
+    /// `malloc`'s heaps (arenas).
+    public var mallocArenas: Int
+    /// Times free heap pages were given back to the system (`malloc_trim`).
+    public var mallocTrims: Int
+    /// Resident bytes those trims gave back.
+    public var mallocTrimmedBytes: Int
+    /// Time spent trimming, in seconds.
+    public var mallocTrimSeconds: Double
 
     /// The statistics of `cache` and of the reads `tiles` counted, with the catalog's count, the connections' and the
     /// renders'.
@@ -73,5 +91,15 @@ public struct ServerStatistics: Sendable, Hashable {
         iiifRendersRefused = renderBudget.refused
         iiifRenderBytes = renderBudget.reserved
         iiifRenderBudget = renderBudget.limit
+        let memory = ProcessMemory.sample()
+        residentBytes = memory.residentBytes
+        residentPeakBytes = memory.residentPeakBytes
+        mallocSystemBytes = memory.mallocSystemBytes
+        mallocInUseBytes = memory.mallocInUseBytes
+        mallocFreeBytes = memory.mallocFreeBytes
+        mallocArenas = memory.mallocArenas
+        mallocTrims = memory.trims
+        mallocTrimmedBytes = memory.trimmedBytes
+        mallocTrimSeconds = memory.trimSeconds
     }
 }

@@ -22,6 +22,7 @@ public final class Server: Sendable {
     private let parts: ServerRuntime
     private let channel: any Channel
     private let rescanTask: RepeatedTask
+    private let trimTask: RepeatedTask
     private let stopping = Atomic<Bool>(false)
     private let stopped = DispatchGroup()
 
@@ -55,6 +56,10 @@ public final class Server: Sendable {
         rescanTask = loop.scheduleRepeatedAsyncTask(initialDelay: interval, delay: interval) { _ in
             pool.runIfActive(eventLoop: loop) { _ = parts.rescan() }
         }
+        // Give the pages malloc keeps free back to the system once they add up (see ProcessMemory).
+        trimTask = loop.scheduleRepeatedAsyncTask(initialDelay: ProcessMemory.trimInterval, delay: ProcessMemory.trimInterval) { _ in
+            pool.runIfActive(eventLoop: loop) { ProcessMemory.trimIfWorthwhile() }
+        }
         let count = catalog.count
         configuration.logger.info("Serving \(count) image\(count == 1 ? "" : "s") from \(catalog.root) at \(url)")
     }
@@ -82,6 +87,7 @@ public final class Server: Sendable {
         guard !stopping.exchange(true, ordering: .relaxed) else { return }
         configuration.logger.info("Shutting down: finishing requests in flight")
         rescanTask.cancel()
+        trimTask.cancel()
         let connections = context.connections
         let group = parts.group
         let pool = parts.threadPool

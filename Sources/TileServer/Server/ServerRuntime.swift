@@ -24,6 +24,8 @@ struct ServerRuntime: Sendable {
             throw ServerError("the public folder \(explicit) is not a folder")
         }
         let descriptorLimit = Self.raiseDescriptorLimit()
+        // Before the threads start: they choose their malloc arenas on their first allocation.
+        ProcessMemory.configure()
         self.configuration = configuration
         group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)
         let threadPool = NIOThreadPool(numberOfThreads: configuration.fileThreads)
