@@ -11,18 +11,8 @@ extension TIFFPyramid {
     /// - Complexity: O(tile bytes). - Throws: ``TIFFPyramidError`` (`.invalidArgument` for a tile out of range or a level
     ///   that is not pass-through; `.damaged` for a bad index entry, a short read or a malformed stream).
     public func jpegTile(level: Int, column: Int, row: Int) throws(TIFFPyramidError) -> [UInt8] {
-        var message = [CChar](repeating: 0, count: 400)
-        var bound = 0
-        let (l, c, r) = try coordinates(level, column, row)
-        var status = tiler_tiff_pyramid_jpeg_bound(pyramid, l, c, r, &bound, &message, message.count)
-        guard status == TILER_TIFF_OK else { throw failure(status, message) }
-        let bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
-            var length = 0
-            status = tiler_tiff_pyramid_jpeg_tile(pyramid, l, c, r, buffer.baseAddress, bound, &length, &message, message.count)
-            count = status == TILER_TIFF_OK ? length : 0
-        }
-        guard status == TILER_TIFF_OK else { throw failure(status, message) }
-        return bytes
+        // Without nowait the read waits for the disk: never nil.
+        try jpegTile(level: level, column: column, row: row, nowait: false)!
     }
 
     /// ``jpegTile(level:column:row:)`` without waiting for the disk: nil when the tile's bytes are not all in the page
@@ -31,6 +21,10 @@ extension TIFFPyramid {
     ///
     /// - Throws: as ``jpegTile(level:column:row:)``.
     public func jpegTileIfCached(level: Int, column: Int, row: Int) throws(TIFFPyramidError) -> [UInt8]? {
+        try jpegTile(level: level, column: column, row: row, nowait: true)
+    }
+
+    private func jpegTile(level: Int, column: Int, row: Int, nowait: Bool) throws(TIFFPyramidError) -> [UInt8]? {
         var message = [CChar](repeating: 0, count: 400)
         var bound = 0
         let (l, c, r) = try coordinates(level, column, row)
@@ -38,7 +32,8 @@ extension TIFFPyramid {
         guard status == TILER_TIFF_OK else { throw failure(status, message) }
         let bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
             var length = 0
-            status = tiler_tiff_pyramid_jpeg_tile_nowait(pyramid, l, c, r, 1, buffer.baseAddress, bound, &length, &message, message.count)
+            status = tiler_tiff_pyramid_jpeg_tile_nowait(
+                pyramid, l, c, r, nowait ? 1 : 0, buffer.baseAddress, bound, &length, &message, message.count)
             count = status == TILER_TIFF_OK ? length : 0
         }
         if status == TILER_TIFF_WOULD_BLOCK { return nil }
