@@ -3,13 +3,14 @@ import Foundation
 import Logging
 import TileServer
 
-/// `tiler serve`: serves every `*.dzi` pyramid under ROOT over HTTP until SIGINT or SIGTERM.
+/// `tiler serve`: serves every `*.dzi` pyramid and pyramidal TIFF under ROOT over HTTP until SIGINT or SIGTERM.
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve every *.dzi pyramid under ROOT over HTTP, with the viewer.",
+        abstract: "Serve every *.dzi pyramid and pyramidal TIFF under ROOT over HTTP, with the viewer.",
         discussion: """
             Pyramids are named by their path relative to ROOT without .dzi (ROOT/maps/city.dzi is "maps/city") and \
-            appear and disappear while serving. Routes: /api/images, /api/images/NAME/visible?x=&y=&width=&height=\
+            appear and disappear while serving; pyramidal TIFF, BigTIFF, OME-TIFF and Aperio SVS files (*.tif, *.tiff, \
+            *.btf, *.tf8, *.svs) are served in place, named without their extension. Routes: /api/images, /api/images/NAME/visible?x=&y=&width=&height=\
             &zoomScale=[&contentScale=][&prefetch=], /images/NAME.dzi, /images/NAME_files/L/C_R.EXT, /healthz, \
             /metrics, the IIIF Image API 3.0 (level 2) at /iiif/3/ID/info.json and /iiif/3/ID/REGION/SIZE/ROTATION/QUALITY.FORMAT \
             (ID is the name with / written %2F), and the viewer at /. Stops gracefully on SIGINT or SIGTERM; SIGHUP rescans ROOT. \
@@ -23,7 +24,7 @@ struct Serve: ParsableCommand {
     private typealias S = ServerSettings
     private typealias I = IIIFSettings
 
-    @Argument(help: "The folder whose *.dzi pyramids are served (searched recursively).")
+    @Argument(help: "The folder whose *.dzi pyramids and pyramidal TIFFs are served (searched recursively).")
     var root: String = "."
 
     @Option(name: .customLong(S.host.name), help: ArgumentHelp(S.host.help))
