@@ -23,7 +23,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    private static let timeoutResponse = ByteBuffer(
+    static let timeoutResponse = ByteBuffer(
         string: "HTTP/1.1 408 Request Timeout\r\nServer: tiler\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
 
     let services: Services
@@ -42,10 +42,10 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Reused for response heads: written, sent, and (once the socket has taken it) written over again.
     var headScratch = ByteBuffer()
     var context: ChannelHandlerContext?
-    /// The connection's state: its phase and deadlines, queue, reads, output.
-    private(set) var state: ConnectionState
-    /// The connection's one timer, at the state's next deadline or tick.
-    private var timer: Scheduled<Void>?
+    /// The connection's state: its phase and deadlines, queue, reads, output (changed only through its transitions).
+    var state: ConnectionState
+    /// The connection's one timer, at the state's next deadline or tick (see `ConnectionHandler+Time.swift`).
+    var timer: Scheduled<Void>?
 
     /// Creates the handler of one connection, with `limits` for its states; `date`, `openTiles`, `catalog` and
     /// `metricsShard` belong to the connection's event loop.
@@ -321,87 +321,5 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func closeIfIdle(context: ChannelHandlerContext) {
         guard state.shouldCloseWhenIdle else { return }
         closeAfterWrites(context: context)
-    }
-
-    /// Stops answering and ends the connection once everything written so far has been sent, with a lingering
-    /// close (the state's ``ConnectionState/Phase/lingering(until:discarded:)``: the sending side is shut down and
-    /// what the client still sends is read and dropped for a while) so that input the server did not read cannot
-    /// turn into a reset that destroys the answer (a client that sent a 200 KB header would see "connection reset"
-    /// instead of its 431). Once: a second call would write to the half-closed socket and cut the linger short.
-    func closeAfterWrites(context: ChannelHandlerContext) {
-        let inputClosed = state.inputClosed
-        guard state.beginClosing() else { return }
-        let (_, uncork) = state.flushed()
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).assumeIsolated().whenComplete { result in
-            guard case .success = result, !inputClosed else { return context.close(promise: nil) }
-            let shutDown = context.eventLoop.makePromise(of: Void.self)
-            context.close(mode: .output, promise: shutDown)
-            shutDown.futureResult.assumeIsolated().whenComplete { result in
-                guard case .success = result, context.channel.isActive else { return context.close(promise: nil) }
-                handler.value.state.startLingering(now: .now())
-                handler.value.rescheduleCheck(context: context)
-                context.read()
-            }
-        }
-        if uncork { setCorkOption(0, context: context) }
-    }
-
-    func flushIfNeeded(context: ChannelHandlerContext) {
-        let (flush, uncork) = state.flushed()
-        if flush { context.flush() }
-        if uncork { setCorkOption(0, context: context) }
-    }
-
-    /// Holds back partial segments (`TCP_CORK`, one `setsockopt`) until the next flush: a response head written with
-    /// `write` and its body sent with `sendfile` then leave as one segment, not two (which also cost the client a
-    /// second wake-up), as nginx's `tcp_nopush` does.
-    func cork(context: ChannelHandlerContext) {
-        if state.cork() { setCorkOption(1, context: context) }
-    }
-
-    private func setCorkOption(_ value: Int, context: ChannelHandlerContext) {
-        try? context.channel.syncOptions?.setOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_CORK)), value: value)
-    }
-
-    // MARK: Time
-
-    private func scheduleCheck(context: ChannelHandlerContext) {
-        let at = state.nextCheck(now: .now())
-        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: at) { [self] in
-            check(context: context)
-        }
-    }
-
-    /// Moves the timer to the state's next deadline, which a transition brought closer.
-    private func rescheduleCheck(context: ChannelHandlerContext) {
-        timer?.cancel()
-        scheduleCheck(context: context)
-    }
-
-    /// Acts on what the state says is due: nothing (look again at its next deadline), a close, a 408 then close, or a
-    /// reset for a client that takes none of its answer.
-    private func check(context: ChannelHandlerContext) {
-        timer = nil
-        guard context.channel.isActive else { return }
-        let buffered = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
-        switch state.expiry(now: .now(), buffered: buffered) {
-        case .none:
-            scheduleCheck(context: context)
-        case .close:
-            context.close(promise: nil)
-        case .requestTimeout:
-            services.metrics.record(route: .invalid, status: .requestTimeout, nanoseconds: 0, shard: metricsShard)
-            context.write(wrapOutboundOut(Self.timeoutResponse), promise: nil)
-            closeAfterWrites(context: context)
-            scheduleCheck(context: context)
-        case .reset:
-            // Nothing could overtake the stuck bytes (not even a 408). A graceful close would leave them in the kernel,
-            // in an orphaned socket, for minutes; SO_LINGER 0 makes the close a reset that frees them at once (nginx's
-            // reset_timedout_connection), and the client learns the connection ended.
-            services.connections.countSendTimeout()
-            guard let socket = context.channel as? any SocketOptionProvider else { return context.close(promise: nil) }
-            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-        }
     }
 }
