@@ -52,45 +52,51 @@ struct StoredTiles: Sendable {
     /// The Deep Zoom tile `address` of `image` when it can be had without waiting or working: a passed-through tile
     /// whose bytes are in the page cache (for an event loop, as folder tiles are read there); nil otherwise.
     func tileIfCheap(_ address: TileAddress, of image: CatalogImage) throws -> LoadedFile? {
-        guard let index = passThroughLevel(address, of: image),
-            let bytes = try pyramid.jpegTileIfCached(level: index, column: address.column, row: address.row)
+        guard let source = source(of: address, in: image.pyramid), passesThrough(source, tileSize: image.pyramid.tileSize),
+            let bytes = try pyramid.jpegTileIfCached(level: source.index, column: address.column, row: address.row)
         else { return nil }
         return LoadedFile(bytes: bytes, etag: etag(of: image, address, passedThrough: true))
     }
 
-    /// The stored level whose tile is exactly Deep Zoom tile `address`, when it can be passed through.
-    private func passThroughLevel(_ address: TileAddress, of image: CatalogImage) -> Int? {
-        let geometry = image.pyramid
+    /// Where a Deep Zoom tile comes from: the coarsest stored level at least as large as the tile's level (its index
+    /// and description), the level's size and the tile's rectangle in it.
+    private struct Source {
+        let index: Int
+        let stored: StoredLevel
+        let size: (width: Int, height: Int)
+        let rect: PixelRect
+    }
+
+    /// The source of tile `address` of a pyramid of `geometry`; nil when no stored level is that large.
+    private func source(of address: TileAddress, in geometry: Pyramid) -> Source? {
         let size = geometry.levelSize(address.level)
-        let rect = geometry.tileRect(level: address.level, column: address.column, row: address.row)
         let levels = pyramid.storedLevels
-        guard colour == nil, format == "jpg", rect.width == geometry.tileSize, rect.height == geometry.tileSize,
-            let index = levels.lastIndex(where: { $0.width >= size.width && $0.height >= size.height })
-        else { return nil }
-        let stored = levels[index]
-        guard stored.width == size.width, stored.height == size.height, stored.passesThrough, stored.tileWidth == geometry.tileSize,
-            stored.tileHeight == geometry.tileSize
-        else { return nil }
-        return index
+        guard let index = levels.lastIndex(where: { $0.width >= size.width && $0.height >= size.height }) else { return nil }
+        return Source(
+            index: index, stored: levels[index], size: size, rect: geometry.tileRect(level: address.level, column: address.column, row: address.row))
+    }
+
+    /// Whether the tile is exactly one stored tile that can be sent as it is: that level stored with `tileSize`-pixel
+    /// JPEG tiles, a whole tile, JPEG output and no colour to convert.
+    private func passesThrough(_ source: Source, tileSize: Int) -> Bool {
+        let stored = source.stored
+        return colour == nil && format == "jpg" && source.rect.width == tileSize && source.rect.height == tileSize && stored.passesThrough
+            && stored.width == source.size.width && stored.height == source.size.height && stored.tileWidth == tileSize
+            && stored.tileHeight == tileSize
     }
 
     /// The Deep Zoom tile `address` of `image`, as the bytes to send.
     ///
     /// - Throws: the pyramid's read and decode errors, `CodecError` when encoding fails.
     func tile(_ address: TileAddress, of image: CatalogImage, store: TileStore) throws -> LoadedFile {
-        let geometry = image.pyramid
-        let size = geometry.levelSize(address.level)
-        let rect = geometry.tileRect(level: address.level, column: address.column, row: address.row)
-        let levels = pyramid.storedLevels
-        // The coarsest stored level at least as fine as this one.
-        guard let index = levels.lastIndex(where: { $0.width >= size.width && $0.height >= size.height }) else {
+        guard let source = source(of: address, in: image.pyramid) else {
             throw RenderError(message: "no stored level is as large as level \(address.level)")
         }
-        let stored = levels[index]
-        if let passed = passThroughLevel(address, of: image) {
-            let bytes = try pyramid.jpegTile(level: passed, column: address.column, row: address.row)
+        if passesThrough(source, tileSize: image.pyramid.tileSize) {
+            let bytes = try pyramid.jpegTile(level: source.index, column: address.column, row: address.row)
             return LoadedFile(bytes: bytes, etag: etag(of: image, address, passedThrough: true))
         }
+        let (index, stored, size, rect) = (source.index, source.stored, source.size, source.rect)
         let reader = StoredRegionReader(pyramid: pyramid, level: index, stored: stored, colour: colour)
         let pixels: PixelBuffer
         let halvings = (0...20).first { k in Self.ceilShift(stored.width, k) == size.width && Self.ceilShift(stored.height, k) == size.height }
