@@ -148,7 +148,7 @@ enum ProcessMemory {
 
     /// Resident bytes now, from `/proc/self/statm` (its second field, in pages).
     static func resident() -> Int {
-        guard let text = readProcFile("/proc/self/statm") else { return 0 }
+        guard let text = ProcFile.read("/proc/self/statm") else { return 0 }
         let fields = text.split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -156,7 +156,7 @@ enum ProcessMemory {
 
     /// `VmRSS` and `VmHWM` from `/proc/self/status`, in bytes.
     private static func procStatus() -> (resident: Int, peak: Int) {
-        guard let text = readProcFile("/proc/self/status") else { return (0, 0) }
+        guard let text = ProcFile.read("/proc/self/status") else { return (0, 0) }
         var resident = 0
         var peak = 0
         for line in text.split(separator: "\n") where line.hasPrefix("Vm") {
@@ -166,22 +166,6 @@ enum ProcessMemory {
             if fields[0] == "VmHWM:" { peak = kib << 10 }
         }
         return (resident, peak)
-    }
-
-    /// A small `/proc` file, whole.
-    private static func readProcFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { break }
-            count += got
-        }
-        return String(decoding: bytes[..<count], as: UTF8.self)
     }
 
     /// The heaps' totals from `malloc_info`'s XML: the system bytes (heaps and mapped blocks), the free bytes in the

@@ -152,14 +152,7 @@ extension ServerConfiguration {
 extension ServerConfiguration {
     /// ``listenBacklog`` capped by the kernel's `net.core.somaxconn` (read from `/proc`; uncapped if unreadable).
     var effectiveBacklog: Int {
-        var limit = Int(Int32.max)
-        let descriptor = open("/proc/sys/net/core/somaxconn", O_RDONLY | O_CLOEXEC)
-        if descriptor >= 0 {
-            var bytes = [UInt8](repeating: 0, count: 32)
-            let count = read(descriptor, &bytes, bytes.count)
-            close(descriptor)
-            if count > 0, let value = Int(String(decoding: bytes[..<count], as: UTF8.self).filter(\.isNumber)) { limit = value }
-        }
+        let limit = ProcFile.read("/proc/sys/net/core/somaxconn").flatMap { Int($0.filter(\.isNumber)) } ?? Int(Int32.max)
         return max(1, min(listenBacklog, limit))
     }
 }
