@@ -66,3 +66,31 @@ wrk_run() {
     [ -z "${VERBOSE:-}" ] || echo "  ${SERVER:-} ${LEVEL:+level $LEVEL }$what: $result" >&2
     echo "$result"
 }
+
+# write_nginx_conf PORT [SERVER-BLOCK…]: $WORK/nginx.conf for nginx serving ROOT's folder pyramids at /images/ on PORT as
+# fast as it serves files (sendfile, tcp_nopush, open_file_cache, access log off), plus any further server blocks.
+write_nginx_conf() {
+    local port=$1
+    shift
+    cat >"$WORK/nginx.conf" <<CONF
+worker_processes auto;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_requests 1000000;
+    open_file_cache max=100000 inactive=60s;
+    open_file_cache_valid 60s;
+    types { image/jpeg jpg; application/xml dzi; }
+    server {
+        listen 127.0.0.1:$port;
+        location /images/ { alias $(cd "$ROOT" && pwd)/; }
+    }
+$(printf '    %s\n' "$@")
+}
+CONF
+}

@@ -30,26 +30,7 @@ echo "pyramid: ${SIZE}x${SIZE}, level $FITS_LEVEL = $(( $(level_bytes $FITS_LEVE
 WORK=$(mktemp -d)
 trap 'kill $(cat "$WORK"/*.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$WORK"' EXIT
 NGINX_PORT=18081
-cat >"$WORK/nginx.conf" <<CONF
-worker_processes auto;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    tcp_nodelay on;
-    keepalive_requests 1000000;
-    open_file_cache max=100000 inactive=60s;
-    open_file_cache_valid 60s;
-    types { image/jpeg jpg; application/xml dzi; }
-    server {
-        listen 127.0.0.1:$NGINX_PORT;
-        location /images/ { alias $(cd "$ROOT" && pwd)/; }
-    }
-}
-CONF
+write_nginx_conf "$NGINX_PORT"
 nginx -c "$WORK/nginx.conf"
 declare -A ports=([nginx]=$NGINX_PORT)
 ports[tiler]=$(start_tiler tiler "$TILER" --cache-mb "$CACHE_MB")

@@ -37,28 +37,8 @@ WORK=$(mktemp -d)
 trap 'kill $(cat "$WORK"/*.pid 2>/dev/null) 2>/dev/null || true; pkill -f "iipsrv.fcgi" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 NGINX_PORT=18091
 IIP_PORT=18092
-cat >"$WORK/nginx.conf" <<CONF
-worker_processes auto;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    open_file_cache max=100000 inactive=60s;
-    types { image/jpeg jpg; application/xml dzi; }
-    server {
-        listen 127.0.0.1:$NGINX_PORT;
-        location /images/ { alias $(cd "$ROOT" && pwd)/; }
-    }
-    server {
-        listen 127.0.0.1:$IIP_PORT;
-        location /fcgi-bin/iipsrv.fcgi { fastcgi_pass 127.0.0.1:9089; include /etc/nginx/fastcgi_params; }
-    }
-}
-CONF
+write_nginx_conf "$NGINX_PORT" \
+    "server { listen 127.0.0.1:$IIP_PORT; location /fcgi-bin/iipsrv.fcgi { fastcgi_pass 127.0.0.1:9089; include /etc/nginx/fastcgi_params; } }"
 VERBOSITY=0 JPEG_QUALITY=85 MAX_IMAGE_CACHE_SIZE=256 cgi-fcgi -start -connect 127.0.0.1:9089 /usr/lib/iipimage-server/iipsrv.fcgi 2
 nginx -c "$WORK/nginx.conf"
 declare -A ports=([nginx]=$NGINX_PORT [iipimage]=$IIP_PORT)
