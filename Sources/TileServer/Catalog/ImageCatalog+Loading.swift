@@ -83,7 +83,7 @@ extension ImageCatalog {
 
 extension ImageCatalog {
     /// An entry for a file that holds a whole pyramid (``DirectoryWalker/Found/Kind/storedPyramid``), opened with
-    /// ``StoredPyramids/open(path:)``: its Deep Zoom descriptor is made (256-pixel tiles, overlap 0, `jpg`, or `png`
+    /// ``StoredPyramids/open(path:)`` and closed again (``StoredPyramidFile``): its Deep Zoom descriptor is made (256-pixel tiles, overlap 0, `jpg`, or `png`
     /// where the source has alpha), its version follows the file's identity.
     fileprivate func loadStored(_ found: DirectoryWalker.Found, signature: FileSignature, id: Int) throws -> CatalogImage {
         guard let real = PathContainment.realPath(found.path), PathContainment.isInside(real, root: root) else {
@@ -91,7 +91,8 @@ extension ImageCatalog {
         }
         let pyramid: any StoredPyramid
         do {
-            pyramid = try StoredPyramids.open(path: real)
+            // Read for its levels, then closed: tiles reopen it through the shared cache of open files.
+            pyramid = StoredPyramidFile(image: id, path: real, describing: try StoredPyramids.open(path: real), cache: storedFiles)
         } catch {
             throw CatalogError(message: error.message, permanent: !error.isTransient, quiet: error.isNotAPyramid)
         }

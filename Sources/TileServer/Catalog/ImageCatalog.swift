@@ -16,6 +16,8 @@ final class ImageCatalog: Sendable {
     let root: String
     /// The level folders held open for tile reads, shared by every image (see ``LevelDirectories``).
     let directories: LevelDirectoryCache
+    /// The files of pyramids stored in one file held open for tile reads, shared by every such image.
+    let storedFiles: StoredFileCache
     let logger: Logger
     private let snapshot = Mutex(CatalogSnapshot(images: [:]))
     private let scanState: Mutex<ScanState>
@@ -28,11 +30,12 @@ final class ImageCatalog: Sendable {
     /// `directories`; every `fullWalkEvery`-th scan lists every folder, each with `list` (see ``CatalogScanner``).
     /// Call ``rescan()`` to fill it.
     init(
-        root: String, maxDepth: Int, logger: Logger, directories: LevelDirectoryCache = LevelDirectoryCache(capacity: 64), fullWalkEvery: Int = 60,
-        list: @escaping CatalogScanner.Lister = DirectoryWalker.list
+        root: String, maxDepth: Int, logger: Logger, directories: LevelDirectoryCache = LevelDirectoryCache(capacity: 64),
+        storedFiles: StoredFileCache = StoredFileCache(capacity: 64), fullWalkEvery: Int = 60, list: @escaping CatalogScanner.Lister = DirectoryWalker.list
     ) {
         self.root = root
         self.directories = directories
+        self.storedFiles = storedFiles
         self.logger = logger
         self.shortages = OccasionalLog(logger: logger, level: .warning, interval: .seconds(60))
         let scanner = CatalogScanner(root: root, maxDepth: maxDepth, fullWalkEvery: fullWalkEvery, list: list)
@@ -90,6 +93,7 @@ final class ImageCatalog: Sendable {
             version.add(1, ordering: .releasing)
             for image in result.removed { image.retire() }
             directories.removeAll(images: Set(result.removed.map(\.id)))
+            storedFiles.removeAll(images: Set(result.removed.map(\.id)))
             log(result)
             return result
         }

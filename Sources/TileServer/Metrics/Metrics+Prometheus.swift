@@ -51,6 +51,10 @@ extension Metrics {
             numbers.sendTimeouts)
         sample(&out, "tiler_level_directories_open", "gauge", "Level folders held open for tile reads.", numbers.levelDirectories)
         sample(&out, "tiler_level_directories_budget", "gauge", "The most level folders held open at once.", numbers.levelDirectoryBudget)
+        sample(
+            &out, "tiler_stored_files_open", "gauge", "Files of pyramids stored in one file (pyramidal TIFFs) held open for tile reads.",
+            numbers.storedFilesOpen)
+        sample(&out, "tiler_stored_file_opens_total", "counter", "Files of pyramids stored in one file opened for tile reads.", numbers.storedFileOpenings)
         sample(&out, "tiler_iiif_renders_total", "counter", "IIIF renders started on a render thread.", numbers.iiifRenders)
         sample(
             &out, "tiler_iiif_renders_cancelled_total", "counter", "IIIF renders cancelled because their client had gone.",

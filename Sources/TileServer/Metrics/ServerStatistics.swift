@@ -37,6 +37,9 @@ public struct ServerStatistics: Sendable, Hashable {
     public var levelDirectories: Int = 0
     /// The most level folders held open at once.
     public var levelDirectoryBudget: Int = 0
+    /// Files of pyramids stored in one file (pyramidal TIFFs) held open for tile reads; those opened so far.
+    public var storedFilesOpen: Int = 0
+    public var storedFileOpenings: Int = 0
     /// IIIF renders that started on a render thread (not stored tiles, not `HEAD`, not refused).
     public var iiifRenders: Int
     /// IIIF renders cancelled because their client had gone: dropped while waiting for a thread, or stopped between

@@ -34,6 +34,7 @@ struct ServerRuntime: Sendable {
         let catalog = ImageCatalog(
             root: root, maxDepth: configuration.maxScanDepth, logger: configuration.logger,
             directories: LevelDirectoryCache(capacity: configuration.levelDirectoryBudget(descriptorLimit: descriptorLimit)),
+            storedFiles: StoredFileCache(capacity: configuration.levelDirectoryBudget(descriptorLimit: descriptorLimit)),
             fullWalkEvery: configuration.scansPerFullWalk)
         var loops: [ObjectIdentifier: LoopResources] = [:]
         let openTileFiles = min(configuration.openTileFilesPerLoop, descriptorLimit / 2 / configuration.eventLoopThreads)
@@ -65,7 +66,8 @@ struct ServerRuntime: Sendable {
 
     /// Lifts the soft limit on open descriptors to the hard one (as servers do): each connection takes one, each
     /// event loop keeps up to half the limit's share of tile files open, and the level folders held open take up to
-    /// an eighth (see ``LevelDirectoryCache``), whatever the size of the catalog. Beyond the limit nothing breaks —
+    /// an eighth (see ``LevelDirectoryCache``), and the files of pyramids stored in one file as many again
+    /// (``StoredFileCache``), whatever the size of the catalog. Beyond the limit nothing breaks —
     /// accepts wait, tiles take the path-based read, a rescan keeps the last catalog — but nothing should hit
     /// Debian's default soft 1024.
     ///

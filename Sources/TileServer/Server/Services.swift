@@ -55,6 +55,8 @@ final class Services: Sendable {
             renderBudget: renderBudget)
         statistics.levelDirectories = catalog.directories.count
         statistics.levelDirectoryBudget = catalog.directories.capacity
+        statistics.storedFilesOpen = catalog.storedFiles.count
+        statistics.storedFileOpenings = catalog.storedFiles.openCount
         return statistics
     }
 }

@@ -1,0 +1,59 @@
+import ImageCodecs
+
+/// A pyramid stored in one file, known by what the catalog read when it found the file (its levels and colour profile)
+/// and opened again only when a tile is asked for, through the server's shared ``StoredFileCache`` — so a catalog of
+/// any size holds at most the cache's capacity of these files open.
+///
+/// The file opened must be the one the catalog listed (same device, inode, size and modification time): a file
+/// replaced since is refused with an error for the tile, and the next rescan lists the new one under a new version.
+struct StoredPyramidFile: StoredPyramid {
+    /// The catalog entry's ``CatalogImage/id`` (the cache's key).
+    let image: Int
+    /// The file's real path (inside ROOT).
+    let path: String
+    let storedLevels: [StoredLevel]
+    let colourProfile: [UInt8]?
+    let identity: TIFFPyramid.FileIdentity
+    private let cache: StoredFileCache
+
+    /// Describes `opened` (just opened by the catalog, and closed again once this is made) as entry `image`'s file at
+    /// `path`, reopened later through `cache`.
+    init(image: Int, path: String, describing opened: any StoredPyramid, cache: StoredFileCache) {
+        self.image = image
+        self.path = path
+        self.storedLevels = opened.storedLevels
+        self.colourProfile = opened.colourProfile
+        self.identity = opened.identity
+        self.cache = cache
+    }
+
+    func jpegTile(level: Int, column: Int, row: Int) throws -> [UInt8] {
+        try opened().jpegTile(level: level, column: column, row: row)
+    }
+
+    func jpegTileIfCached(level: Int, column: Int, row: Int) throws -> [UInt8]? {
+        try opened().jpegTileIfCached(level: level, column: column, row: row)
+    }
+
+    func decodeTile(level: Int, column: Int, row: Int, into pixels: UnsafeMutableRawBufferPointer) throws {
+        try opened().decodeTile(level: level, column: column, row: row, into: pixels)
+    }
+
+    /// The file, open: held by the cache, or opened now and checked to be the file the catalog listed.
+    ///
+    /// - Throws: ``RenderError`` when the file cannot be opened or is no longer that file.
+    private func opened() throws -> any StoredPyramid {
+        try cache.pyramid(image: image) { () throws(RenderError) -> any StoredPyramid in
+            let pyramid: any StoredPyramid
+            do throws(StoredPyramids.OpenError) {
+                pyramid = try StoredPyramids.open(path: path)
+            } catch {
+                throw RenderError(message: "\(path) cannot be opened again: \(error.message)")
+            }
+            guard pyramid.identity == identity else {
+                throw RenderError(message: "\(path) was replaced since it was listed")
+            }
+            return pyramid
+        }
+    }
+}
