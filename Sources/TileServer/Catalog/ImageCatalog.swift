@@ -31,7 +31,8 @@ final class ImageCatalog: Sendable {
     /// Call ``rescan()`` to fill it.
     init(
         root: String, maxDepth: Int, logger: Logger, directories: LevelDirectoryCache = LevelDirectoryCache(capacity: 64),
-        storedFiles: StoredFileCache = StoredFileCache(capacity: 64), fullWalkEvery: Int = 60, list: @escaping CatalogScanner.Lister = DirectoryWalker.list
+        storedFiles: StoredFileCache = StoredFileCache(capacity: 64), fullWalkEvery: Int = 60,
+        list: @escaping CatalogScanner.Lister = DirectoryWalker.list
     ) {
         self.root = root
         self.directories = directories

@@ -54,7 +54,9 @@ extension Metrics {
         sample(
             &out, "tiler_stored_files_open", "gauge", "Files of pyramids stored in one file (pyramidal TIFFs) held open for tile reads.",
             numbers.storedFilesOpen)
-        sample(&out, "tiler_stored_file_opens_total", "counter", "Files of pyramids stored in one file opened for tile reads.", numbers.storedFileOpenings)
+        sample(
+            &out, "tiler_stored_file_opens_total", "counter", "Files of pyramids stored in one file opened for tile reads.",
+            numbers.storedFileOpenings)
         sample(&out, "tiler_iiif_renders_total", "counter", "IIIF renders started on a render thread.", numbers.iiifRenders)
         sample(
             &out, "tiler_iiif_renders_cancelled_total", "counter", "IIIF renders cancelled because their client had gone.",
