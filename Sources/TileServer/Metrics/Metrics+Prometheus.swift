@@ -57,6 +57,9 @@ extension Metrics {
         sample(
             &out, "tiler_stored_file_opens_total", "counter", "Files of pyramids stored in one file opened for tile reads.",
             numbers.storedFileOpenings)
+        sample(
+            &out, "tiler_stored_tiles_abandoned_total", "counter",
+            "Tiles of stored pyramids not made because every request for them was cancelled first.", numbers.storedTilesAbandoned)
         sample(&out, "tiler_iiif_renders_total", "counter", "IIIF renders started on a render thread.", numbers.iiifRenders)
         sample(
             &out, "tiler_iiif_renders_cancelled_total", "counter", "IIIF renders cancelled because their client had gone.",

@@ -40,6 +40,8 @@ public struct ServerStatistics: Sendable, Hashable {
     /// Files of pyramids stored in one file (pyramidal TIFFs) held open for tile reads; those opened so far.
     public var storedFilesOpen: Int = 0
     public var storedFileOpenings: Int = 0
+    /// Tiles of stored pyramids not made because every request for them was cancelled before a thread took them.
+    public var storedTilesAbandoned: Int = 0
     /// IIIF renders that started on a render thread (not stored tiles, not `HEAD`, not refused).
     public var iiifRenders: Int
     /// IIIF renders cancelled because their client had gone: dropped while waiting for a thread, or stopped between

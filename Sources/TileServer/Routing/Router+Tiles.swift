@@ -24,17 +24,32 @@ extension Router {
             return .file(file, profile: profile, extraHeaders: services.blocks.cacheHit)
         }
         exchange.cache = .miss
-        return missResponse(key, of: image, profile: profile, extraHeaders: services.blocks.cacheMiss, route: exchange.route)
+        return missResponse(key, of: image, profile: profile, extraHeaders: services.blocks.cacheMiss, exchange: &exchange)
     }
 
-    /// Tile `key` of `image`, which was not cached, as ``TileLookup/miss(_:of:onRead:)`` finds it, answered with
-    /// `profile`.
+    /// Tile `key` of `image`, which was not cached, as ``TileLookup/miss(_:of:job:onRead:)`` finds it, answered with
+    /// `profile`. A tile of a stored pyramid may have to be made from its pixels: the exchange then holds a job the
+    /// connection cancels if the client goes, so that a tile nobody waits for any more is not made.
     func missResponse(
-        _ key: TileKey, of image: CatalogImage, profile: ResponseProfile, extraHeaders: ByteBuffer, route: RouteLabel
+        _ key: TileKey, of image: CatalogImage, profile: ResponseProfile, extraHeaders: ByteBuffer, exchange: inout Exchange
     ) -> Response {
         let services = self.services
         let deliver = self.deliver
-        let miss = tiles.miss(key, of: image) { result in
+        let route = exchange.route
+        var job: RenderJob?
+        if case .stored = image.source {
+            job = RenderJob(onDrop: {})
+            exchange.render = job
+        }
+        let miss = tiles.miss(key, of: image, job: job) { [job] result in
+            if case .failure(let error) = result, error is CancellationError, let job, !job.isCancelled {
+                // Every other request for the tile had gone and it was not made; this one still wants it (asked once more:
+                // while shutting down it gets the cancellation).
+                services.tiles.loadAgain(key, of: image, job: job) { again in
+                    deliver(Self.response(to: again, profile: profile, extraHeaders: extraHeaders, route: route, services: services))
+                }
+                return
+            }
             deliver(Self.response(to: result, profile: profile, extraHeaders: extraHeaders, route: route, services: services))
         }
         switch miss {

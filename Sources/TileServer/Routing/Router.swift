@@ -163,6 +163,9 @@ struct Router {
             return .file(file, profile: profile, extraHeaders: extraHeaders)
         case .failure(let error as FileLoadError) where error.kind != .unreadable:
             return .error(.notFound(route == .tile ? "tile not found" : "no such file"))
+        case .failure(let error as TileStore.RenderBudgetFull):
+            return .error(
+                RequestError(status: .serviceUnavailable, message: "\(error); retry shortly"), extraHeaders: "Retry-After: 1\r\n", close: false)
         case .failure(let error):
             services.readFailures.note("Reading a file failed: \(error)")
             let status: HTTPStatus = error is CancellationError ? .serviceUnavailable : .internalServerError

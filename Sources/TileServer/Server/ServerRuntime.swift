@@ -45,7 +45,8 @@ struct ServerRuntime: Sendable {
                 sink: sink, logger: configuration.logger)
         }
         self.loops = loops
-        let tiles = TileStore(budget: configuration.cacheBytes, threadPool: threadPool)
+        let renderBudget = RenderBudget(limit: configuration.iiif.renderBudgetBytes)
+        let tiles = TileStore(budget: configuration.cacheBytes, threadPool: threadPool, renderBudget: renderBudget)
         let cors = CORSPolicy(origins: configuration.corsOrigins)
         context = Services(
             configuration: configuration, catalog: catalog, tiles: tiles,
@@ -53,7 +54,7 @@ struct ServerRuntime: Sendable {
             renders: RenderPool(
                 threads: configuration.iiif.renderThreads, queueLimit: configuration.iiif.renderQueueLimit,
                 jpegQuality: configuration.iiif.jpegQuality),
-            renderBudget: RenderBudget(limit: configuration.iiif.renderBudgetBytes),
+            renderBudget: renderBudget,
             staticFiles: publicDirectory.map {
                 StaticFiles(root: $0, threadPool: threadPool, maxBytes: configuration.maxStaticFileBytes, cors: cors)
             },

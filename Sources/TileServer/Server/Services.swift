@@ -57,6 +57,7 @@ final class Services: Sendable {
         statistics.levelDirectoryBudget = catalog.directories.capacity
         statistics.storedFilesOpen = catalog.storedFiles.count
         statistics.storedFileOpenings = catalog.storedFiles.openCount
+        statistics.storedTilesAbandoned = tiles.abandonedMakeCount
         return statistics
     }
 }

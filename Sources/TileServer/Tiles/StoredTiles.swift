@@ -87,6 +87,22 @@ struct StoredTiles: Sendable {
             && stored.tileHeight == tileSize
     }
 
+    /// The memory making tile `address` of `image` holds at its peak, in bytes — the stored pixels it reads (as at
+    /// most two copies: decoded tiles and the region), one decoded stored tile and the tile made — or nil for a tile
+    /// passed through (nothing decoded). O(levels).
+    func workingBytes(_ address: TileAddress, of image: CatalogImage) -> Int? {
+        let tileSize = image.pyramid.tileSize
+        guard let source = source(of: address, in: image.pyramid), !passesThrough(source, tileSize: tileSize) else { return nil }
+        let stored = source.stored
+        let scaleX = Double(stored.width) / Double(max(1, source.size.width))
+        let scaleY = Double(stored.height) / Double(max(1, source.size.height))
+        let covered = Double(source.rect.width) * scaleX * Double(source.rect.height) * scaleY
+        // Beyond the direct read's limit the tile is made from four of the level above.
+        let read = min(Int(covered.rounded(.up)), Self.maxSourcePixels)
+        let channels = max(3, stored.channels)
+        return (2 * read + stored.tileWidth * stored.tileHeight + 4 * tileSize * tileSize) * channels
+    }
+
     /// The Deep Zoom tile `address` of `image`, as the bytes to send.
     ///
     /// - Throws: the pyramid's read and decode errors, `CodecError` when encoding fails.

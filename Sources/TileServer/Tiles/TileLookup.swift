@@ -42,8 +42,11 @@ struct TileLookup {
     /// entering the cache: sent as it is (`sendfile`, nothing copied into the process) when `cachestat` says it is all
     /// in the page cache; where the kernel cannot tell (before Linux 6.5), read without waiting (`RWF_NOWAIT`) and
     /// sent. Otherwise the tile is read into the cache: at once when it can be read without waiting (page cache),
-    /// else on a file thread, which reads the file this miss opened (not the name again).
-    func miss(_ key: TileKey, of image: CatalogImage, onRead: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void) -> Miss {
+    /// else on a file thread, which reads the file this miss opened (not the name again). A tile made from a stored
+    /// pyramid's pixels is not made if `job`, and every other request's for it, was cancelled before a thread took it.
+    func miss(
+        _ key: TileKey, of image: CatalogImage, job: RenderJob? = nil, onRead: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void
+    ) -> Miss {
         let file = openFiles.file(for: key, of: image, maxBytes: store.maxTileBytes)
         if let file, !store.cache.admits(key, cost: file.cost) {
             switch usesCachestat ? file.isInPageCache : nil {
@@ -60,7 +63,7 @@ struct TileLookup {
                 break
             }
         }
-        guard let now = store.loadNow(key, of: image, opened: file, onResult: onRead) else { return .reading }
+        guard let now = store.loadNow(key, of: image, opened: file, job: job, onResult: onRead) else { return .reading }
         return .read(now)
     }
 }

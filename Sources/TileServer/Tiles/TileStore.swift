@@ -8,7 +8,7 @@ import TileCache
 final class TileStore: Sendable {
     /// The cache; its statistics feed `/metrics`.
     let cache: ConcurrentLRUCache<TileKey, LoadedFile>
-    private let flights = SingleFlight<TileKey, LoadedFile>()
+    let flights = SingleFlight<TileKey, LoadedFile>()
     private let threadPool: NIOThreadPool
     private let reads = Atomic<Int>(0)
     private let inlineReads = Atomic<Int>(0)
@@ -16,13 +16,21 @@ final class TileStore: Sendable {
     private let fileSends = Atomic<Int>(0)
     /// Tile files larger than this are refused.
     let maxTileBytes: Int
+    /// The memory tiles made from a stored pyramid's pixels may hold while made, shared with IIIF renders.
+    let renderBudget: RenderBudget
+    /// The requests waiting for each tile being made (see ``abandoned(_:)``): a tile every one of whose requests was
+    /// cancelled (their clients went) is not made.
+    let interest = Mutex<[TileKey: [RenderJob?]]>([:])
+    let abandonedCount = Atomic<Int>(0)
 
-    /// Creates an empty store holding at most `budget` bytes, reading on `threadPool` what is not in the page cache.
-    init(budget: Int, threadPool: NIOThreadPool, maxTileBytes: Int = 64 << 20) {
+    /// Creates an empty store holding at most `budget` bytes, reading on `threadPool` what is not in the page cache;
+    /// tiles made from stored pixels reserve their working memory in `renderBudget`.
+    init(budget: Int, threadPool: NIOThreadPool, maxTileBytes: Int = 64 << 20, renderBudget: RenderBudget = RenderBudget(limit: Int.max)) {
         // Sized for tiles of about 16 KiB.
         self.cache = ConcurrentLRUCache(budget: budget, admission: .frequency(expectedEntries: budget >> 14))
         self.threadPool = threadPool
         self.maxTileBytes = maxTileBytes
+        self.renderBudget = renderBudget
     }
 
     /// Tile files read into the cache so far: by requests (on an event loop or a file thread) and by warming.
@@ -52,12 +60,13 @@ final class TileStore: Sendable {
     /// - Returns: The result when it was had at once (`onResult` is then never called), or `nil`: `onResult` will be
     ///   called once, on another thread.
     func loadNow(
-        _ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil,
+        _ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil, job: RenderJob? = nil,
         onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void
     ) -> Result<LoadedFile, any Error>? {
+        if case .stored = image.source { interest.withLock { $0[key, default: []].append(job) } }
         guard flights.lead(key, otherwise: onResult) else { return nil }
         if let file = cache.peek(key) {
-            flights.complete(key, with: .success(file))
+            complete(key, with: .success(file))
             return .success(file)
         }
         let result: Result<LoadedFile, any Error>
@@ -80,7 +89,7 @@ final class TileStore: Sendable {
         } catch {
             result = .failure(error)
         }
-        flights.complete(key, with: result)
+        complete(key, with: result)
         return result
     }
 
@@ -109,7 +118,7 @@ final class TileStore: Sendable {
     func filesMadeHere(_ keys: [TileKey], of image: CatalogImage) throws -> [LoadedFile] {
         try keys.map { key in
             if let file = cache.peek(key) { return file }
-            guard let file = try readTile(key, of: image, pageCacheOnly: false) else {
+            guard let file = try readTile(key, of: image, pageCacheOnly: false, reserving: false) else {
                 throw RenderError(message: "tile \(key.level)/\(key.column)_\(key.row) of \(image.name) could not be read")
             }
             return store(file, for: key, of: image)
@@ -122,7 +131,7 @@ final class TileStore: Sendable {
         cache.removeAll { images.contains($0.image) }
     }
 
-    private func startLoad(_ key: TileKey, of image: CatalogImage) {
+    func startLoad(_ key: TileKey, of image: CatalogImage) {
         threadPool.submit { [self] state in read(key, of: image, state: state) }
     }
 
@@ -132,6 +141,8 @@ final class TileStore: Sendable {
         if let file = cache.peek(key) {
             // Filled by a flight that completed between this caller's miss and its join.
             result = .success(file)
+        } else if abandoned(key) {
+            result = .failure(CancellationError())
         } else if case .cancelled = state {
             result = .failure(CancellationError())
         } else {
@@ -147,20 +158,20 @@ final class TileStore: Sendable {
                 result = .failure(error)
             }
         }
-        flights.complete(key, with: result)
+        complete(key, with: result)
     }
 
     /// Reads tile `key` of `image` from its source: a folder pyramid's through its open level folder when there is one,
     /// else by path (checked with `realpath`); a stored pyramid's from the file (``StoredTiles``) — with `pageCacheOnly`
     /// only a passed-through tile whose bytes are in the page cache (making a tile is a file thread's work). `nil` only with `pageCacheOnly`, when
     /// the bytes are not all in memory.
-    private func readTile(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool) throws -> LoadedFile? {
+    private func readTile(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool, reserving: Bool = true) throws -> LoadedFile? {
         switch image.source {
         case .folder(let folder):
             return try readFolderTile(key, of: image, folder: folder, pageCacheOnly: pageCacheOnly)
         case .stored(let stored):
             guard !pageCacheOnly else { return try stored.tileIfCheap(key.address, of: image) }
-            return try stored.tile(key.address, of: image, store: self)
+            return try makeStored(key, of: image, stored, reserving: reserving)
         }
     }
 
@@ -187,7 +198,7 @@ final class TileStore: Sendable {
     }
 
     /// Counts a read of `file` and caches it; returns it.
-    private func store(_ file: LoadedFile, for key: TileKey, of image: CatalogImage) -> LoadedFile {
+    func store(_ file: LoadedFile, for key: TileKey, of image: CatalogImage) -> LoadedFile {
         reads.add(1, ordering: .relaxed)
         cache.insert(file, for: key, cost: file.cost)
         // An image removed while its tile was being read must not leave the tile behind.
