@@ -15,7 +15,9 @@ let package = Package(
     ],
     targets: [
         // Pure geometry: Deep Zoom pyramid, visible-rect query, UIScrollView math. Standard library only.
-        .target(name: "TileGeometry"),
+        .target(name: "TileGeometry", dependencies: ["JSONText"]),
+        // The one JSON writer and escaping rule: the server's answers, the access log, the command line's --json.
+        .target(name: "JSONText"),
         // C shims: the only code that includes png.h / jpeglib.h; each entry point owns its setjmp.
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
@@ -39,7 +41,7 @@ let package = Package(
         .target(
             name: "TileServer",
             dependencies: [
-                "TileGeometry", "TileCache", "ImageCodecs", "CFileIO",
+                "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -50,7 +52,7 @@ let package = Package(
         .executableTarget(
             name: "tiler",
             dependencies: [
-                "TileGeometry", "ImageCodecs", "Slicing", "SampleImage", "TileServer",
+                "TileGeometry", "ImageCodecs", "Slicing", "SampleImage", "TileServer", "JSONText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -62,6 +64,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
+        .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "CLCMS", "TestSupport"]),
         .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry", "TestSupport"]),
         .testTarget(name: "TileCacheTests", dependencies: ["TileCache", "TestSupport"]),

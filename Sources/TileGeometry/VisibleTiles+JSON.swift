@@ -1,3 +1,5 @@
+import JSONText
+
 extension VisibleTiles {
     /// The answer as compact JSON (no spaces), keys in this order:
     ///

@@ -1,3 +1,4 @@
+import JSONText
 import NIOCore
 import Synchronization
 import TileGeometry

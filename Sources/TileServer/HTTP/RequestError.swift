@@ -1,3 +1,4 @@
+import JSONText
 import TileGeometry
 
 /// A request the server refuses: the status to answer and a one-line message for the JSON error body.

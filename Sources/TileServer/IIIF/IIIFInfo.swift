@@ -1,3 +1,4 @@
+import JSONText
 import TileGeometry
 
 /// The image information document of a pyramid (Image API 3.0 §5).

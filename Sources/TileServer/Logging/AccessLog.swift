@@ -1,4 +1,5 @@
 import Glibc
+import JSONText
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -102,31 +103,11 @@ final class AccessLog {
         buffer.writeInteger(UInt8(ascii: "0") + UInt8(milliseconds % 10))
     }
 
-    /// Writes `text` with `"`, `\` and control characters escaped as `\u00XX` (valid JSON — a `String` is valid
-    /// UTF-8 — and one line of plain text whatever a client sent).
+    /// Writes `text` escaped as JSON escapes it (``JSONEscaping``: valid JSON — a `String` is valid UTF-8 — and one line
+    /// of plain text whatever a client sent).
     private func writeEscaped(_ text: String) {
-        // Nearly every target needs no escape: one scan, then one copy.
-        guard text.utf8.contains(where: Self.needsEscape) else {
-            buffer.writeString(text)
-            return
-        }
         var text = text
-        text.withUTF8 { bytes in
-            var start = 0
-            for (index, byte) in bytes.enumerated() where Self.needsEscape(byte) {
-                buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index]))
-                buffer.writeStaticString("\\u00")
-                let hex: StaticString = "0123456789abcdef"
-                buffer.writeInteger(hex.utf8Start[Int(byte >> 4)])
-                buffer.writeInteger(hex.utf8Start[Int(byte & 0xF)])
-                start = index + 1
-            }
-            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
-        }
-    }
-
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+        text.withUTF8 { bytes in JSONEscaping.escape(bytes) { buffer.writeBytes($0) } }
     }
 
     /// `seconds` since 1970 as `YYYY-MM-DDTHH:MM:SS.` (UTC).

@@ -1,4 +1,5 @@
 import Glibc
+import JSONText
 import Logging
 import Synchronization
 import TileGeometry

@@ -1,3 +1,4 @@
+import JSONText
 import NIOCore
 import NIOHTTP1
 import TileGeometry

@@ -1,4 +1,5 @@
 import ImageCodecs
+import JSONText
 import TileGeometry
 
 extension InfoReport {

@@ -1,5 +1,6 @@
 import Foundation
 import ImageCodecs
+import JSONText
 import Slicing
 import TileGeometry
 

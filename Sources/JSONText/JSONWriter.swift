@@ -1,9 +1,11 @@
 /// A minimal append-only JSON text builder over a growable UTF-8 byte buffer: numbers, escaped strings and raw
 /// punctuation.
 ///
-/// Hand-written because the visible-tiles answer is produced tens of thousands of times a second and
-/// TileGeometry uses the standard library only. Noncopyable: it owns its buffer. The one JSON writer of the project:
-/// the server's answers and the command line's `--json` output are written with it.
+/// Hand-written because the visible-tiles answer is produced tens of thousands of times a second and the geometry
+/// uses the standard library only. Noncopyable: it owns its buffer. The one JSON writer of the project (its own
+/// target, below TileGeometry, the server and the command line): the server's answers, the log's JSON records and the
+/// command line's `--json` output are written with it, and the access log escapes its fields by its rule
+/// (``JSONEscaping``).
 ///
 /// Two ways to write:
 /// - **Structured** (``openObject()``, ``key(_:)``, `value(_:)`, ``closeObject()``, …): commas between members
@@ -132,37 +134,9 @@ public struct JSONWriter: ~Copyable {
         value.withUTF8 { escaped($0) }
     }
 
-    /// Appends UTF-8 `bytes` escaped for the inside of a JSON string.
+    /// Appends UTF-8 `bytes` escaped for the inside of a JSON string (``JSONEscaping``).
     private mutating func escaped(_ bytes: UnsafeBufferPointer<UInt8>) {
-        var pending = 0  // bytes of a possible E2 80 A8/A9 sequence seen
-        for byte in bytes {
-            reserve(6)
-            switch byte {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case UInt8(ascii: "\n"): raw("\\n")
-            case UInt8(ascii: "\r"): raw("\\r")
-            case UInt8(ascii: "\t"): raw("\\t")
-            case 0..<0x20: unicodeEscape(UInt16(byte))
-            case 0xA8 where pending == 2, 0xA9 where pending == 2:
-                count -= 2
-                unicodeEscape(0x2000 + UInt16(byte) - 0x80)
-            default:
-                base[count] = byte
-                count += 1
-            }
-            pending = byte == 0xE2 ? 1 : (byte == 0x80 && pending == 1 ? 2 : 0)
-        }
-    }
-
-    private mutating func unicodeEscape(_ code: UInt16) {
-        let hex: StaticString = "0123456789abcdef"
-        raw("\\u")
-        reserve(4)
-        for shift in [12, 8, 4, 0] as [UInt16] {
-            base[count] = hex.utf8Start[Int((code >> shift) & 0xF)]
-            count += 1
-        }
+        JSONEscaping.escape(bytes) { raw($0.assumingMemoryBound(to: UInt8.self)) }
     }
 
     // The separator state lives here because extensions cannot add stored properties.

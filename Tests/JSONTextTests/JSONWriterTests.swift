@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TileGeometry
+@testable import JSONText
 
 @Suite struct JSONWriterTests {
     @Test(arguments: [0, 1, -1, 9, 10, 99, 100, 12_345, -98_765, 999_999_999_999, 1_000_000_000_000_000_000, Int.max, Int.min])
