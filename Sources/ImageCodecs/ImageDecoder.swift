@@ -20,16 +20,16 @@ public enum ImageDecoder {
         }
         switch file.format {
         case .webp:
-            let (source, header) = try WebPRowSource.open(file: file, options: options)
+            let (source, header) = try WebPStripDecoder.open(file: file, options: options)
             return StripReader(source: source, header: header, path: path)
         case .tiff:
-            let (source, header, transform) = try TIFFRowSource.open(file: file, options: options)
+            let (source, header, transform) = try TIFFStripDecoder.open(file: file, options: options)
             return StripReader(source: source, header: header, path: path, transform: transform)
         case .png:
-            let (source, header, transform) = try PNGRowSource.open(file: file, options: options)
+            let (source, header, transform) = try PNGStripDecoder.open(file: file, options: options)
             return StripReader(source: source, header: header, path: path, transform: transform)
         case .jpeg:
-            let (source, header, transform) = try JPEGRowSource.open(file: file, options: options)
+            let (source, header, transform) = try JPEGStripDecoder.open(file: file, options: options)
             return StripReader(source: source, header: header, path: path, transform: transform)
         }
     }

@@ -1,6 +1,6 @@
 /// The `ImageRowReader` for every format: clamps requests to the image, counts rows, converts colours when a
 /// ``ColourTransform`` is given, and turns a shim failure into a `CodecError` naming the file and the row reached.
-final class StripReader<Source: RowSource>: ImageRowReader {
+final class StripReader<Source: StripDecoder>: ImageRowReader {
     let header: ImageHeader
     private(set) var rowsRead = 0
     private let source: Source

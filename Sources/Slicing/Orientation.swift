@@ -1,3 +1,5 @@
+import ImageCodecs
+
 /// An EXIF / TIFF orientation (1–8): how the stored rows must be turned to show the picture as it is meant to be
 /// seen. Any format's decoder reports the number; ``OrientedRowSource`` applies it to any ``RowSource``.
 public struct Orientation: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodecs
 
 extension OrientedRowSource {
     /// Orientations 3 and 4: the stored rows, in order, one after the other.

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodecs
 
 /// Any ``RowSource`` turned to its display ``Orientation``, with memory bounded by the image width, never its area.
 ///

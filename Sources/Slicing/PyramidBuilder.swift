@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodecs
 import TileGeometry
 
 /// Slices a streamed image into a Deep Zoom pyramid (`NAME.dzi` + `NAME_files/<level>/<col>_<row>.<ext>`), in the

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodecs
 import Slicing
 import Testing
 import TileGeometry

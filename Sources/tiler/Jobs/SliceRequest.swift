@@ -45,8 +45,8 @@ struct SliceRequest {
     /// leaves no trace: the builder removes its staging folder, and an output folder this run created is removed.
     func run(showProgress: Bool) throws -> (SliceSummary, ImageHeader) {
         let name = try pyramidName()
-        let source = try DecodedImageSource(path: input, options: decodeOptions)
-        let header = source.reader.header
+        let source = try ImageDecoder.open(path: input, options: decodeOptions)
+        let header = source.header
         let orientation = autorotate ? header.orientation.flatMap(Orientation.init(exif:)) ?? .up : .up
         let displayed = orientation.displaySize(width: source.width, height: source.height)
         let tileFormat: TileFormat
@@ -54,7 +54,7 @@ struct SliceRequest {
         case "png": tileFormat = .png(compressionLevel: pngLevel)
         case "jpg", "jpeg": tileFormat = .jpeg(quality: quality, optimizeHuffman: optimizeHuffman)
         case "webp": tileFormat = .webp(quality: quality, lossless: lossless)
-        default: tileFormat = .automatic(for: source.reader.header.pixelFormat, quality: quality, pngLevel: pngLevel)
+        default: tileFormat = .automatic(for: source.header.pixelFormat, quality: quality, pngLevel: pngLevel)
         }
         var options = tileFormat.sliceOptions()
         options.tileSize = tileSize
@@ -74,7 +74,7 @@ struct SliceRequest {
     }
 
     private func slice(
-        _ source: DecodedImageSource, orientation: Orientation, total: (width: Int, height: Int), name: String, options: SliceOptions,
+        _ source: any ImageRowReader, orientation: Orientation, total: (width: Int, height: Int), name: String, options: SliceOptions,
         showProgress: Bool
     ) throws -> SliceSummary {
         let builder = PyramidBuilder(options: options)

@@ -1,3 +1,4 @@
+import ImageCodecs
 import Slicing
 
 /// A ``RowSource`` over a ``TestImage``, with knobs for the failure tests.

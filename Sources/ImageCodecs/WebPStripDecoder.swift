@@ -9,7 +9,7 @@ import CWebP
 /// A WebP file (a pyramid's stored tile, or any WebP up to 16383² pixels) decoded whole by libwebp on the first
 /// read, then handed out in rows. WebP cannot be decoded in strips through libwebp's simple API, and its size limit
 /// keeps the whole image at most 1 GiB of RGBA; tiles are 256² and cost nothing.
-final class WebPRowSource: RowSource {
+final class WebPStripDecoder: StripDecoder {
     private let bytes: [UInt8]
     private let header: ImageHeader
     private var pixels: [UInt8] = []
@@ -22,7 +22,7 @@ final class WebPRowSource: RowSource {
     }
 
     /// Reads `file` into memory, reads its header and checks it against `options.maxPixels` (before decoding).
-    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (WebPRowSource, ImageHeader) {
+    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (WebPStripDecoder, ImageHeader) {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -46,7 +46,7 @@ final class WebPRowSource: RowSource {
             colorType: info.hasAlpha ? "rgba" : "rgb", interlaced: false, progressive: false,
             chromaSubsampling: info.lossless == false ? "4:2:0" : nil, orientation: nil)
         try header.checkLimits(maxPixels: options.maxPixels, path: file.path)
-        return (WebPRowSource(bytes: bytes, header: header), header)
+        return (WebPStripDecoder(bytes: bytes, header: header), header)
     }
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, stride: Int, count: UInt32, done: inout UInt32) -> Int32 {

@@ -1,6 +1,6 @@
 import CTIFF
 
-extension TIFFRowSource {
+extension TIFFStripDecoder {
     /// Reads the ICC profile (TIFF tag 34675) into `header.colourTag` and builds the transform it needs, through the
     /// same ``ColourManagement`` decision as JPEG and PNG. With a transform the reader delivers the stored numbers
     /// (CMYK as ink, 16-bit at full depth) for it to convert; CMYK without a usable profile is converted with the

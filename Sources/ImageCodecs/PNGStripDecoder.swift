@@ -7,7 +7,7 @@ import CPNG
 #endif
 
 /// A libpng reader (via CPNG) positioned after the header, delivering 8-bit rows.
-final class PNGRowSource: RowSource {
+final class PNGStripDecoder: StripDecoder {
     private let reader: OpaquePointer
     private let file: InputFile
     private let relay: WarningRelay?
@@ -21,7 +21,7 @@ final class PNGRowSource: RowSource {
     deinit { tiler_png_reader_destroy(reader) }
 
     /// Reads the header of `file` (no pixels) and checks it against `options.maxPixels`.
-    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (PNGRowSource, ImageHeader, ColourTransform?) {
+    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (PNGStripDecoder, ImageHeader, ColourTransform?) {
         // libpng reads on to the first IDAT before it reports the size; an absurd IHDR is refused before that.
         if let (width, height) = peekSize(file), width > 0, height > 0 {
             try ImageHeader.checkPixelCount(width: width, height: height, maxPixels: options.maxPixels, path: file.path)
@@ -31,7 +31,7 @@ final class PNGRowSource: RowSource {
             let reader = tiler_png_reader_create(
                 file.handle, options.lenient ? 1 : 0, relay == nil ? nil : WarningRelay.trampoline, relay?.context)
         else { throw CodecError(kind: .outOfMemory, path: file.path, message: "out of memory creating the PNG reader") }
-        let source = PNGRowSource(reader: reader, file: file, relay: relay)
+        let source = PNGStripDecoder(reader: reader, file: file, relay: relay)
         var raw = tiler_png_header()
         let status = tiler_png_reader_read_header(reader, &raw)
         guard status == TILER_PNG_OK else {

@@ -1,7 +1,7 @@
 import CJPEG
 
 /// A libjpeg decompressor (via CJPEG) positioned after the header, delivering 8-bit gray or RGB rows.
-final class JPEGRowSource: RowSource {
+final class JPEGStripDecoder: StripDecoder {
     private let reader: OpaquePointer
     private let file: InputFile
     private let relay: WarningRelay?
@@ -15,13 +15,13 @@ final class JPEGRowSource: RowSource {
     deinit { tiler_jpeg_reader_destroy(reader) }
 
     /// Reads the markers of `file` up to the first scan (no pixels) and checks them against `options.maxPixels`.
-    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (JPEGRowSource, ImageHeader, ColourTransform?) {
+    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (JPEGStripDecoder, ImageHeader, ColourTransform?) {
         let relay = options.onWarning.map { WarningRelay(path: file.path, handler: $0) }
         guard
             let reader = tiler_jpeg_reader_create(
                 file.handle, options.lenient ? 1 : 0, relay == nil ? nil : WarningRelay.trampoline, relay?.context)
         else { throw CodecError(kind: .outOfMemory, path: file.path, message: "out of memory creating the JPEG reader") }
-        let source = JPEGRowSource(reader: reader, file: file, relay: relay)
+        let source = JPEGStripDecoder(reader: reader, file: file, relay: relay)
         var raw = tiler_jpeg_header()
         let status = tiler_jpeg_reader_read_header(reader, &raw)
         guard status == TILER_JPEG_OK else {

@@ -8,7 +8,7 @@ import CTIFF
 
 /// A libtiff reader (via CTIFF) positioned at the chosen page, delivering 8-bit rows a strip or a row of tiles
 /// at a time.
-final class TIFFRowSource: RowSource {
+final class TIFFStripDecoder: StripDecoder {
     let reader: OpaquePointer
     private let file: InputFile
     private let relay: WarningRelay?
@@ -23,7 +23,7 @@ final class TIFFRowSource: RowSource {
 
     /// Opens page `options.page` of `file` (the first full-resolution page when nil), reads its directory (no
     /// pixels) and checks it against `options.maxPixels`.
-    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (TIFFRowSource, ImageHeader, ColourTransform?) {
+    static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (TIFFStripDecoder, ImageHeader, ColourTransform?) {
         if let page = options.page, page < 0 {
             throw CodecError(kind: .invalidArgument, path: file.path, message: "page must be 0 or more, got \(page)")
         }
@@ -32,7 +32,7 @@ final class TIFFRowSource: RowSource {
             let reader = tiler_tiff_reader_create(
                 fileno(file.handle), options.lenient ? 1 : 0, relay == nil ? nil : WarningRelay.trampoline, relay?.context)
         else { throw CodecError(kind: .outOfMemory, path: file.path, message: "out of memory creating the TIFF reader") }
-        let source = TIFFRowSource(reader: reader, file: file, relay: relay)
+        let source = TIFFStripDecoder(reader: reader, file: file, relay: relay)
         var raw = tiler_tiff_header()
         let status = tiler_tiff_reader_read_header(reader, Int32(options.page ?? -1), &raw)
         guard status == TILER_TIFF_OK else {
