@@ -17,8 +17,8 @@ import TileServer
     }
 
     /// Fetches `path` of `photo` and decodes it.
-    static func image(_ server: Server, _ path: String) throws -> PixelBuffer {
-        let response = try fetch(server, "/iiif/3/photo/\(path)")
+    static func image(_ server: InProcessServer, _ path: String) async throws -> PixelBuffer {
+        let response = try await fetch(server, "/iiif/3/photo/\(path)")
         guard response.status == 200 else { throw RawClientError(description: "\(path): \(response.status) \(response.text)") }
         return try TestPicture.decode(response.body)
     }
@@ -37,9 +37,9 @@ import TileServer
             ("full/7,5", PixelRect(x: 0, y: 0, width: 700, height: 500), 7, 5, 4.0),
             ("250,130,300,300/299,", PixelRect(x: 250, y: 130, width: 300, height: 300), 299, 299, 1.2),
         ]
-        try await withServer(try Self.fixture()) { server in
+        try await withInProcessServer(try Self.fixture()) { server in
             for (path, region, width, height, tolerance) in cases {
-                let pixels = try Self.image(server, path + "/0/default.png")
+                let pixels = try await Self.image(server, path + "/0/default.png")
                 #expect(pixels.width == width && pixels.height == height && pixels.pixelFormat == .rgb, "\(path)")
                 let reference = TestPicture.areaAverage(Self.source, region: region, width: width, height: height)
                 let difference = TestPicture.meanAbsoluteDifference(pixels, reference)
@@ -49,8 +49,8 @@ import TileServer
     }
 
     @Test func jpegOutputIsCloseToo() async throws {
-        try await withServer(try Self.fixture()) { server in
-            let pixels = try Self.image(server, "200,100,400,300/200,/0/default.jpg")
+        try await withInProcessServer(try Self.fixture()) { server in
+            let pixels = try await Self.image(server, "200,100,400,300/200,/0/default.jpg")
             #expect(pixels.width == 200 && pixels.height == 150)
             let reference = TestPicture.areaAverage(Self.source, region: PixelRect(x: 200, y: 100, width: 400, height: 300), width: 200, height: 150)
             #expect(TestPicture.meanAbsoluteDifference(pixels, reference) < 4)
@@ -58,8 +58,8 @@ import TileServer
     }
 
     @Test func webpOutputIsCloseAndSaysItIsWebP() async throws {
-        try await withServer(try Self.fixture()) { server in
-            let response = try fetch(server, "/iiif/3/photo/200,100,400,300/200,/0/default.webp")
+        try await withInProcessServer(try Self.fixture()) { server in
+            let response = try await fetch(server, "/iiif/3/photo/200,100,400,300/200,/0/default.webp")
             #expect(response.status == 200 && response.header("Content-Type") == "image/webp")
             let pixels = try WebPDecoder.decode(response.body)
             #expect(pixels.width == 200 && pixels.height == 150)
@@ -69,8 +69,8 @@ import TileServer
     }
 
     @Test func enlargingInterpolatesLinearly() async throws {
-        try await withServer(try Self.fixture()) { server in
-            let pixels = try Self.image(server, "100,100,50,40/^200,160/0/default.png")
+        try await withInProcessServer(try Self.fixture()) { server in
+            let pixels = try await Self.image(server, "100,100,50,40/^200,160/0/default.png")
             #expect(pixels.width == 200 && pixels.height == 160)
             var total = 0.0
             for y in 0..<160 {
@@ -97,8 +97,8 @@ import TileServer
     }
 
     @Test func rotationsAndMirroringPermutePixelsExactly() async throws {
-        try await withServer(try Self.fixture()) { server in
-            let base = try Self.image(server, "40,30,300,200/151,/0/default.png")
+        try await withInProcessServer(try Self.fixture()) { server in
+            let base = try await Self.image(server, "40,30,300,200/151,/0/default.png")
             #expect(base.width == 151 && base.height == 101)
             // Where output pixel (x, y) comes from in the unrotated image, for each rotation.
             let cases: [(String, Bool, (Int, Int) -> (Int, Int))] = [
@@ -107,7 +107,7 @@ import TileServer
                 ("!90", true, { x, y in (150 - y, 100 - x) }), ("!180", false, { x, y in (x, 100 - y) }),
             ]
             for (rotation, swaps, source) in cases {
-                let rotated = try Self.image(server, "40,30,300,200/151,/\(rotation)/default.png")
+                let rotated = try await Self.image(server, "40,30,300,200/151,/\(rotation)/default.png")
                 #expect((rotated.width, rotated.height) == (swaps ? (101, 151) : (151, 101)), "\(rotation)")
                 var mismatches = 0
                 for y in 0..<rotated.height {
@@ -124,18 +124,18 @@ import TileServer
     }
 
     @Test func grayIsLuminanceAndBitonalIsItsThreshold() async throws {
-        try await withServer(try Self.fixture()) { server in
-            let color = try Self.image(server, "full/350,/0/color.png")
-            let gray = try Self.image(server, "full/350,/0/gray.png")
-            let bitonal = try Self.image(server, "full/350,/0/bitonal.png")
+        try await withInProcessServer(try Self.fixture()) { server in
+            let color = try await Self.image(server, "full/350,/0/color.png")
+            let gray = try await Self.image(server, "full/350,/0/gray.png")
+            let bitonal = try await Self.image(server, "full/350,/0/bitonal.png")
             #expect(color.pixelFormat == .rgb && gray.pixelFormat == .gray && bitonal.pixelFormat == .gray)
-            #expect(color == (try Self.image(server, "full/350,/0/default.png")))
+            #expect(color == (try await Self.image(server, "full/350,/0/default.png")))
             for i in 0..<(350 * 250) {
                 let (r, g, b) = (Double(color.bytes[3 * i]), Double(color.bytes[3 * i + 1]), Double(color.bytes[3 * i + 2]))
                 #expect(abs(Double(gray.bytes[i]) - (0.299 * r + 0.587 * g + 0.114 * b)) <= 1)
                 #expect(bitonal.bytes[i] == (gray.bytes[i] >= 128 ? 255 : 0))
             }
-            let grayJPEG = try Self.image(server, "full/100,/0/gray.jpg")
+            let grayJPEG = try await Self.image(server, "full/100,/0/gray.jpg")
             #expect(grayJPEG.pixelFormat == .gray)
         }
     }
@@ -144,10 +144,10 @@ import TileServer
         let fixture = try PyramidFixture()
         try fixture.addImagePyramid("plain", image: Self.source, tileSize: 128, format: "png")
         try fixture.addImagePyramid("overlapping", image: Self.source, tileSize: 128, overlap: 3, format: "png")
-        try await withServer(fixture) { server in
+        try await withInProcessServer(fixture) { server in
             for path in ["full/max/0/default.png", "100,90,400,300/150,/0/default.png", "0,0,128,128/128,128/0/default.png"] {
-                let plain = try fetch(server, "/iiif/3/plain/\(path)")
-                let overlapping = try fetch(server, "/iiif/3/overlapping/\(path)")
+                let plain = try await fetch(server, "/iiif/3/plain/\(path)")
+                let overlapping = try await fetch(server, "/iiif/3/overlapping/\(path)")
                 #expect(overlapping.status == 200 && overlapping.header("X-Cache") == nil, "\(path)")
                 #expect(try TestPicture.decode(overlapping.body) == (try TestPicture.decode(plain.body)), "\(path)")
             }
@@ -158,19 +158,19 @@ import TileServer
         let fixture = try PyramidFixture()
         try fixture.addImagePyramid("mono", image: TestPicture.make(width: 90, height: 70, channels: 1), tileSize: 64)
         try fixture.addImagePyramid("clear", image: TestPicture.make(width: 90, height: 70, channels: 4), tileSize: 64)
-        try await withServer(fixture) { server in
-            let mono = try TestPicture.decode(try fetch(server, "/iiif/3/mono/full/max/0/default.png").body)
+        try await withInProcessServer(fixture) { server in
+            let mono = try TestPicture.decode(try await fetch(server, "/iiif/3/mono/full/max/0/default.png").body)
             #expect(mono.pixelFormat == .gray)
-            let color = try TestPicture.decode(try fetch(server, "/iiif/3/mono/full/max/0/color.png").body)
+            let color = try TestPicture.decode(try await fetch(server, "/iiif/3/mono/full/max/0/color.png").body)
             #expect(color.pixelFormat == .rgb)
             for i in 0..<(90 * 70) {
                 #expect(color.bytes[3 * i] == mono.bytes[i] && color.bytes[3 * i + 1] == mono.bytes[i] && color.bytes[3 * i + 2] == mono.bytes[i])
             }
-            let rgba = try TestPicture.decode(try fetch(server, "/iiif/3/clear/full/45,/0/default.png").body)
+            let rgba = try TestPicture.decode(try await fetch(server, "/iiif/3/clear/full/45,/0/default.png").body)
             #expect(rgba.pixelFormat == .rgba && rgba.width == 45 && rgba.height == 35)
-            let grayAlpha = try TestPicture.decode(try fetch(server, "/iiif/3/clear/full/45,/0/gray.png").body)
+            let grayAlpha = try TestPicture.decode(try await fetch(server, "/iiif/3/clear/full/45,/0/gray.png").body)
             #expect(grayAlpha.pixelFormat == .grayAlpha)
-            let jpeg = try TestPicture.decode(try fetch(server, "/iiif/3/clear/full/45,/0/default.jpg").body)
+            let jpeg = try TestPicture.decode(try await fetch(server, "/iiif/3/clear/full/45,/0/default.jpg").body)
             #expect(jpeg.pixelFormat == .rgb)
         }
     }

@@ -38,8 +38,8 @@ import TileServer
 
     @Test func openSeadragonTileURLsServeTheStoredTiles() async throws {
         let fixture = try Self.fixture()
-        try await withServer(fixture) { server in
-            let info = try #require(try fetch(server, "/iiif/3/wide/info.json").json() as? [String: Any])
+        try await withInProcessServer(fixture) { server in
+            let info = try #require(try await fetch(server, "/iiif/3/wide/info.json").json() as? [String: Any])
             let tiles = try #require((info["tiles"] as? [[String: Any]])?.first)
             let tileSize = try #require(tiles["width"] as? Int)
             let factors = try #require(tiles["scaleFactors"] as? [Int])
@@ -53,11 +53,11 @@ import TileServer
                     for row in 0..<grid.rows {
                         let path = Self.openSeadragonPath(
                             width: 513, height: 257, tileSize: tileSize, maxLevel: maxLevel, level: level, x: column, y: row)
-                        let response = try fetch(server, "/iiif/3/wide/\(path)/0/default.jpg")
+                        let response = try await fetch(server, "/iiif/3/wide/\(path)/0/default.jpg")
                         // At a 1-pixel edge, a tile of the next finer level can have the same frame and size: the
                         // request names both, and the finer one is served.
                         let (l, c, r) = Self.finestTile(like: (level, column, row), in: pyramid)
-                        let tile = try fetch(server, "/images/wide_files/\(l)/\(c)_\(r).jpg")
+                        let tile = try await fetch(server, "/images/wide_files/\(l)/\(c)_\(r).jpg")
                         #expect(response.status == 200, "\(path)")
                         #expect(response.body == (try fixture.tileBytes("wide", level: level, column: column, row: row, format: "jpg")), "\(path)")
                         #expect(response.body == tile.body)
@@ -95,35 +95,35 @@ import TileServer
 
     @Test func olderWidthOnlyURLsAndListedSizesAreStoredTilesToo() async throws {
         let fixture = try Self.fixture()
-        try await withServer(fixture) { server in
+        try await withInProcessServer(fixture) { server in
             let tile = try fixture.tileBytes("wide", level: 10, column: 4, row: 2, format: "jpg")
-            #expect(try fetch(server, "/iiif/3/wide/512,256,1,1/1,/0/default.jpg").body == tile)
+            #expect(try await fetch(server, "/iiif/3/wide/512,256,1,1/1,/0/default.jpg").body == tile)
             #expect(
-                try fetch(server, "/iiif/3/wide/0,0,256,256/128,/0/default.jpg").body
+                try await fetch(server, "/iiif/3/wide/0,0,256,256/128,/0/default.jpg").body
                     == (try fixture.tileBytes("wide", level: 9, column: 0, row: 0, format: "jpg")))
-            let info = try #require(try fetch(server, "/iiif/3/small/info.json").json() as? [String: Any])
+            let info = try #require(try await fetch(server, "/iiif/3/small/info.json").json() as? [String: Any])
             let sizes = try #require(info["sizes"] as? [[String: Int]])
             let pyramid = Pyramid(width: 100, height: 80, tileSize: 128)
             #expect(sizes.count == pyramid.levelCount)
             for (level, size) in sizes.enumerated() {
-                let response = try fetch(server, "/iiif/3/small/full/\(size["width"]!),\(size["height"]!)/0/default.png")
+                let response = try await fetch(server, "/iiif/3/small/full/\(size["width"]!),\(size["height"]!)/0/default.png")
                 #expect(response.body == (try fixture.tileBytes("small", level: level, column: 0, row: 0, format: "png")))
             }
             #expect(
-                try fetch(server, "/iiif/3/small/full/max/0/default.png").body
+                try await fetch(server, "/iiif/3/small/full/max/0/default.png").body
                     == (try fixture.tileBytes("small", level: 7, column: 0, row: 0, format: "png")))
         }
     }
 
     @Test func otherFormatsQualitiesAndRotationsOfATileAreRendered() async throws {
         let fixture = try Self.fixture()
-        try await withServer(fixture) { server in
+        try await withInProcessServer(fixture) { server in
             let stored = try fixture.tileBytes("small", level: 7, column: 0, row: 0, format: "png")
             for path in ["full/max/0/default.jpg", "full/max/0/gray.png", "full/max/90/default.png", "full/max/!0/default.png"] {
-                let response = try fetch(server, "/iiif/3/small/\(path)")
+                let response = try await fetch(server, "/iiif/3/small/\(path)")
                 #expect(response.status == 200 && response.header("X-Cache") == nil && response.body != stored, "\(path)")
             }
-            let color = try fetch(server, "/iiif/3/small/full/max/0/color.png")
+            let color = try await fetch(server, "/iiif/3/small/full/max/0/color.png")
             #expect(try TestPicture.decode(color.body) == (try TestPicture.decode(stored)))
         }
     }
@@ -132,20 +132,20 @@ import TileServer
         let fixture = try Self.fixture()
         var etags: [String] = []
         for _ in 0..<2 {
-            try await withServer(fixture) { server in
+            try await withInProcessServer(fixture) { server in
                 let tilePath = "/iiif/3/wide/0,0,128,128/128,128/0/default.jpg"
-                let tileETag = try #require(try fetch(server, tilePath).header("ETag"))
-                let tileAgain = try fetch(server, tilePath, headers: ["If-None-Match: \(tileETag)"])
+                let tileETag = try #require(try await fetch(server, tilePath).header("ETag"))
+                let tileAgain = try await fetch(server, tilePath, headers: ["If-None-Match: \(tileETag)"])
                 #expect(tileAgain.status == 304 && tileAgain.body.isEmpty && tileAgain.header("ETag") == tileETag)
                 let renderedPath = "/iiif/3/wide/10,20,300,200/150,/90/gray.jpg"
-                let rendered = try fetch(server, renderedPath)
+                let rendered = try await fetch(server, renderedPath)
                 let etag = try #require(rendered.header("ETag"))
-                #expect(try fetch(server, renderedPath).header("ETag") == etag)
-                let again = try fetch(server, renderedPath, headers: ["If-None-Match: W/\"x\", \(etag)"])
+                #expect(try await fetch(server, renderedPath).header("ETag") == etag)
+                let again = try await fetch(server, renderedPath, headers: ["If-None-Match: W/\"x\", \(etag)"])
                 #expect(again.status == 304 && again.body.isEmpty && again.header("ETag") == etag)
                 #expect(again.header("Link") == rendered.header("Link"))
-                #expect(try fetch(server, renderedPath, headers: ["If-None-Match: \"other\""]).status == 200)
-                #expect(try fetch(server, "/iiif/3/wide/10,20,300,200/150,/90/default.jpg").header("ETag") != etag)
+                #expect(try await fetch(server, renderedPath, headers: ["If-None-Match: \"other\""]).status == 200)
+                #expect(try await fetch(server, "/iiif/3/wide/10,20,300,200/150,/90/default.jpg").header("ETag") != etag)
                 etags.append(etag)
             }
         }

@@ -14,8 +14,8 @@ import Testing
     @Test func pagesCoverTheWholeListInOrder() async throws {
         let fixture = try PyramidFixture()
         for index in 0..<25 { try fixture.addPyramid(String(format: "p%02d", (index * 7) % 25), width: 300, height: 200) }
-        try await withServer(fixture) { server in
-            let whole = try fetch(server, "/api/images")
+        try await withInProcessServer(fixture) { server in
+            let whole = try await fetch(server, "/api/images")
             #expect(whole.status == 200 && whole.header("X-Total-Count") == "25")
             let all = try Self.names(whole)
             #expect(all == (0..<25).map { String(format: "p%02d", $0) })
@@ -24,7 +24,7 @@ import Testing
             var target: String? = "/api/images?limit=10"
             var links: [String] = []
             while let next = target {
-                let page = try fetch(server, next)
+                let page = try await fetch(server, next)
                 #expect(page.status == 200 && page.header("X-Total-Count") == "25")
                 #expect(page.header("Cache-Control") == whole.header("Cache-Control") && page.header("Content-Type") == "application/json")
                 paged += try Self.names(page)
@@ -39,12 +39,12 @@ import Testing
             #expect(links[0] == "</api/images?offset=10&limit=10>; rel=\"next\"")
             #expect(links[2] == "</api/images?offset=10&limit=10>; rel=\"prev\"")
 
-            #expect(try Self.names(fetch(server, "/api/images?offset=5")) == Array(all[5...]))
-            #expect(try Self.names(fetch(server, "/api/images?offset=24&limit=1000")) == ["p24"])
-            let beyond = try fetch(server, "/api/images?offset=99&limit=5")
+            #expect(try await Self.names(fetch(server, "/api/images?offset=5")) == Array(all[5...]))
+            #expect(try await Self.names(fetch(server, "/api/images?offset=24&limit=1000")) == ["p24"])
+            let beyond = try await fetch(server, "/api/images?offset=99&limit=5")
             #expect(beyond.status == 200 && beyond.text == "[]" && beyond.header("X-Total-Count") == "25")
             // Other parameters are ignored, as before.
-            #expect(try Self.names(fetch(server, "/api/images?x=%22y%22")) == all)
+            #expect(try await Self.names(fetch(server, "/api/images?x=%22y%22")) == all)
         }
     }
 
@@ -54,8 +54,8 @@ import Testing
     func badPagingParametersAreRefused(query: String) async throws {
         let fixture = try PyramidFixture()
         try fixture.addPyramid("photo", width: 300, height: 200)
-        try await withServer(fixture) { server in
-            let response = try fetch(server, "/api/images?" + query)
+        try await withInProcessServer(fixture) { server in
+            let response = try await fetch(server, "/api/images?" + query)
             #expect(response.status == 400, "\(query)")
             let body = try #require(try response.json() as? [String: Any])
             #expect(body["status"] as? Int == 400)

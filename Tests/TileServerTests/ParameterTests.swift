@@ -21,9 +21,9 @@ import TileServer
     @Test func badParametersAre400NamingTheParameter() async throws {
         let fixture = try PyramidFixture()
         try fixture.addPyramid("alpha", width: 500, height: 500)
-        try await withServer(fixture) { server in
+        try await withInProcessServer(fixture) { server in
             for (query, parameter) in Self.badQueries {
-                let response = try fetch(server, "/api/images/alpha/visible?" + query)
+                let response = try await fetch(server, "/api/images/alpha/visible?" + query)
                 #expect(response.status == 400, "\(query)")
                 #expect(response.header("Content-Type") == "application/json")
                 let body = try #require(try response.json() as? [String: Any])
@@ -31,7 +31,7 @@ import TileServer
                 #expect(message.hasPrefix(parameter), "\(query): \(message)")
                 #expect(body["status"] as? Int == 400)
             }
-            let good = try fetch(server, "/api/images/alpha/visible?x=-50&y=0&width=10&height=10&zoomScale=1&contentScale=2&prefetch=1")
+            let good = try await fetch(server, "/api/images/alpha/visible?x=-50&y=0&width=10&height=10&zoomScale=1&contentScale=2&prefetch=1")
             #expect(good.status == 200)
         }
     }
@@ -39,7 +39,7 @@ import TileServer
     @Test func unknownImagesLevelsColumnsRowsAre404WithJSON() async throws {
         let fixture = try PyramidFixture()
         try fixture.addPyramid("alpha", width: 500, height: 300)
-        try await withServer(fixture) { server in
+        try await withInProcessServer(fixture) { server in
             let targets = [
                 "/images/nope.dzi", "/images/nope_files/0/0_0.jpg", "/api/images/nope/visible?x=0&y=0&width=1&height=1&zoomScale=1",
                 "/images/alpha_files/10/0_0.jpg", "/images/alpha_files/9/2_0.jpg", "/images/alpha_files/9/0_2.jpg",
@@ -48,7 +48,7 @@ import TileServer
                 "/images/alpha_files/9/0_0", "/images/alpha", "/api/nothing", "/api/images/alpha",
             ]
             for target in targets {
-                let response = try fetch(server, target)
+                let response = try await fetch(server, target)
                 #expect(response.status == 404, "\(target)")
                 #expect(response.header("Content-Type") == "application/json", "\(target)")
                 let body = try #require(try response.json() as? [String: Any])

@@ -26,9 +26,9 @@ import Testing
     func tilesAnswerSingleRangesWithTheRightBytes(cache: Bool) async throws {
         let fixture = try Self.fixture()
         let whole = PyramidFixture.tileBytes(level: 10, column: 1, row: 0, count: 5000)
-        try await withServer(fixture, Self.configuration(fixture, cache: cache)) { server in
+        try await withInProcessServer(fixture, Self.configuration(fixture, cache: cache)) { server in
             let target = "/images/alpha_files/10/1_0.jpg"
-            let full = try fetch(server, target)
+            let full = try await fetch(server, target)
             #expect(full.status == 200 && full.body == whole)
             #expect(full.header("Accept-Ranges") == "bytes")
             let etag = try #require(full.header("ETag"))
@@ -37,7 +37,7 @@ import Testing
             ]
             for _ in 0..<2 {  // the second round hits the cache when there is one
                 for (header, range) in cases {
-                    let part = try fetch(server, target, headers: ["Range: \(header)"])
+                    let part = try await fetch(server, target, headers: ["Range: \(header)"])
                     #expect(part.status == 206, "\(header)")
                     #expect(part.body == Array(whole[range]), "\(header)")
                     #expect(part.header("Content-Range") == "bytes \(range.lowerBound)-\(range.upperBound - 1)/5000", "\(header)")
@@ -47,18 +47,18 @@ import Testing
                 }
             }
             // Several ranges: the whole file (allowed), as is a range under an If-Range for another version.
-            #expect(try fetch(server, target, headers: ["Range: bytes=0-1,5-9"]).body == whole)
-            let stale = try fetch(server, target, headers: ["Range: bytes=0-9", "If-Range: \"an-old-version\""])
+            #expect(try await fetch(server, target, headers: ["Range: bytes=0-1,5-9"]).body == whole)
+            let stale = try await fetch(server, target, headers: ["Range: bytes=0-9", "If-Range: \"an-old-version\""])
             #expect(stale.status == 200 && stale.body == whole)
-            let current = try fetch(server, target, headers: ["Range: bytes=0-9", "If-Range: \(etag)"])
+            let current = try await fetch(server, target, headers: ["Range: bytes=0-9", "If-Range: \(etag)"])
             #expect(current.status == 206 && current.body == Array(whole[0..<10]))
             // Past the end: 416 with the size; HEAD and a matching If-None-Match ignore the range.
-            let outside = try fetch(server, target, headers: ["Range: bytes=5000-"])
+            let outside = try await fetch(server, target, headers: ["Range: bytes=5000-"])
             #expect(outside.status == 416 && outside.header("Content-Range") == "bytes */5000")
             #expect(outside.text.contains("\"status\":416"))
-            let head = try fetch(server, target, method: "HEAD", headers: ["Range: bytes=0-9"])
+            let head = try await fetch(server, target, method: "HEAD", headers: ["Range: bytes=0-9"])
             #expect(head.status == 200 && head.header("Content-Length") == "5000")
-            let notModified = try fetch(server, target, headers: ["Range: bytes=0-9", "If-None-Match: \(etag)"])
+            let notModified = try await fetch(server, target, headers: ["Range: bytes=0-9", "If-None-Match: \(etag)"])
             #expect(notModified.status == 304)
         }
     }
@@ -66,32 +66,32 @@ import Testing
     @Test func rangesOnAKeptAliveConnectionLeaveItInStep() async throws {
         let fixture = try Self.fixture()
         let whole = PyramidFixture.tileBytes(level: 10, column: 0, row: 1, count: 5000)
-        try await withServer(fixture, Self.configuration(fixture, cache: false)) { server in
-            let connection = try RawHTTPConnection(port: server.port)
+        try await withInProcessServer(fixture, Self.configuration(fixture, cache: false)) { server in
+            let connection = try await server.connect()
             // Pipelined: a range, a 416, the whole tile, another range — each answer exactly as long as it says.
             let target = "/images/alpha_files/10/0_1.jpg"
-            try connection.send(
+            try await connection.send(
                 ["bytes=10-19", "bytes=9000-", nil, "bytes=-3"].map { range in
                     "GET \(target) HTTP/1.1\r\nHost: t\r\n" + (range.map { "Range: \($0)\r\n" } ?? "") + "\r\n"
                 }.joined())
-            #expect(try connection.readResponse().body == Array(whole[10..<20]))
-            #expect(try connection.readResponse().status == 416)
-            #expect(try connection.readResponse().body == whole)
-            #expect(try connection.readResponse().body == Array(whole[4997..<5000]))
+            #expect(try await connection.readResponse().body == Array(whole[10..<20]))
+            #expect(try await connection.readResponse().status == 416)
+            #expect(try await connection.readResponse().body == whole)
+            #expect(try await connection.readResponse().body == Array(whole[4997..<5000]))
         }
     }
 
     @Test func descriptorsAndViewerFilesAnswerRanges() async throws {
         let fixture = try Self.fixture()
-        try await withServer(fixture, Self.configuration(fixture, cache: true)) { server in
-            let script = try fetch(server, "/app.js", headers: ["Range: bytes=5-14"])
+        try await withInProcessServer(fixture, Self.configuration(fixture, cache: true)) { server in
+            let script = try await fetch(server, "/app.js", headers: ["Range: bytes=5-14"])
             #expect(script.status == 206 && script.text == "5678901234")
             #expect(script.header("Content-Range") == "bytes 5-14/3000")
-            let descriptor = try fetch(server, "/images/alpha.dzi")
-            let part = try fetch(server, "/images/alpha.dzi", headers: ["Range: bytes=-4"])
+            let descriptor = try await fetch(server, "/images/alpha.dzi")
+            let part = try await fetch(server, "/images/alpha.dzi", headers: ["Range: bytes=-4"])
             #expect(part.status == 206 && part.body == Array(descriptor.body.suffix(4)))
             // JSON answers are not files: a range is ignored.
-            #expect(try fetch(server, "/api/images", headers: ["Range: bytes=0-1"]).status == 200)
+            #expect(try await fetch(server, "/api/images", headers: ["Range: bytes=0-1"]).status == 200)
         }
     }
 }

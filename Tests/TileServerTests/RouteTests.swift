@@ -9,8 +9,8 @@ import TileServer
         let fixture = try PyramidFixture()
         try fixture.addPyramid("alpha", width: 1000, height: 600, tileSize: 256, format: "jpg")
         try fixture.addPyramid("maps/beta gamma", width: 300, height: 300, tileSize: 128, format: "png")
-        try await withServer(fixture) { server in
-            let response = try fetch(server, "/api/images")
+        try await withInProcessServer(fixture) { server in
+            let response = try await fetch(server, "/api/images")
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "application/json")
             #expect(response.header("Access-Control-Allow-Origin") == "*")
@@ -26,9 +26,9 @@ import TileServer
             let beta = try #require(list.first { $0["name"] as? String == "maps/beta gamma" })
             let betaVersion = try #require(beta["version"] as? String)
             #expect(beta["dzi"] as? String == "/images/maps/beta%20gamma@\(betaVersion).dzi")
-            let versioned = try fetch(server, "/images/maps/beta%20gamma@\(betaVersion).dzi")
+            let versioned = try await fetch(server, "/images/maps/beta%20gamma@\(betaVersion).dzi")
             #expect(versioned.status == 200 && versioned.header("Cache-Control") == "public, max-age=31536000, immutable")
-            let plain = try fetch(server, "/images/maps/beta%20gamma.dzi")
+            let plain = try await fetch(server, "/images/maps/beta%20gamma.dzi")
             #expect(plain.status == 200 && plain.header("Cache-Control") == "public, max-age=5" && plain.body == versioned.body)
         }
     }
@@ -36,14 +36,14 @@ import TileServer
     @Test func servesDescriptorAndTilesExactlyAsOnDisk() async throws {
         let fixture = try PyramidFixture()
         let descriptor = try fixture.addPyramid("alpha", width: 1000, height: 600, tileBytes: 3000)
-        try await withServer(fixture) { server in
-            let dzi = try fetch(server, "/images/alpha.dzi")
+        try await withInProcessServer(fixture) { server in
+            let dzi = try await fetch(server, "/images/alpha.dzi")
             #expect(dzi.status == 200)
             #expect(dzi.text == descriptor.xml)
             #expect(dzi.header("Content-Type") == "application/xml")
             #expect(dzi.header("Access-Control-Allow-Origin") == "*")
             #expect(dzi.header("ETag") != nil)
-            let tile = try fetch(server, "/images/alpha_files/10/3_2.jpg")
+            let tile = try await fetch(server, "/images/alpha_files/10/3_2.jpg")
             #expect(tile.status == 200)
             #expect(tile.body == PyramidFixture.tileBytes(level: 10, column: 3, row: 2, count: 3000))
             #expect(tile.header("Content-Type") == "image/jpeg")
@@ -54,19 +54,21 @@ import TileServer
             #expect(tile.header("Server") == "tiler")
             #expect(tile.header("Date")?.hasSuffix(" GMT") == true)
             #expect(tile.header("X-Cache") == "miss")
-            #expect(try fetch(server, "/images/alpha_files/10/3_2.jpg").header("X-Cache") == "hit")
-            #expect(try fetch(server, "/images/alpha_files/0/0_0.jpg").body == PyramidFixture.tileBytes(level: 0, column: 0, row: 0, count: 3000))
+            #expect(try await fetch(server, "/images/alpha_files/10/3_2.jpg").header("X-Cache") == "hit")
+            #expect(
+                try await fetch(server, "/images/alpha_files/0/0_0.jpg").body == PyramidFixture.tileBytes(level: 0, column: 0, row: 0, count: 3000))
         }
     }
 
     @Test func answersTheVisibleRectQueryWithTileURLs() async throws {
         let fixture = try PyramidFixture()
         let descriptor = try fixture.addPyramid("alpha", width: 1000, height: 600)
-        try await withServer(fixture) { server in
-            let list = try #require(try fetch(server, "/api/images").json() as? [[String: Any]])
+        try await withInProcessServer(fixture) { server in
+            let list = try #require(try await fetch(server, "/api/images").json() as? [[String: Any]])
             let version = try #require(list.first?["version"] as? String)
-            let response = try fetch(server, "/api/images/alpha/visible?x=100&y=50&width=400&height=300&zoomScale=0.5")
-            #expect(try fetch(server, "/api/images/alpha@\(version)/visible?x=100&y=50&width=400&height=300&zoomScale=0.5").body == response.body)
+            let response = try await fetch(server, "/api/images/alpha/visible?x=100&y=50&width=400&height=300&zoomScale=0.5")
+            #expect(
+                try await fetch(server, "/api/images/alpha@\(version)/visible?x=100&y=50&width=400&height=300&zoomScale=0.5").body == response.body)
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "application/json")
             #expect(response.header("Access-Control-Allow-Origin") == "*")
@@ -81,7 +83,7 @@ import TileServer
                 #expect(json["col"] as? Int == tile.column && json["row"] as? Int == tile.row)
                 let url = "/images/alpha@\(version)_files/\(tile.level)/\(tile.column)_\(tile.row).jpg"
                 #expect(json["url"] as? String == url)
-                let fetched = try fetch(server, url)
+                let fetched = try await fetch(server, url)
                 #expect(fetched.header("Cache-Control") == "public, max-age=31536000, immutable")
                 #expect(fetched.body == PyramidFixture.tileBytes(level: tile.level, column: tile.column, row: tile.row, count: 100))
             }
@@ -91,14 +93,14 @@ import TileServer
     @Test func healthAndMetrics() async throws {
         let fixture = try PyramidFixture()
         try fixture.addPyramid("alpha", width: 500, height: 500)
-        try await withServer(fixture) { server in
-            let health = try fetch(server, "/healthz")
+        try await withInProcessServer(fixture) { server in
+            let health = try await fetch(server, "/healthz")
             #expect(health.status == 200)
             #expect(health.text.contains("\"status\":\"ok\""))
-            _ = try fetch(server, "/images/alpha_files/9/0_0.jpg")
-            _ = try fetch(server, "/images/alpha_files/9/0_0.jpg")
-            _ = try fetch(server, "/images/nope_files/9/0_0.jpg")
-            let metrics = try fetch(server, "/metrics")
+            _ = try await fetch(server, "/images/alpha_files/9/0_0.jpg")
+            _ = try await fetch(server, "/images/alpha_files/9/0_0.jpg")
+            _ = try await fetch(server, "/images/nope_files/9/0_0.jpg")
+            let metrics = try await fetch(server, "/metrics")
             #expect(metrics.status == 200)
             #expect(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
             let text = metrics.text
@@ -130,19 +132,19 @@ import TileServer
         for (path, contents, _) in files { try fixture.write(contents, to: "Public/" + path) }
         var configuration = testConfiguration(root: fixture.root)
         configuration.publicDirectory = fixture.base + "/Public"
-        try await withServer(fixture, configuration) { server in
-            let index = try fetch(server, "/")
+        try await withInProcessServer(fixture, configuration) { server in
+            let index = try await fetch(server, "/")
             #expect(index.status == 200 && index.text == "<!doctype html>")
             #expect(index.header("Content-Type") == "text/html; charset=utf-8")
             for (path, contents, type) in files {
-                let response = try fetch(server, "/" + path)
+                let response = try await fetch(server, "/" + path)
                 #expect(response.status == 200, "\(path)")
                 #expect(response.text == contents)
                 #expect(response.header("Content-Type") == type)
                 #expect(response.header("ETag") != nil)
             }
-            #expect(try fetch(server, "/missing.html").status == 404)
-            #expect(try fetch(server, "/js").status == 404)
+            #expect(try await fetch(server, "/missing.html").status == 404)
+            #expect(try await fetch(server, "/js").status == 404)
         }
     }
 
@@ -152,18 +154,18 @@ import TileServer
         try fixture.write("<html></html>", to: "Public/index.html")
         var configuration = testConfiguration(root: fixture.root)
         configuration.publicDirectory = fixture.base + "/Public"
-        try await withServer(fixture, configuration) { server in
+        try await withInProcessServer(fixture, configuration) { server in
             let targets = [
                 "/api/images", "/images/alpha.dzi", "/images/alpha_files/9/1_1.jpg",
                 "/api/images/alpha/visible?x=0&y=0&width=10&height=10&zoomScale=1",
                 "/healthz", "/metrics", "/", "/images/alpha_files/9/9_9.jpg",
             ]
             for target in targets {
-                let connection = try RawHTTPConnection(port: server.port)
-                try connection.request(target, method: "HEAD")
-                let head = try connection.readResponse(head: true)
-                try connection.request(target)
-                let get = try connection.readResponse()
+                let connection = try await server.connect()
+                try await connection.request(target, method: "HEAD")
+                let head = try await connection.readResponse(head: true)
+                try await connection.request(target)
+                let get = try await connection.readResponse()
                 #expect(head.status == get.status, "\(target)")
                 #expect(head.body.isEmpty)
                 #expect(head.header("Content-Type") == get.header("Content-Type"))
@@ -178,15 +180,15 @@ import TileServer
     func otherMethodsGet405WithAllow(method: String) async throws {
         let fixture = try PyramidFixture()
         try fixture.addPyramid("alpha", width: 500, height: 500)
-        try await withServer(fixture) { server in
+        try await withInProcessServer(fixture) { server in
             for target in ["/images/alpha_files/9/0_0.jpg", "/api/images", "/"] {
-                let connection = try RawHTTPConnection(port: server.port)
-                try connection.send("\(method) \(target) HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello")
-                let response = try connection.readResponse()
+                let connection = try await server.connect()
+                try await connection.send("\(method) \(target) HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello")
+                let response = try await connection.readResponse()
                 #expect(response.status == 405)
                 #expect(response.header("Allow") == "GET, HEAD, OPTIONS")
                 #expect(response.text.contains("\"status\":405"))
-                #expect(connection.waitForClose())
+                #expect(await connection.waitForClose())
             }
         }
     }

@@ -60,16 +60,16 @@ import TileServer
         try fixture.symlink("Public/leak.txt", to: fixture.base + "/secret.txt")
         var configuration = testConfiguration(root: fixture.root)
         configuration.publicDirectory = fixture.base + "/Public"
-        try await withServer(fixture, configuration) { server in
+        try await withInProcessServer(fixture, configuration) { server in
             for target in Self.attempts {
-                let connection = try RawHTTPConnection(port: server.port)
-                try connection.send("GET \(target) HTTP/1.1\r\nHost: t\r\n\r\n")
-                let response = try connection.readResponse()
+                let connection = try await server.connect()
+                try await connection.send("GET \(target) HTTP/1.1\r\nHost: t\r\n\r\n")
+                let response = try await connection.readResponse()
                 #expect([400, 404].contains(response.status), "\(target) → \(response.status)")
                 #expect(!response.text.contains(Self.secret), "\(target) leaked")
             }
             // The server survived all of them.
-            #expect(try fetch(server, "/images/alpha_files/9/0_0.jpg").status == 200)
+            #expect(try await fetch(server, "/images/alpha_files/9/0_0.jpg").status == 200)
         }
     }
 
@@ -91,14 +91,14 @@ import TileServer
         for budget in [0, 1 << 20] {
             var configuration = testConfiguration(root: fixture.root)
             configuration.cacheBytes = budget
-            try await withServer(fixture, configuration) { server in
-                let linkedTile = try fetch(server, "/images/alpha_files/9/0_0.jpg")
+            try await withInProcessServer(fixture, configuration) { server in
+                let linkedTile = try await fetch(server, "/images/alpha_files/9/0_0.jpg")
                 #expect(linkedTile.status == 200 && linkedTile.body == PyramidFixture.tileBytes(level: 9, column: 1, row: 1, count: 100))
-                let linkedLevel = try fetch(server, "/images/alpha_files/8/0_0.jpg")
+                let linkedLevel = try await fetch(server, "/images/alpha_files/8/0_0.jpg")
                 #expect(linkedLevel.status == 200 && linkedLevel.body == PyramidFixture.tileBytes(level: 8, column: 0, row: 0, count: 100))
-                #expect(try fetch(server, "/images/twin_files/7/0_0.jpg").status == 404)
-                #expect(try fetch(server, "/images/twin_files/9/0_1.jpg").status == 404)
-                #expect(try fetch(server, "/images/twin_files/9/0_0.jpg").status == 200)
+                #expect(try await fetch(server, "/images/twin_files/7/0_0.jpg").status == 404)
+                #expect(try await fetch(server, "/images/twin_files/9/0_1.jpg").status == 404)
+                #expect(try await fetch(server, "/images/twin_files/9/0_0.jpg").status == 200)
             }
         }
     }
@@ -106,10 +106,10 @@ import TileServer
     @Test func decodedPathsStillReachLegitimateFiles() async throws {
         let fixture = try PyramidFixture()
         try fixture.addPyramid("with space", width: 300, height: 300)
-        try await withServer(fixture) { server throws in
-            #expect(try fetch(server, "/images/with%20space.dzi").status == 200)
-            #expect(try fetch(server, "/images/with%20space_files/9/1_1.jpg").status == 200)
-            #expect(try fetch(server, "/images/with%2520space.dzi").status == 404)
+        try await withInProcessServer(fixture) { server throws in
+            #expect(try await fetch(server, "/images/with%20space.dzi").status == 200)
+            #expect(try await fetch(server, "/images/with%20space_files/9/1_1.jpg").status == 200)
+            #expect(try await fetch(server, "/images/with%2520space.dzi").status == 404)
         }
     }
 }

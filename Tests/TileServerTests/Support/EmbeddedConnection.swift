@@ -13,12 +13,17 @@ final class EmbeddedConnection: Sendable {
 
     /// Scans `configuration`'s ROOT once and adds the handlers (tiles are never sent from open files here: the
     /// testing channel has no socket to `sendfile` to).
-    init(_ configuration: ServerConfiguration) async throws {
+    convenience init(_ configuration: ServerConfiguration) async throws {
         var configuration = configuration
         configuration.openTileFilesPerLoop = 0
         let runtime = try ServerRuntime(configuration)
-        self.runtime = runtime
         runtime.context.catalog.rescan()
+        try await self.init(runtime: runtime)
+    }
+
+    /// A new connection to `runtime`'s services (its catalog as it is).
+    init(runtime: ServerRuntime) async throws {
+        self.runtime = runtime
         let channel = self.channel
         let resources = LoopResources(eventLoop: channel.eventLoop, catalog: runtime.context.catalog, metricsShard: 0, openTileFiles: 0)
         try await channel.eventLoop.submit { try runtime.addHandlers(to: channel, resources: resources) }.get()

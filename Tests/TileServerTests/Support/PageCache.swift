@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// Asks the kernel to drop `path`'s pages from the page cache; returns whether its first page is still resident.
 func dropFromPageCache(_ path: String) throws -> Bool {
@@ -14,3 +15,12 @@ func dropFromPageCache(_ path: String) throws -> Bool {
     guard mincore(mapping, 1000, &residency) == 0 else { return true }
     return residency & 1 == 1
 }
+
+/// Whether the file system the test fixtures live on lets a file's pages be dropped from the page cache (tmpfs does
+/// not: its pages are the file), probed once with a file of its own.
+let fixturePagesCanBeDropped: Bool = {
+    guard let folder = try? TemporaryDirectory(prefix: "page-cache-probe"),
+        let path = try? folder.write(Array(repeating: 7, count: 8192), to: "probe")
+    else { return false }
+    return (try? dropFromPageCache(path)) == false
+}()

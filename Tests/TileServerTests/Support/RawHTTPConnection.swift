@@ -20,6 +20,26 @@ struct RawResponse {
 
     /// The body parsed as JSON.
     func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) }
+
+    /// The first response in `bytes`, removed from them; nil (nothing removed) while it is incomplete. `head` says it
+    /// answers a HEAD request (no body whatever `Content-Length` says).
+    static func parse(_ bytes: inout [UInt8], head: Bool) throws -> RawResponse? {
+        guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
+        let lines = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = lines[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw RawClientError(description: "bad status line \(lines[0])")
+        }
+        let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let length = head || status == 304 ? 0 : Int(headers.first { $0.name.lowercased() == "content-length" }?.value ?? "0") ?? 0
+        guard bytes.count - end.upperBound >= length else { return nil }
+        let body = Array(bytes[end.upperBound..<(end.upperBound + length)])
+        bytes.removeFirst(end.upperBound + length)
+        return RawResponse(status: status, headers: headers, body: body)
+    }
 }
 
 /// Why the raw client failed.
