@@ -15,8 +15,8 @@ import TileServer
     }
 
     @Test func infoJSONDescribesThePyramid() async throws {
-        try await withServer(try Self.fixture()) { server in
-            let response = try fetch(server, "/iiif/3/photo/info.json")
+        try await withInProcessServer(try Self.fixture()) { server in
+            let response = try await fetch(server, "/iiif/3/photo/info.json")
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "application/ld+json;profile=\"http://iiif.io/api/image/3/context.json\"")
             #expect(response.header("Access-Control-Allow-Origin") == "*")
@@ -50,18 +50,18 @@ import TileServer
     }
 
     @Test func jsonLDOnlyWhenAskedForOrWithoutAccept() async throws {
-        try await withServer(try Self.fixture()) { server in
-            let browser = try fetch(server, "/iiif/3/photo/info.json", headers: ["Accept: */*"])
+        try await withInProcessServer(try Self.fixture()) { server in
+            let browser = try await fetch(server, "/iiif/3/photo/info.json", headers: ["Accept: */*"])
             #expect(browser.header("Content-Type") == "application/json")
-            let linkedData = try fetch(server, "/iiif/3/photo/info.json", headers: ["Accept: application/ld+json"])
+            let linkedData = try await fetch(server, "/iiif/3/photo/info.json", headers: ["Accept: application/ld+json"])
             #expect(linkedData.header("Content-Type")?.hasPrefix("application/ld+json") == true)
             #expect(browser.body == linkedData.body)
         }
     }
 
     @Test func baseURIRedirectsToInfoJSON() async throws {
-        try await withServer(try Self.fixture()) { server in
-            let response = try fetch(server, "/iiif/3/photo")
+        try await withInProcessServer(try Self.fixture()) { server in
+            let response = try await fetch(server, "/iiif/3/photo")
             #expect(response.status == 303)
             #expect(response.header("Location") == "http://test/iiif/3/photo/info.json")
             #expect(response.header("Access-Control-Allow-Origin") == "*")
@@ -73,16 +73,16 @@ import TileServer
         let fixture = try Self.fixture()
         var configuration = testConfiguration(root: fixture.root)
         configuration.iiif.publicURL = "https://images.example.org/tiler"
-        try await withServer(fixture, configuration) { server in
-            let info = try #require(try fetch(server, "/iiif/3/maps%2Fcity/info.json").json() as? [String: Any])
+        try await withInProcessServer(fixture, configuration) { server in
+            let info = try #require(try await fetch(server, "/iiif/3/maps%2Fcity/info.json").json() as? [String: Any])
             #expect(info["id"] as? String == "https://images.example.org/tiler/iiif/3/maps%2Fcity")
             #expect(info["width"] as? Int == 90)
-            let image = try fetch(server, "/iiif/3/maps%2Fcity/full/max/0/default.jpg")
+            let image = try await fetch(server, "/iiif/3/maps%2Fcity/full/max/0/default.jpg")
             #expect(image.status == 200 && image.header("Content-Type") == "image/jpeg")
             #expect(image.header("Link")?.hasPrefix("<https://images.example.org/tiler/iiif/3/maps%2Fcity/full/max/0/default.jpg>") == true)
-            #expect(try fetch(server, "/iiif/3/maps/city/info.json").status == 404)
-            #expect(try fetch(server, "/iiif/3/maps/city/full/max/0/default.jpg").status == 404)
-            #expect(try fetch(server, "/iiif/3/maps%2F..%2Fphoto/info.json").status == 400)
+            #expect(try await fetch(server, "/iiif/3/maps/city/info.json").status == 404)
+            #expect(try await fetch(server, "/iiif/3/maps/city/full/max/0/default.jpg").status == 404)
+            #expect(try await fetch(server, "/iiif/3/maps%2F..%2Fphoto/info.json").status == 400)
         }
     }
 
@@ -90,37 +90,38 @@ import TileServer
         let fixture = try Self.fixture()
         let xForwarded = ["X-Forwarded-Proto: https", "X-Forwarded-Host: images.example.org", "X-Forwarded-Prefix: /tiles/"]
         // nil when the request or its JSON failed (the expectations then fail too).
-        func id(_ server: Server, _ headers: [String]) -> String? {
-            let response = try? fetch(server, "/iiif/3/photo/info.json", headers: headers)
+        func id(_ server: InProcessServer, _ headers: [String]) async -> String? {
+            let response = try? await fetch(server, "/iiif/3/photo/info.json", headers: headers)
             return ((try? response?.json()) as? [String: Any])?["id"] as? String
         }
-        try await withServer(fixture) { server in
+        try await withInProcessServer(fixture) { server in
             // Untrusted (the default): a client cannot choose the URLs the server writes.
-            #expect(id(server, xForwarded) == "http://test/iiif/3/photo")
-            #expect(id(server, ["Forwarded: proto=https;host=evil.example"]) == "http://test/iiif/3/photo")
+            #expect(await id(server, xForwarded) == "http://test/iiif/3/photo")
+            #expect(await id(server, ["Forwarded: proto=https;host=evil.example"]) == "http://test/iiif/3/photo")
         }
         var trusted = testConfiguration(root: fixture.root)
         trusted.iiif.trustProxy = true
-        try await withServer(fixture, trusted) { server in
-            #expect(id(server, xForwarded) == "https://images.example.org/tiles/iiif/3/photo")
+        try await withInProcessServer(fixture, trusted) { server in
+            #expect(await id(server, xForwarded) == "https://images.example.org/tiles/iiif/3/photo")
             #expect(
-                id(server, ["Forwarded: for=192.0.2.1;proto=https;host=\"a.example:8443\", for=10.0.0.1"]) == "https://a.example:8443/iiif/3/photo")
-            #expect(id(server, ["X-Forwarded-Host: b.example, backend", "X-Forwarded-Proto: http"]) == "http://b.example/iiif/3/photo")
+                await id(server, ["Forwarded: for=192.0.2.1;proto=https;host=\"a.example:8443\", for=10.0.0.1"])
+                    == "https://a.example:8443/iiif/3/photo")
+            #expect(await id(server, ["X-Forwarded-Host: b.example, backend", "X-Forwarded-Proto: http"]) == "http://b.example/iiif/3/photo")
             // Values that cannot be written into a URL safely are ignored: the Host header is used.
-            #expect(id(server, ["X-Forwarded-Host: evil.example/<script>"]) == "http://test/iiif/3/photo")
-            #expect(id(server, ["X-Forwarded-Host: a.example", "X-Forwarded-Proto: javascript"]) == "http://a.example/iiif/3/photo")
+            #expect(await id(server, ["X-Forwarded-Host: evil.example/<script>"]) == "http://test/iiif/3/photo")
+            #expect(await id(server, ["X-Forwarded-Host: a.example", "X-Forwarded-Proto: javascript"]) == "http://a.example/iiif/3/photo")
             // A TLS terminator that passes Host through sends the scheme alone.
-            #expect(id(server, ["X-Forwarded-Proto: https"]) == "https://test/iiif/3/photo")
-            #expect(id(server, ["Forwarded: proto=https"]) == "https://test/iiif/3/photo")
-            #expect(id(server, ["X-Forwarded-Host: 2001:db8::1"]) == "http://test/iiif/3/photo")
-            #expect(id(server, ["X-Forwarded-Prefix: //evil.example"]) == "http://test/iiif/3/photo")
-            #expect(id(server, []) == "http://test/iiif/3/photo")
-            let redirect = try fetch(server, "/iiif/3/photo", headers: xForwarded)
+            #expect(await id(server, ["X-Forwarded-Proto: https"]) == "https://test/iiif/3/photo")
+            #expect(await id(server, ["Forwarded: proto=https"]) == "https://test/iiif/3/photo")
+            #expect(await id(server, ["X-Forwarded-Host: 2001:db8::1"]) == "http://test/iiif/3/photo")
+            #expect(await id(server, ["X-Forwarded-Prefix: //evil.example"]) == "http://test/iiif/3/photo")
+            #expect(await id(server, []) == "http://test/iiif/3/photo")
+            let redirect = try await fetch(server, "/iiif/3/photo", headers: xForwarded)
             #expect(redirect.header("Location") == "https://images.example.org/tiles/iiif/3/photo/info.json")
         }
         trusted.iiif.publicURL = "https://fixed.example"
-        try await withServer(fixture, trusted) { server in
-            #expect(id(server, xForwarded) == "https://fixed.example/iiif/3/photo", "--public-url wins")
+        try await withInProcessServer(fixture, trusted) { server in
+            #expect(await id(server, xForwarded) == "https://fixed.example/iiif/3/photo", "--public-url wins")
         }
     }
 
@@ -138,9 +139,9 @@ import TileServer
     }
 
     @Test func preflightAndHead() async throws {
-        try await withServer(try Self.fixture()) { server in
+        try await withInProcessServer(try Self.fixture()) { server in
             for target in ["/iiif/3/photo/info.json", "/iiif/3/photo/full/max/0/default.jpg"] {
-                let preflight = try fetch(
+                let preflight = try await fetch(
                     server, target, method: "OPTIONS",
                     headers: ["Origin: http://viewer.example", "Access-Control-Request-Method: GET", "Access-Control-Request-Headers: range"])
                 #expect(preflight.status == 200)
@@ -148,8 +149,8 @@ import TileServer
                 #expect(preflight.header("Access-Control-Allow-Methods") == "GET, HEAD, OPTIONS")
                 #expect(preflight.header("Access-Control-Allow-Headers") == "range")
                 #expect(preflight.body.isEmpty)
-                let head = try fetch(server, target, method: "HEAD")
-                let get = try fetch(server, target)
+                let head = try await fetch(server, target, method: "HEAD")
+                let get = try await fetch(server, target)
                 #expect(head.status == 200 && head.body.isEmpty)
                 // A render's length is known only by encoding it, which HEAD does not do: it says none.
                 let rendered = target.hasSuffix(".jpg")
@@ -170,9 +171,9 @@ import TileServer
             ("/iiif/3/photo/full/max/0/grey.jpg", 400), ("/iiif/3/photo/full/max/0/default.bmp", 400),
             ("/iiif/3/photo/full/max/0", 404), ("/iiif/2/photo/info.json", 404), ("/iiif/3/%2e%2e/info.json", 400),
         ]
-        try await withServer(try Self.fixture()) { server in
+        try await withInProcessServer(try Self.fixture()) { server in
             for (target, status) in cases {
-                let response = try fetch(server, target)
+                let response = try await fetch(server, target)
                 #expect(response.status == status, "\(target)")
                 #expect(response.header("Content-Type") == "application/json", "\(target)")
                 #expect(response.header("Access-Control-Allow-Origin") == "*", "\(target)")
@@ -182,10 +183,10 @@ import TileServer
     }
 
     @Test func requestsAreCountedUnderTheirRoutes() async throws {
-        try await withServer(try Self.fixture()) { server in
-            _ = try fetch(server, "/iiif/3/photo/info.json")
-            _ = try fetch(server, "/iiif/3/photo/full/64,/0/default.png")
-            let metrics = try fetch(server, "/metrics").text
+        try await withInProcessServer(try Self.fixture()) { server in
+            _ = try await fetch(server, "/iiif/3/photo/info.json")
+            _ = try await fetch(server, "/iiif/3/photo/full/64,/0/default.png")
+            let metrics = try await fetch(server, "/metrics").text
             #expect(metrics.contains("tiler_http_requests_total{route=\"iiif_info\",status=\"200\"} 1"))
             #expect(metrics.contains("tiler_http_requests_total{route=\"iiif_image\",status=\"200\"} 1"))
         }
