@@ -1,6 +1,3 @@
-import Synchronization
-import TileCache
-
 /// The level folders (`{name}_files/{level}`) the server holds open, shared by every event loop and file thread, at
 /// most ``capacity`` of them whatever the size of the catalog — like nginx's `open_file_cache max=`. A folder is
 /// opened on its first tile request, checked then to lie inside ROOT (by the real path the kernel gives the
@@ -22,23 +19,21 @@ final class LevelDirectoryCache: Sendable {
         var level: Int
     }
 
-    /// The most folders held open at once (0: none; every lookup answers `nil`).
-    let capacity: Int
-    private let entries: Mutex<LRUCache<Key, OpenDirectory>>
-    private let openings = Atomic<Int>(0)
+    private let folders: HeldOpenCache<Key, OpenDirectory>
 
     /// Creates an empty cache holding at most `capacity` (≥ 0) folders open.
     init(capacity: Int) {
-        precondition(capacity >= 0, "a negative capacity")
-        self.capacity = capacity
-        self.entries = Mutex(LRUCache(budget: capacity))
+        folders = HeldOpenCache(capacity: capacity)
     }
 
+    /// The most folders held open at once (0: none; every lookup answers `nil`).
+    var capacity: Int { folders.capacity }
+
     /// The number of folders open now. O(1), takes the lock.
-    var count: Int { entries.withLock { $0.count } }
+    var count: Int { folders.count }
 
     /// How many folders have been opened (and kept) so far: each is one `open` and one `readlink`.
-    var openCount: Int { openings.load(ordering: .relaxed) }
+    var openCount: Int { folders.openCount }
 
     /// Level `level` of image `image`, whose folder is at `path` and must lie inside `root` (a real path): from the
     /// cache, marked most recently used, or opened now, checked and kept (evicting the least recently used folder
@@ -48,20 +43,11 @@ final class LevelDirectoryCache: Sendable {
     /// - Complexity: O(1) (one lock) on a hit; on a miss also one `open` and one `readlink`, done outside the lock.
     func directory(image: Int, level: Int, path: @autoclosure () -> String, root: String) -> OpenDirectory? {
         guard capacity > 0 else { return nil }
-        let key = Key(image: image, level: level)
-        if let cached = entries.withLock({ $0.value(for: key) }) { return cached }
-        guard let opened = OpenDirectory(path: path()) else { return nil }
-        // A folder that cannot be checked is not trusted: its tiles go the careful way.
-        guard PathContainment.isInside(descriptor: opened.descriptor, root: root) == true else { return nil }
-        let (kept, evicted) = entries.withLock { cache -> (OpenDirectory, [LRUCache<Key, OpenDirectory>.Element]) in
-            // Another thread may have opened the same folder meanwhile: keep one.
-            if let raced = cache.value(for: key) { return (raced, []) }
-            return (opened, cache.insert(opened, for: key, cost: 1))
+        return folders.value(for: Key(image: image, level: level)) { () -> OpenDirectory? in
+            guard let opened = OpenDirectory(path: path()) else { return nil }
+            // A folder that cannot be checked is not trusted: its tiles go the careful way.
+            return PathContainment.isInside(descriptor: opened.descriptor, root: root) == true ? opened : nil
         }
-        if kept === opened { openings.add(1, ordering: .relaxed) }
-        // Evicted folders are released here, outside the lock (closed unless a caller still holds them).
-        withExtendedLifetime(evicted) {}
-        return kept
     }
 
     /// Closes (once unused) the folders of the given images.
@@ -69,11 +55,7 @@ final class LevelDirectoryCache: Sendable {
     /// - Complexity: O(n) in the folders held.
     func removeAll(images: Set<Int>) {
         guard !images.isEmpty else { return }
-        let removed = entries.withLock { cache in
-            let doomed = cache.compactMap { images.contains($0.key.image) ? $0.key : nil }
-            return doomed.compactMap { cache.removeValue(for: $0) }
-        }
-        withExtendedLifetime(removed) {}
+        folders.removeAll { images.contains($0.image) }
     }
 
     /// Re-checks every folder held against `root` (a real path) and drops those no longer inside it (moved out, or
@@ -81,13 +63,9 @@ final class LevelDirectoryCache: Sendable {
     ///
     /// - Complexity: O(n) `readlink`s for n folders held (at most ``capacity``), done outside the lock.
     func dropOutside(root: String) -> Set<Int> {
-        let held = entries.withLock { cache in cache.map { ($0.key, $0.value) } }
-        let outside = held.filter { PathContainment.isInside(descriptor: $0.1.descriptor, root: root) != true }
+        let outside = folders.held.filter { PathContainment.isInside(descriptor: $0.value.descriptor, root: root) != true }
         guard !outside.isEmpty else { return [] }
-        let removed = entries.withLock { cache in
-            outside.compactMap { key, directory in cache.peek(key) === directory ? cache.removeValue(for: key) : nil }
-        }
-        withExtendedLifetime(removed) {}
-        return Set(outside.map(\.0.image))
+        folders.remove(outside)
+        return Set(outside.map(\.key.image))
     }
 }

@@ -118,24 +118,10 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Reads one response; `head` says it answers a HEAD request (no body whatever Content-Length says).
     func readResponse(head: Bool = false) throws -> RawResponse {
-        let headEnd = try readUntilHeadEnd()
-        let lines = String(decoding: buffer[..<headEnd], as: UTF8.self).components(separatedBy: "\r\n")
-        buffer.removeFirst(headEnd + 4)
-        let statusParts = lines[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
-            throw RawClientError(description: "bad status line \(lines[0])")
+        while true {
+            if let response = try RawResponse.parse(&buffer, head: head) { return response }
+            guard try fill() else { throw RawClientError(description: "connection closed inside a response") }
         }
-        let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }
-        let length = head || status == 304 ? 0 : Int(headers.first { $0.name.lowercased() == "content-length" }?.value ?? "0") ?? 0
-        while buffer.count < length {
-            guard try fill() else { throw RawClientError(description: "connection closed inside a body") }
-        }
-        let body = Array(buffer[..<length])
-        buffer.removeFirst(length)
-        return RawResponse(status: status, headers: headers, body: body)
     }
 
     /// Reads and discards until the server closes the connection; `true` if it did (EOF or reset) before the
@@ -194,20 +180,5 @@ final class RawHTTPConnection: @unchecked Sendable {
         }
         buffer.append(contentsOf: chunk[..<count])
         return true
-    }
-
-    private func readUntilHeadEnd() throws -> Int {
-        while true {
-            if let end = find([13, 10, 13, 10]) { return end }
-            guard try fill() else { throw RawClientError(description: "connection closed before a response head") }
-        }
-    }
-
-    private func find(_ pattern: [UInt8]) -> Int? {
-        guard buffer.count >= pattern.count else { return nil }
-        for start in 0...(buffer.count - pattern.count) where buffer[start..<(start + pattern.count)].elementsEqual(pattern) {
-            return start
-        }
-        return nil
     }
 }
