@@ -161,6 +161,8 @@ final class TileStore: Sendable {
         case .stored(let stored):
             guard !pageCacheOnly else { return try stored.tileIfCheap(key.address, of: image) }
             return try stored.tile(key.address, of: image, store: self)
+        case .archive(let archive):
+            return try archive.read(key.address, maxBytes: maxTileBytes, pageCacheOnly: pageCacheOnly)
         }
     }
 
