@@ -27,6 +27,10 @@ let package = Package(
         .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp")]),
         // Little CMS 2: colour profiles to sRGB; its error handler is routed, never printed.
         .target(name: "CLCMS", linkerSettings: [.linkedLibrary("lcms2")]),
+        // zlib's CRC-32 for ZIP entries (the PNG codec's zlib use stays inside CPNG).
+        .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
+        // Stored ZIP archives (SZI): a streaming writer and a checked, compact index of an archive's entries.
+        .target(name: "Archive", dependencies: ["CZlib", "TileGeometry"]),
         // C shim for the Linux file calls Swift's Glibc module hides (page-cache-only reads, fd real paths).
         .target(name: "CFileIO"),
         // Safe Swift over the shims: format sniffing, streaming row readers, tile encoders.
@@ -34,14 +38,14 @@ let package = Package(
         // A deterministic photo-like procedural picture of any size (demo and benchmark input).
         .target(name: "SampleImage", dependencies: ["ImageCodecs"]),
         // The streaming pyramid builder (dzsave's shape).
-        .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs"]),
+        .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs", "Archive"]),
         // A generic LRU cache with a byte budget (no locking of its own; the server wraps it).
         .target(name: "TileCache"),
         // The SwiftNIO HTTP server: tiles, descriptors, the visible-rect query, metrics, the viewer.
         .target(
             name: "TileServer",
             dependencies: [
-                "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText",
+                "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText", "Archive",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -52,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "tiler",
             dependencies: [
-                "TileGeometry", "ImageCodecs", "Slicing", "SampleImage", "TileServer", "JSONText",
+                "TileGeometry", "ImageCodecs", "Slicing", "SampleImage", "TileServer", "JSONText", "Archive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -66,12 +70,13 @@ let package = Package(
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "CLCMS", "TestSupport"]),
-        .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry", "TestSupport"]),
+        .testTarget(name: "SlicingTests", dependencies: ["Slicing", "ImageCodecs", "TileGeometry", "Archive", "TestSupport"]),
+        .testTarget(name: "ArchiveTests", dependencies: ["Archive", "TileGeometry", "TestSupport"]),
         .testTarget(name: "TileCacheTests", dependencies: ["TileCache", "TestSupport"]),
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "TileGeometry", "ImageCodecs", "TestSupport",
+                "TileServer", "TileGeometry", "ImageCodecs", "Archive", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

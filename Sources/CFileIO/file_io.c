@@ -50,9 +50,14 @@ struct tiler_cachestat {
 static int cachestat_missing = 0;
 
 int tiler_is_in_page_cache(int fd, size_t size) {
+    return tiler_is_range_in_page_cache(fd, 0, size);
+}
+
+int tiler_is_range_in_page_cache(int fd, off_t offset, size_t size) {
     if (size == 0) return 1;
+    if (offset < 0) return -1;
     if (__atomic_load_n(&cachestat_missing, __ATOMIC_RELAXED)) return -1;
-    struct tiler_cachestat_range range = {.off = 0, .len = size};
+    struct tiler_cachestat_range range = {.off = (unsigned long long)offset, .len = size};
     struct tiler_cachestat status;
     memset(&status, 0, sizeof status);
     if (syscall(TILER_SYS_CACHESTAT, fd, &range, &status, 0) != 0) {
@@ -60,6 +65,9 @@ int tiler_is_in_page_cache(int fd, size_t size) {
         return -1;
     }
     long page = sysconf(_SC_PAGESIZE);
-    unsigned long long pages = (size + (size_t)page - 1) / (size_t)page;
+    /* The pages the range touches: from the one holding its first byte to the one holding its last. */
+    unsigned long long first = (unsigned long long)offset / (unsigned long long)page;
+    unsigned long long last = ((unsigned long long)offset + size - 1) / (unsigned long long)page;
+    unsigned long long pages = last - first + 1;
     return status.nr_cache >= pages ? 1 : 0;
 }

@@ -7,6 +7,8 @@ extension PyramidBuilder {
         let tiles: Int
         let bytes: Int
         let peakBufferBytes: Int
+        /// The archive's size in bytes, for an SZI.
+        var fileBytes: Int?
     }
 
     /// Builds the whole pyramid inside `staging`: starts the workers, streams the source through the levels, waits
@@ -14,8 +16,18 @@ extension PyramidBuilder {
     func build(_ source: any RowSource, pyramid: Pyramid, in staging: StagingFolder, meter: inout ProgressMeter) throws(SliceError)
         -> BuildOutcome
     {
-        let writer = try TileWriter(filesPath: staging.filesPath, levels: pyramid.levelCount, fileExtension: options.fileExtension)
-        defer { writer.closeFolders() }
+        let folder: TileWriter?
+        let archive: ArchiveTileWriter?
+        if options.container == .szi {
+            folder = nil
+            archive = try ArchiveTileWriter(
+                path: staging.archivePath, name: staging.name, fileExtension: options.fileExtension, zip64Threshold: options.zip64Threshold)
+        } else {
+            folder = try TileWriter(filesPath: staging.filesPath, levels: pyramid.levelCount, fileExtension: options.fileExtension)
+            archive = nil
+        }
+        defer { folder?.closeFolders() }
+        let writer: any TileSink = archive ?? folder!
         let strips = StripPool(perLevel: Self.stripsPerLevel)
         let workers = TileWorkerPool(
             pyramid: pyramid, channels: source.channels, threads: options.threads, makeEncoder: options.makeEncoder,
@@ -43,13 +55,17 @@ extension PyramidBuilder {
         workers.finish(tickEvery: options.progressInterval) { meter.tick(snapshot) }
         if let failure = readError ?? workers.firstFailure { throw failure }
         if cancellation.isCancelled { throw SliceError.cancelledError }
-        try staging.writeDescriptor(
-            DZIDescriptor(
-                width: pyramid.width, height: pyramid.height, tileSize: pyramid.tileSize, overlap: pyramid.overlap,
-                format: options.fileExtension))
+        let descriptor = DZIDescriptor(
+            width: pyramid.width, height: pyramid.height, tileSize: pyramid.tileSize, overlap: pyramid.overlap, format: options.fileExtension)
+        var fileBytes: Int?
+        if let archive {
+            fileBytes = Int(try archive.finish(descriptor: descriptor.xml))
+        } else {
+            try staging.writeDescriptor(descriptor)
+        }
         meter.tick(force: true, snapshot)
         let written = workers.written
-        return BuildOutcome(tiles: written.tiles, bytes: written.bytes, peakBufferBytes: strips.peakBytes)
+        return BuildOutcome(tiles: written.tiles, bytes: written.bytes, peakBufferBytes: strips.peakBytes, fileBytes: fileBytes)
     }
 
     /// Reads every source row into the top level, checking for cancellation and worker failures between reads.

@@ -32,7 +32,8 @@ public final class PyramidBuilder: Sendable {
         cancellation.cancel()
     }
 
-    /// Slices `source`, turned to its display `orientation`, into `directory/name.dzi` and `directory/name_files/`.
+    /// Slices `source`, turned to its display `orientation`, into `directory/name.dzi` and `directory/name_files/` (or
+    /// `directory/name.szi`, as ``SliceOptions/container`` says).
     ///
     /// - Parameters:
     ///   - source: The image as stored, read top to bottom on this thread.
@@ -53,7 +54,7 @@ public final class PyramidBuilder: Sendable {
         try options.validate()
         try Self.validate(stored)
         if cancellation.isCancelled { throw SliceError.cancelledError }
-        let staging = try StagingFolder.create(directory: directory, name: name, force: options.force)
+        let staging = try StagingFolder.create(directory: directory, name: name, force: options.force, container: options.container)
         let cancellation = self.cancellation
         let source: any RowSource =
             orientation == .up
@@ -70,7 +71,8 @@ public final class PyramidBuilder: Sendable {
                 tiles: outcome.tiles, bytesWritten: outcome.bytes, seconds: seconds,
                 megapixelsPerSecond: Double(pyramid.width) * Double(pyramid.height) / 1e6 / max(seconds, 1e-9),
                 peakResidentBytes: ResidentMemory.peakBytes(), peakBufferBytes: outcome.peakBufferBytes,
-                dziPath: staging.destinationDZI, filesPath: staging.destinationFiles)
+                dziPath: staging.destinationDZI, filesPath: staging.destinationFiles, container: options.container.rawValue,
+                path: options.container == .szi ? staging.destinationArchive : staging.destinationDZI, fileBytes: outcome.fileBytes)
         } catch {
             staging.discard()
             throw error

@@ -12,6 +12,10 @@ public struct SliceOptions: Sendable {
     public var makeEncoder: @Sendable () throws -> any TileEncoding
     /// Worker threads that encode and write tiles (the calling thread decodes and shrinks), `1 ... 256`.
     public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// How the pyramid is stored: a folder of tile files, or one `.szi` archive.
+    public var container: PyramidContainer = .folder
+    /// Archive offsets and counts from this on are written as ZIP64 (tests lower it to check those records).
+    var zip64Threshold = UInt64(UInt32.max)
     /// Replace an existing `NAME.dzi` / `NAME_files` — only once the new pyramid is complete.
     public var force: Bool = false
     /// The least time between two progress callbacks, in seconds (one more comes at the end).

@@ -23,6 +23,12 @@ public struct SliceSummary: Sendable, Hashable, Codable {
     public var peakBufferBytes: Int
     /// The path of the `.dzi` written.
     public var dziPath: String
-    /// The path of the `_files` folder written.
+    /// The path of the `_files` folder written (for an SZI: where it would be; nothing is there).
     public var filesPath: String
+    /// How the pyramid is stored.
+    public var container: String = PyramidContainer.folder.rawValue
+    /// What was published: the `.dzi` of a folder pyramid, or the `.szi`.
+    public var path: String = ""
+    /// The size of the one file written (an SZI: tiles, names and directory), in bytes; nil for a folder.
+    public var fileBytes: Int?
 }

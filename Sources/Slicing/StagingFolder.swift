@@ -18,6 +18,8 @@ struct StagingFolder {
     let name: String
     /// The staging folder's path.
     let path: String
+    /// What is built: a `.dzi` and its `_files` folder, or one `.szi`.
+    var container: PyramidContainer = .folder
 
     /// The staged descriptor.
     var dziPath: String { "\(path)/\(name).dzi" }
@@ -27,13 +29,21 @@ struct StagingFolder {
     var destinationDZI: String { "\(directory)/\(name).dzi" }
     /// Where the tile folder goes.
     var destinationFiles: String { "\(directory)/\(name)_files" }
+    /// The staged archive (for ``PyramidContainer/szi``).
+    var archivePath: String { "\(path)/\(name).szi" }
+    /// Where the archive goes.
+    var destinationArchive: String { "\(directory)/\(name).szi" }
+    /// What publishing puts in place: `NAME.dzi` and `NAME_files`, or `NAME.szi`.
+    var destinations: [String] { container == .szi ? [destinationArchive] : [destinationDZI, destinationFiles] }
 
     /// Checks the destination and creates the staging folder with its owner file.
     ///
     /// - Throws: ``SliceError/Reason/invalidOptions`` for a bad name, ``SliceError/Reason/destinationExists`` when
-    ///   `NAME.dzi` or `NAME_files` exists and `force` is off, ``SliceError/Reason/destination`` when `directory` is
-    ///   missing, not a folder, or not writable.
-    static func create(directory given: String, name: String, force: Bool) throws(SliceError) -> StagingFolder {
+    ///   `NAME.dzi` or `NAME_files` (`NAME.szi` for an archive) exists and `force` is off,
+    ///   ``SliceError/Reason/destination`` when `directory` is missing, not a folder, or not writable.
+    static func create(directory given: String, name: String, force: Bool, container: PyramidContainer = .folder) throws(SliceError)
+        -> StagingFolder
+    {
         var directory = given
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
@@ -42,9 +52,9 @@ struct StagingFolder {
         var info = stat()
         guard stat(directory, &info) == 0 else { throw SliceError.system(.destination, "cannot use output folder \(directory)", errno: errno) }
         guard info.st_mode & S_IFMT == S_IFDIR else { throw SliceError(.destination, "output folder \(directory) is not a folder") }
-        let probe = StagingFolder(directory: directory, name: name, path: "")
+        let probe = StagingFolder(directory: directory, name: name, path: "", container: container)
         if !force {
-            for existing in [probe.destinationDZI, probe.destinationFiles] where exists(existing) {
+            for existing in probe.destinations where exists(existing) {
                 throw SliceError(.destinationExists, "\(existing) already exists (use --force to replace it)")
             }
         }
@@ -53,7 +63,7 @@ struct StagingFolder {
             throw SliceError.system(.destination, "cannot create a temporary folder in \(directory)", errno: errno)
         }
         let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let staging = StagingFolder(directory: directory, name: name, path: path)
+        let staging = StagingFolder(directory: directory, name: name, path: path, container: container)
         if let code = TileWriter.writeFile(name: "\(path)/\(StagingOwner.fileName)", bytes: Array(StagingOwner.current().line.utf8)) {
             staging.discard()
             throw SliceError.system(.destination, "cannot write \(path)/\(StagingOwner.fileName)", errno: code)
@@ -70,6 +80,11 @@ struct StagingFolder {
 
     /// Moves the staged pyramid into place (replacing the old one if `force`) and deletes the staging folder.
     func publish(force: Bool) throws(SliceError) {
+        if container == .szi {
+            try publishArchive(force: force)
+            discard()
+            return
+        }
         var undo: [(from: String, to: String)] = []
         do throws(SliceError) {
             if force {
@@ -122,17 +137,33 @@ struct StagingFolder {
         guard rename(from, to) == 0 else { throw SliceError.system(.destination, "cannot move \(from) to \(to)", errno: errno) }
     }
 
+    /// Puts the one archive file in place: `rename` (which replaces atomically) with `force`, else the same
+    /// never-replacing `link` as the descriptor's.
+    private func publishArchive(force: Bool) throws(SliceError) {
+        if force {
+            try move(archivePath, to: destinationArchive)
+        } else {
+            try linkFile(archivePath, to: destinationArchive)
+        }
+    }
+
     /// Publishes the descriptor with `link` + `unlink`, which, unlike `rename`, never replaces an existing file.
     /// File systems without hard links get a checked `rename`.
     private func linkDescriptor() throws(SliceError) {
-        if link(dziPath, destinationDZI) == 0 {
-            unlink(dziPath)
+        try linkFile(dziPath, to: destinationDZI)
+    }
+
+    /// Moves file `from` to `to` with `link` + `unlink`, failing if `to` exists.
+    private func linkFile(_ from: String, to: String) throws(SliceError) {
+        if link(from, to) == 0 {
+            unlink(from)
             return
         }
         let code = errno
-        guard code == EPERM || code == EOPNOTSUPP || code == EMLINK, !Self.exists(destinationDZI) else {
-            throw SliceError.system(.destination, "cannot move \(dziPath) to \(destinationDZI)", errno: code)
+        if code == EEXIST { throw SliceError(.destinationExists, "\(to) appeared while slicing; nothing was replaced") }
+        guard code == EPERM || code == EOPNOTSUPP || code == EMLINK, !Self.exists(to) else {
+            throw SliceError.system(.destination, "cannot move \(from) to \(to)", errno: code)
         }
-        try move(dziPath, to: destinationDZI)
+        try move(from, to: to)
     }
 }

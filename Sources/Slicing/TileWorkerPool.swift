@@ -22,14 +22,14 @@ final class TileWorkerPool: @unchecked Sendable {
     private let channels: Int
     private let threads: Int
     private let makeEncoder: @Sendable () throws -> any TileEncoding
-    private let writer: TileWriter
+    private let writer: any TileSink
     private let strips: StripPool
     private let cancellation: SliceCancellation
 
     /// Creates a pool; no thread runs before ``start()``.
     init(
         pyramid: Pyramid, channels: Int, threads: Int, makeEncoder: @escaping @Sendable () throws -> any TileEncoding,
-        writer: TileWriter, strips: StripPool, cancellation: SliceCancellation
+        writer: any TileSink, strips: StripPool, cancellation: SliceCancellation
     ) {
         self.pyramid = pyramid
         self.channels = channels

@@ -30,4 +30,9 @@ int tiler_fd_is_inside(int fd, const char *root, size_t root_length);
  */
 int tiler_is_in_page_cache(int fd, size_t size);
 
+/*
+ * Whether the `size` bytes of `fd` from `offset` (a tile inside an archive) are all in the page cache, as above.
+ */
+int tiler_is_range_in_page_cache(int fd, off_t offset, size_t size);
+
 #endif

@@ -16,9 +16,20 @@ enum DirectoryWalker {
         enum Kind: Sendable {
             /// A `.dzi` descriptor beside its `_files` folder.
             case descriptor
+            /// An SZI (`*.szi`): a Deep Zoom pyramid in one stored ZIP, its tiles sent from the archive.
+            case archive
             /// A file that may hold a whole pyramid, read in place (`*.tif`, `*.tiff`, `*.btf`, `*.tf8`, `*.svs`,
             /// `*.ome.tif(f)`).
             case storedPyramid
+
+            /// Which kind wins a name several have: a `.dzi`, then an `.szi`, then a TIFF.
+            var rank: Int {
+                switch self {
+                case .descriptor: 0
+                case .archive: 1
+                case .storedPyramid: 2
+                }
+            }
         }
     }
 
@@ -94,6 +105,8 @@ enum DirectoryWalker {
                 let kind: Found.Kind
                 if name.hasSuffix(".dzi") && name.utf8.count > 4 {
                     (stem, kind) = (name.dropLast(4), .descriptor)
+                } else if name.lowercased().hasSuffix(".szi") && name.utf8.count > 4 {
+                    (stem, kind) = (name.dropLast(4), .archive)
                 } else if let stored = storedPyramidStem(name) {
                     (stem, kind) = (stored, .storedPyramid)
                 } else {
@@ -119,16 +132,18 @@ enum DirectoryWalker {
     /// `.dzi` wins, else the file whose bytes sort first; the others are refused (logged once).
     private static func preferringDescriptors(_ found: [Found], refused: inout [Refused]) -> [Found] {
         var descriptors = Set(found.lazy.filter { $0.kind == .descriptor }.map(\.name))
+        // Sorted by kind, then by path: the first of each name is kept.
         var kept: [Found] = []
         for entry in found.sorted(by: {
-            $0.kind == .descriptor && $1.kind != .descriptor || ($0.kind == $1.kind && $0.path.utf8.lexicographicallyPrecedes($1.path.utf8))
+            $0.kind.rank < $1.kind.rank || ($0.kind == $1.kind && $0.path.utf8.lexicographicallyPrecedes($1.path.utf8))
         }) {
-            if entry.kind == .storedPyramid && !descriptors.insert(entry.name).inserted {
+            if entry.kind != .descriptor && !descriptors.insert(entry.name).inserted {
                 let file = entry.path.split(separator: "/").last.map(String.init) ?? entry.path
                 let folder = entry.name.split(separator: "/").dropLast().joined(separator: "/")
                 refused.append(
                     Refused(
-                        path: folder.isEmpty ? file : folder + "/" + file, reason: "a pyramid named \(entry.name) is already served (a .dzi wins)"))
+                        path: folder.isEmpty ? file : folder + "/" + file,
+                        reason: "a pyramid named \(entry.name) is already served (a .dzi wins, then an .szi)"))
                 continue
             }
             kept.append(entry)

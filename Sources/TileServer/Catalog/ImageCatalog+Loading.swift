@@ -33,17 +33,23 @@ extension ImageCatalog {
         }
         if state.rejected[found.path] == signature { return .rejected }
         do {
-            let image =
-                found.kind == .descriptor
-                ? try load(found, signature: signature, id: state.nextID) : try loadStored(found, signature: signature, id: state.nextID)
+            let image: CatalogImage
+            switch found.kind {
+            case .descriptor: image = try load(found, signature: signature, id: state.nextID)
+            case .archive: image = try loadArchive(found, signature: signature, id: state.nextID)
+            case .storedPyramid: image = try loadStored(found, signature: signature, id: state.nextID)
+            }
             state.nextID += 1
             return .serve(image)
         } catch let error as CatalogError {
             guard error.permanent else { return .notYet }
             state.rejected[found.path] = signature
-            if found.kind == .descriptor {
+            switch found.kind {
+            case .descriptor:
                 logger.warning("Skipping \(found.name).dzi: \(error.message)")
-            } else {
+            case .archive:
+                logger.warning("Not serving \(found.path): \(error.message)")
+            case .storedPyramid:
                 // A plain striped or single-resolution TIFF is no error: `tiler slice` is for those.
                 logger.log(level: error.quiet ? .debug : .warning, "Not serving \(found.path) in place: \(error.message)")
             }

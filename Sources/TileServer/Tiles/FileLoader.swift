@@ -132,15 +132,25 @@ enum FileLoader {
     static func readOpened(_ descriptor: Int32, size: Int, modified: timespec, pageCacheOnly: Bool) throws(FileLoadError)
         -> LoadedFile?
     {
+        try readRegion(
+            descriptor, offset: 0, size: size, tag: (Int(modified.tv_sec), Int(modified.tv_nsec)), pageCacheOnly: pageCacheOnly)
+    }
+
+    /// Reads `size` bytes at `offset` of the open regular file `descriptor` (a tile file, or a tile inside an archive)
+    /// into a ``LoadedFile`` whose entity tag is made of `size` and the two numbers of `tag` (a file's modification
+    /// time; for an archive's tile, the archive's time in seconds and the tile's offset); with `pageCacheOnly`, `nil`
+    /// as soon as a read would wait for the disk.
+    static func readRegion(_ descriptor: Int32, offset: Int, size: Int, tag: (seconds: Int, fraction: Int), pageCacheOnly: Bool)
+        throws(FileLoadError) -> LoadedFile?
+    {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(LoadedFile.maxHeadLength + size)
-        let etagLineLength = LoadedFile.writeHead(
-            into: &buffer, size: size, seconds: Int(modified.tv_sec), nanoseconds: Int(modified.tv_nsec))
+        let etagLineLength = LoadedFile.writeHead(into: &buffer, size: size, seconds: tag.seconds, nanoseconds: tag.fraction)
         let bodyOffset = buffer.writerIndex
         var outcome = ReadOutcome.complete
         if size > 0 {
             buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
-                let (done, result) = readFully(descriptor, into: destination.baseAddress!, size: size, pageCacheOnly: pageCacheOnly)
+                let (done, result) = readFully(descriptor, into: destination.baseAddress!, at: offset, size: size, pageCacheOnly: pageCacheOnly)
                 outcome = result
                 return done
             }
@@ -157,15 +167,15 @@ enum FileLoader {
 
     private enum ReadOutcome { case complete, wouldBlock, shortOrFailed }
 
-    private static func readFully(_ descriptor: Int32, into destination: UnsafeMutableRawPointer, size: Int, pageCacheOnly: Bool)
+    private static func readFully(_ descriptor: Int32, into destination: UnsafeMutableRawPointer, at offset: Int, size: Int, pageCacheOnly: Bool)
         -> (Int, ReadOutcome)
     {
         var done = 0
         while done < size {
             let count =
                 pageCacheOnly
-                ? tiler_pread_cached(descriptor, destination + done, size - done, off_t(done))
-                : pread(descriptor, destination + done, size - done, off_t(done))
+                ? tiler_pread_cached(descriptor, destination + done, size - done, off_t(offset + done))
+                : pread(descriptor, destination + done, size - done, off_t(offset + done))
             if count < 0 && errno == EINTR { continue }
             if count < 0 && pageCacheOnly { return (done, .wouldBlock) }  // EAGAIN, or no RWF_NOWAIT here
             guard count > 0 else { return (done, .shortOrFailed) }

@@ -3,7 +3,8 @@ import Glibc
 import NIOCore
 
 /// A tile file kept open to be sent with `sendfile` (the kernel copies the page cache to the socket; the bytes
-/// never enter the process), with its response header lines prepared once.
+/// never enter the process), with its response header lines prepared once. For a pyramid in an archive (an SZI), the
+/// archive kept open, and where the tile's bytes lie in it.
 ///
 /// Immutable; kept by one event loop's table (see ``OpenTileFiles``). The descriptor is closed when the last reference goes: the
 /// loop's table, or a response still being written.
@@ -11,9 +12,13 @@ final class OpenTile: Sendable {
     /// The open file; sent with `FileRegion`s.
     let handle: NIOFileHandle
     /// Where the bytes this response stands for start in the file (0: a tile file of its own), in bytes.
-    let offset = 0
+    let offset: Int
     /// The size in bytes of what the response stands for (a tile file: the whole file).
     let size: Int
+    /// The open file's size when opened, in bytes (a tile file: ``size``).
+    private let fileSize: Int
+    /// The two numbers of the entity tag besides the size (see ``FileLoader/readRegion(_:offset:size:tag:pageCacheOnly:)``).
+    private let tag: (seconds: Int, fraction: Int)
     /// `ETag: "…"\r\nContent-Length: N\r\n\r\n`, as in ``LoadedFile``.
     let head: ByteBuffer
     /// The length of the `ETag` line at the start of ``head``.
@@ -27,7 +32,7 @@ final class OpenTile: Sendable {
     /// - Returns: `nil` when the name is missing, is a symlink (the path-based load judges those), is not a regular
     ///   file or is larger than `maxBytes`, or no descriptor is left: the caller reads the tile the usual way, which
     ///   gives the right answer or error.
-    init?(column: Int32, row: Int32, format: String.UTF8View, in directory: Int32, maxBytes: Int) {
+    convenience init?(column: Int32, row: Int32, format: String.UTF8View, in directory: Int32, maxBytes: Int) {
         let descriptor = FileLoader.openTile(column: column, row: row, format: format, in: directory)
         guard descriptor >= 0 else { return nil }
         var status = stat()
@@ -35,13 +40,23 @@ final class OpenTile: Sendable {
             close(descriptor)
             return nil
         }
+        self.init(
+            descriptor: descriptor, offset: 0, size: Int(status.st_size), fileSize: Int(status.st_size), modified: status.st_mtim,
+            tag: (Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec)))
+    }
+
+    /// Takes `descriptor` (closed with this value) standing for the `size` bytes at `offset` of a file of `fileSize`
+    /// bytes last modified at `modified`; the entity tag is made of `size` and `tag`.
+    init(descriptor: Int32, offset: Int, size: Int, fileSize: Int, modified: timespec, tag: (seconds: Int, fraction: Int)) {
         self.descriptor = descriptor
-        self.size = Int(status.st_size)
-        self.modified = status.st_mtim
+        self.offset = offset
+        self.size = size
+        self.fileSize = fileSize
+        self.modified = modified
+        self.tag = tag
         var head = ByteBuffer()
         head.reserveCapacity(LoadedFile.maxHeadLength)
-        self.etagLineLength = LoadedFile.writeHead(
-            into: &head, size: size, seconds: Int(status.st_mtim.tv_sec), nanoseconds: Int(status.st_mtim.tv_nsec))
+        self.etagLineLength = LoadedFile.writeHead(into: &head, size: size, seconds: tag.seconds, nanoseconds: tag.fraction)
         self.head = head
         self.handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
     }
@@ -57,7 +72,7 @@ final class OpenTile: Sendable {
     var isCurrent: Bool {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return false }
-        return status.st_nlink > 0 && Int(status.st_size) == size && status.st_mtim.tv_sec == modified.tv_sec
+        return status.st_nlink > 0 && Int(status.st_size) == fileSize && status.st_mtim.tv_sec == modified.tv_sec
             && status.st_mtim.tv_nsec == modified.tv_nsec
     }
 
@@ -73,7 +88,7 @@ final class OpenTile: Sendable {
     /// Whether every byte is in the page cache, so that sending it cannot wait for the disk; `nil` when this kernel
     /// cannot tell (before Linux 6.5, or a seccomp filter): then treat it as not. One system call.
     var isInPageCache: Bool? {
-        switch tiler_is_in_page_cache(descriptor, size) {
+        switch tiler_is_range_in_page_cache(descriptor, off_t(offset), size) {
         case 1: true
         case 0: false
         default: nil
@@ -85,12 +100,12 @@ final class OpenTile: Sendable {
     /// time are those checked by the last ``isCurrent``.
     func read() throws(FileLoadError) -> LoadedFile {
         // Without pageCacheOnly the read never gives up for want of memory: nil cannot come back.
-        try FileLoader.readOpened(descriptor, size: size, modified: modified, pageCacheOnly: false)!
+        try FileLoader.readRegion(descriptor, offset: offset, size: size, tag: tag, pageCacheOnly: false)!
     }
 
     /// Reads the whole file into a ``LoadedFile`` (for the cache) from the open descriptor, without waiting for the
     /// disk; `nil` if that would wait. Its size and time are those checked by the last ``isCurrent`` (no `fstat`).
     func readIfCached() throws(FileLoadError) -> LoadedFile? {
-        try FileLoader.readOpened(descriptor, size: size, modified: modified, pageCacheOnly: true)
+        try FileLoader.readRegion(descriptor, offset: offset, size: size, tag: tag, pageCacheOnly: true)
     }
 }

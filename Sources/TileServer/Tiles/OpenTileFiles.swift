@@ -34,6 +34,11 @@ final class OpenTileFiles {
             if file.isCurrent { return file }
             files.removeValue(for: key)
         }
+        if case .archive(let archive) = image.source {
+            guard let file = archive.open(key.address, maxBytes: maxBytes) else { return nil }
+            files.insert(file, for: key, cost: 1)
+            return file
+        }
         guard let directory = image.folder?.levels.directory(level: Int(key.level)) else { return nil }
         // The folder stays open (not closed by an eviction) until the `openat` is done.
         let opened = withExtendedLifetime(directory) {

@@ -7,6 +7,9 @@ enum TileSource: Sendable {
     /// A pyramid stored in one file and read in place (a pyramidal TIFF): each Deep Zoom tile is a stored tile passed
     /// through untouched where one matches exactly, else made from the stored tiles it covers.
     case stored(StoredTiles)
+    /// A Deep Zoom pyramid in one stored ZIP (an SZI): each tile's bytes sent from the archive as they are (from the
+    /// cache, or with `sendfile` from their offset in the open archive).
+    case archive(ArchiveTiles)
 }
 
 /// A folder pyramid's tiles.

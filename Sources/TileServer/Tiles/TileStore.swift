@@ -172,6 +172,8 @@ final class TileStore: Sendable {
         case .stored(let stored):
             guard !pageCacheOnly else { return try stored.tileIfCheap(key.address, of: image) }
             return try makeStored(key, of: image, stored, reserving: reserving)
+        case .archive(let archive):
+            return try archive.read(key.address, maxBytes: maxTileBytes, pageCacheOnly: pageCacheOnly)
         }
     }
 

@@ -9,6 +9,7 @@ struct SliceRequest {
     var input: String
     var output: String
     var name: String?
+    var container: PyramidContainer = .folder
     var tileSize: Int
     var overlap: Int
     var format: String
@@ -61,6 +62,7 @@ struct SliceRequest {
         options.overlap = overlap
         options.threads = threads
         options.force = force
+        options.container = container
         options.progressInterval = 0.1
         let created = try OutputFolder.create(output)
         for leftover in StagingSweep.removeLeftovers(in: output) { StandardError.print("tiler: \(leftover)") }

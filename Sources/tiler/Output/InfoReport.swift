@@ -11,6 +11,8 @@ struct InfoReport {
     let pyramid: Pyramid
     /// Rows decoded by `--verify`, or nil when not verified.
     let verifiedRows: Int?
+    /// The pyramid a TIFF stores, when it is one `tiler serve` reads in place.
+    var stored: TIFFPyramid? = nil
 
     var tileCount: Int { (0...pyramid.maxLevel).reduce(0) { $0 + pyramid.grid($1).columns * pyramid.grid($1).rows } }
 
@@ -42,6 +44,7 @@ struct InfoReport {
             lines.append("  streams: yes, strip by strip in memory bounded by the width")
         }
         if let rows = verifiedRows { lines.append("  verified: all \(rows) rows decode cleanly") }
+        if let stored { lines += Self.storedPyramidLines(stored) }
         lines.append("pyramid (\(pyramid.tileSize)-px tiles, overlap 0): \(pyramid.levelCount) levels, \(tileCount) tiles")
         for level in stride(from: pyramid.maxLevel, through: 0, by: -1) {
             let size = pyramid.levelSize(level)
@@ -80,6 +83,10 @@ struct InfoReport {
             if let tiff = header.tiff {
                 out.key("tiff")
                 Self.writeTIFF(tiff, to: &out)
+            }
+            if let stored {
+                out.key("storedPyramid")
+                Self.writeStoredPyramid(stored, to: &out)
             }
             out.key("pyramid")
             out.openObject()

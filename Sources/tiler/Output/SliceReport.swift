@@ -31,7 +31,7 @@ struct SliceReport {
         let mib = Double(summary.bytesWritten) / 1_048_576
         let peak = summary.peakResidentBytes.map { String(format: ", peak memory %.0f MiB", Double($0) / 1_048_576) } ?? ""
         var line = String(
-            format: "wrote %@: %d × %d, %d levels, %d tiles, %.1f MiB in %.2f s (%.0f MP/s%@)", summary.dziPath, summary.width,
+            format: "wrote %@: %d × %d, %d levels, %d tiles, %.1f MiB in %.2f s (%.0f MP/s%@)", summary.path, summary.width,
             summary.height, summary.levels, summary.tiles, mib, summary.seconds, summary.megapixelsPerSecond, peak)
         if let orientation { line += "\n  orientation \(orientation) applied" }
         line += "\n  colour: \(colour)"
@@ -57,8 +57,14 @@ struct SliceReport {
             out.member("seconds", summary.seconds)
             out.member("megapixelsPerSecond", summary.megapixelsPerSecond)
             out.member("peakMemoryBytes", summary.peakResidentBytes)
-            out.member("dzi", summary.dziPath)
-            out.member("files", summary.filesPath)
+            out.member("container", summary.container)
+            out.member("path", summary.path)
+            if let fileBytes = summary.fileBytes {
+                out.member("fileBytes", fileBytes)
+            } else {
+                out.member("dzi", summary.dziPath)
+                out.member("files", summary.filesPath)
+            }
             out.closeObject()
         }
     }

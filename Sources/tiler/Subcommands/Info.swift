@@ -3,17 +3,20 @@ import Foundation
 import ImageCodecs
 import TileGeometry
 
-/// `tiler info`: prints what a PNG or JPEG holds and the pyramid it would make, reading only the header.
+/// `tiler info`: prints what a PNG or JPEG holds and the pyramid it would make, reading only the header; for an SZI or
+/// a pyramidal TIFF, the pyramid it holds and whether `tiler serve` passes its tiles through.
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show an image's header facts and the pyramid it would produce (reads only the header).",
         discussion: """
             Answers instantly even for gigapixel files: only the header is read. With --verify, every row is \
-            also decoded, strip by strip in memory bounded by the width, and any damage fails the command.
+            also decoded, strip by strip in memory bounded by the width, and any damage fails the command. For an \
+            SZI (one-file Deep Zoom pyramid) it lists the levels and tiles the archive holds; for a pyramidal TIFF, \
+            also its stored levels and which of them tiler serve passes through as stored.
             """
     )
 
-    @Argument(help: "A PNG, JPEG, TIFF or WebP file (recognised by its content, not its name).")
+    @Argument(help: "A PNG, JPEG, TIFF or WebP file (recognised by its content, not its name), or an SZI.")
     var image: String
 
     @Flag(help: "Print JSON instead of text.")
@@ -32,6 +35,11 @@ struct Info: ParsableCommand {
     }
 
     func run() throws {
+        if ArchiveReport.isArchive(image) {
+            let report = try ArchiveReport(path: image)
+            print(json ? report.json : report.text, terminator: "")
+            return
+        }
         let options = decoding.decodeOptions()
         let header = try ImageDecoder.readHeader(path: image, options: options)
         var verifiedRows: Int?
@@ -40,7 +48,8 @@ struct Info: ParsableCommand {
         }
         // The pyramid `tiler slice` makes by default: displayed orientation.
         let pyramid = Pyramid(width: header.displaySize.width, height: header.displaySize.height, tileSize: tileSize, overlap: 0)
-        let report = InfoReport(path: image, header: header, pyramid: pyramid, verifiedRows: verifiedRows)
+        var report = InfoReport(path: image, header: header, pyramid: pyramid, verifiedRows: verifiedRows)
+        if header.format == .tiff { report.stored = try? TIFFPyramid(path: image) }
         print(json ? report.json : report.text, terminator: "")
     }
 }

@@ -4,12 +4,13 @@ import ImageCodecs
 import Slicing
 import TileGeometry
 
-/// `tiler slice`: streams a PNG, JPEG or TIFF into a Deep Zoom pyramid (`NAME.dzi` + `NAME_files/`).
+/// `tiler slice`: streams a PNG, JPEG or TIFF into a Deep Zoom pyramid (`NAME.dzi` + `NAME_files/`, or one `NAME.szi`).
 struct Slice: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Slice a huge PNG, JPEG or TIFF into a Deep Zoom tile pyramid, streaming, on every core.",
         discussion: """
-            Writes DIR/NAME.dzi and DIR/NAME_files/LEVEL/COL_ROW.EXT. The pyramid is built in a hidden folder beside \
+            Writes DIR/NAME.dzi and DIR/NAME_files/LEVEL/COL_ROW.EXT, or with --container szi (or -o DIR/NAME.szi) one \
+            file DIR/NAME.szi: a stored ZIP of the same files under NAME/, as vips dzsave --container zip writes. The pyramid is built in a hidden folder beside \
             the destination and moved into place only when complete: on any error or interruption nothing is left \
             behind, and an existing pyramid is replaced (with --force) only once the new one is whole. Hidden folders \
             that killed slices left in the output folder are removed first (those of running slices and of other \
@@ -20,8 +21,11 @@ struct Slice: ParsableCommand {
     @Argument(help: "The PNG, JPEG, TIFF or BigTIFF to slice (recognised by its content).")
     var input: String
 
-    @Option(name: .shortAndLong, help: "The folder to write into (created if missing).")
+    @Option(name: .shortAndLong, help: "The folder to write into (created if missing), or DIR/NAME.szi for one SZI file.")
     var output = "."
+
+    @Option(help: "How to store the pyramid: folder (NAME.dzi + NAME_files/) or szi (one NAME.szi).")
+    var container: String?
 
     @Option(help: "The pyramid's name (default: the input's base name).")
     var name: String?
@@ -80,11 +84,30 @@ struct Slice: ParsableCommand {
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be 1–256") }
         if keepColour && strictColour { throw ValidationError("--keep-colour and --strict-colour cannot be used together") }
         if let name { try SliceRequest.validate(name: name) }
+        if let container, PyramidContainer(rawValue: container) == nil { throw ValidationError("--container must be folder or szi") }
+        if PyramidContainer.implied(byOutput: output) != nil {
+            guard container == nil || container == "szi" else {
+                throw ValidationError("-o \(output) names an SZI file but --container is \(container!)")
+            }
+            guard name == nil else { throw ValidationError("-o \(output) names the SZI file: leave out --name") }
+        }
+    }
+
+    /// The folder, name and container `-o`, `--name` and `--container` ask for.
+    var destination: (folder: String, name: String?, container: PyramidContainer) {
+        if PyramidContainer.implied(byOutput: output) != nil {
+            let url = URL(fileURLWithPath: output)
+            return (url.deletingLastPathComponent().path, url.deletingPathExtension().lastPathComponent, .szi)
+        }
+        return (output, name, container.flatMap(PyramidContainer.init(rawValue:)) ?? .folder)
     }
 
     func run() throws {
+        let destination = destination
+        if let name = destination.name { try SliceRequest.validate(name: name) }
         let request = SliceRequest(
-            input: input, output: output, name: name, tileSize: tileSize, overlap: overlap, format: format, quality: quality,
+            input: input, output: destination.folder, name: destination.name, container: destination.container, tileSize: tileSize, overlap: overlap,
+            format: format, quality: quality,
             pngLevel: pngLevel, optimizeHuffman: optimizeHuffman, lossless: lossless,
             threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, force: force, autorotate: !noAutorotate, decodeOptions: decodeOptions())
         let (summary, header) = try request.run(showProgress: !quiet)

@@ -1,0 +1,147 @@
+import Glibc
+import TileGeometry
+
+/// A Deep Zoom pyramid in one stored ZIP (an SZI, as `tiler slice --container szi` and `vips dzsave --container zip`
+/// write it): `TOP/STEM.dzi` and `TOP/STEM_files/LEVEL/COL_ROW.EXT` under one top folder. Opened once per file
+/// version into a compact index: where each tile's bytes lie, so they can be sent straight from the archive.
+///
+/// Everything in ``ZIPDirectory`` is checked, and further: one top folder, exactly one descriptor in it, a valid
+/// descriptor, and every tile inside its level's grid. Other entries (libvips' `vips-properties.xml`) are ignored;
+/// a tile missing from the archive is simply absent.
+public struct SZIArchive: Sendable {
+    /// The archive's size in bytes.
+    public let fileSize: UInt64
+    /// The top folder's name.
+    public let topFolder: String
+    /// The descriptor's name without `.dzi` (the tiles are in `STEM_files`).
+    public let stem: String
+    /// The descriptor's bytes as stored.
+    public let descriptorBytes: [UInt8]
+    /// The parsed descriptor.
+    public let descriptor: DZIDescriptor
+    /// Tiles present in the archive.
+    public let tileCount: Int
+    /// Entries that are neither the descriptor nor a tile, ignored.
+    public let otherEntries: Int
+    private let levelStarts: [Int]
+    private let offsets: [UInt64]
+    private let sizes: [UInt32]
+
+    /// The longest descriptor read, in bytes.
+    public static let maxDescriptorBytes = 1 << 16
+    /// A slot with no tile.
+    private static let absent = UInt64.max
+
+    /// Opens and indexes the SZI at `path`.
+    public init(path: String) throws(ArchiveError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ArchiveError("\(path): cannot open", errno: errno) }
+        defer { close(fd) }
+        try self.init(fd: fd, label: path)
+    }
+
+    /// Indexes the SZI open as `fd`; `label` names it in errors.
+    ///
+    /// - Throws: ``ArchiveError`` with one line saying what is wrong.
+    /// - Complexity: O(n log n) for n entries; about four allocations per archive for the index, none per tile.
+    public init(fd: Int32, label: String) throws(ArchiveError) {
+        let directory = try ZIPDirectory(fd: fd, label: label)
+        let top = try Self.topFolder(of: directory, label: label)
+        let descriptorIndex = try Self.descriptorEntry(of: directory, top: top, label: label)
+        let descriptorName = directory.name(descriptorIndex).dropFirst(top.count + 1)
+        stem = String(decoding: descriptorName.dropLast(4), as: UTF8.self)
+        topFolder = String(decoding: top, as: UTF8.self)
+        guard directory.sizes[descriptorIndex] <= UInt64(Self.maxDescriptorBytes) else { throw ArchiveError("\(label): the descriptor is too large") }
+        descriptorBytes = try ZIPDirectory.read(
+            fd, at: directory.dataOffsets[descriptorIndex], count: Int(directory.sizes[descriptorIndex]), label: label)
+        do {
+            descriptor = try DZIDescriptor(xml: String(decoding: descriptorBytes, as: UTF8.self))
+        } catch {
+            throw ArchiveError("\(label): descriptor \(topFolder)/\(stem).dzi: \(error)")
+        }
+        let pyramid = descriptor.pyramid
+        var starts: [Int] = []
+        var total = 0
+        for level in 0...pyramid.maxLevel {
+            starts.append(total)
+            let grid = pyramid.grid(level)
+            total += grid.columns * grid.rows
+        }
+        levelStarts = starts
+        fileSize = directory.fileSize
+        var offsets = [UInt64](repeating: Self.absent, count: total)
+        var sizes = [UInt32](repeating: 0, count: total)
+        let prefix = Array(top) + [UInt8(ascii: "/")] + Array(stem.utf8) + Array("_files/".utf8)
+        let suffix = Array(".\(descriptor.format)".utf8)
+        var tiles = 0
+        var others = 0
+        for index in 0..<directory.count where index != descriptorIndex {
+            let name = directory.name(index)
+            guard name.starts(with: prefix), name.count > prefix.count + suffix.count, name.reversed().starts(with: suffix.reversed()),
+                let address = TileName.parse(name.dropFirst(prefix.count).dropLast(suffix.count))
+            else {
+                others += 1
+                continue
+            }
+            guard address.level <= pyramid.maxLevel, address.column < pyramid.grid(address.level).columns,
+                address.row < pyramid.grid(address.level).rows
+            else {
+                throw ArchiveError("\(label): tile \(String(decoding: name, as: UTF8.self)) lies outside the pyramid")
+            }
+            guard directory.sizes[index] > 0, directory.sizes[index] < UInt64(UInt32.max) else {
+                throw ArchiveError("\(label): tile \(String(decoding: name, as: UTF8.self)) has \(directory.sizes[index]) bytes")
+            }
+            let slot = starts[address.level] + address.row * pyramid.grid(address.level).columns + address.column
+            guard offsets[slot] == Self.absent else { throw ArchiveError("\(label): tile \(String(decoding: name, as: UTF8.self)) appears twice") }
+            offsets[slot] = directory.dataOffsets[index]
+            sizes[slot] = UInt32(directory.sizes[index])
+            tiles += 1
+        }
+        self.offsets = offsets
+        self.sizes = sizes
+        tileCount = tiles
+        otherEntries = others
+    }
+
+    /// Where tile (`level`, `column`, `row`)'s bytes lie in the file, or nil when the archive lacks it (or the address
+    /// is outside the pyramid). - Complexity: O(1).
+    public func tile(level: Int, column: Int, row: Int) -> (offset: UInt64, size: Int)? {
+        guard level >= 0, level < levelStarts.count else { return nil }
+        let grid = descriptor.pyramid.grid(level)
+        guard column >= 0, column < grid.columns, row >= 0, row < grid.rows else { return nil }
+        let slot = levelStarts[level] + row * grid.columns + column
+        guard offsets[slot] != Self.absent else { return nil }
+        return (offsets[slot], Int(sizes[slot]))
+    }
+
+    /// The one top folder every entry is in.
+    private static func topFolder(of directory: ZIPDirectory, label: String) throws(ArchiveError) -> ArraySlice<UInt8> {
+        guard directory.count > 0 else { throw ArchiveError("\(label): the archive is empty") }
+        let first = directory.name(0)
+        guard let slash = first.firstIndex(of: UInt8(ascii: "/")) else {
+            throw ArchiveError("\(label): entry \(String(decoding: first, as: UTF8.self)) is not inside a top folder")
+        }
+        let top = first[first.startIndex..<slash]
+        for index in 1..<directory.count {
+            let name = directory.name(index)
+            guard name.count > top.count, name.starts(with: top), name[name.startIndex + top.count] == UInt8(ascii: "/") else {
+                throw ArchiveError("\(label): entries lie in more than one top folder (\(String(decoding: name, as: UTF8.self)))")
+            }
+        }
+        return top
+    }
+
+    /// The one `TOP/STEM.dzi` entry.
+    private static func descriptorEntry(of directory: ZIPDirectory, top: ArraySlice<UInt8>, label: String) throws(ArchiveError) -> Int {
+        let suffix = Array(".dzi".utf8)
+        var found: [Int] = []
+        for index in 0..<directory.count {
+            let rest = directory.name(index).dropFirst(top.count + 1)
+            if rest.count > suffix.count, !rest.contains(UInt8(ascii: "/")), rest.reversed().starts(with: suffix.reversed()) { found.append(index) }
+        }
+        guard found.count == 1 else {
+            throw ArchiveError("\(label): \(found.isEmpty ? "no" : "\(found.count)") .dzi descriptors in the top folder; an SZI has one")
+        }
+        return found[0]
+    }
+}

@@ -1,0 +1,103 @@
+import Archive
+import Foundation
+import JSONText
+import TileGeometry
+
+/// What `tiler info` prints for an SZI: the container, its descriptor, each level's tiles (present of expected), and
+/// how the server sends them. Reads the central directory and the descriptor, no tile.
+struct ArchiveReport {
+    let path: String
+    let archive: SZIArchive
+
+    /// Whether `path` looks like an SZI: named `*.szi`, or starting with a ZIP local file header.
+    static func isArchive(_ path: String) -> Bool {
+        if path.lowercased().hasSuffix(".szi") { return true }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 4)) == Data([0x50, 0x4b, 0x03, 0x04])
+    }
+
+    /// Opens and checks the archive at `path`.
+    ///
+    /// - Throws: a ``CommandFailure`` with the archive's one-line refusal.
+    init(path: String) throws {
+        self.path = path
+        do {
+            archive = try SZIArchive(path: path)
+        } catch {
+            throw CommandFailure("not a servable SZI: \(error.message)")
+        }
+    }
+
+    private var pyramid: Pyramid { archive.descriptor.pyramid }
+
+    /// Tiles at `level` present in the archive.
+    private func present(_ level: Int) -> Int {
+        let grid = pyramid.grid(level)
+        var count = 0
+        for row in 0..<grid.rows {
+            for column in 0..<grid.columns where archive.tile(level: level, column: column, row: row) != nil { count += 1 }
+        }
+        return count
+    }
+
+    var text: String {
+        let descriptor = archive.descriptor
+        let expected = (0...pyramid.maxLevel).reduce(0) { $0 + pyramid.grid($1).columns * pyramid.grid($1).rows }
+        var lines = [
+            "\(path): SZI (stored ZIP), \(ArchiveReport.bytes(archive.fileSize)), \(descriptor.width) × \(descriptor.height)",
+            "  holds: \(archive.topFolder)/\(archive.stem).dzi and \(archive.tileCount) of \(expected) tiles"
+                + (archive.otherEntries > 0 ? ", \(archive.otherEntries) other entr\(archive.otherEntries == 1 ? "y" : "ies") (ignored)" : ""),
+            "  tiles: \(descriptor.format), \(descriptor.tileSize)-px, overlap \(descriptor.overlap)",
+            "  served: in place by tiler serve, every tile sent as stored (sendfile from its offset in the archive)",
+            "pyramid: \(pyramid.levelCount) levels",
+        ]
+        for level in stride(from: pyramid.maxLevel, through: 0, by: -1) {
+            let size = pyramid.levelSize(level)
+            let grid = pyramid.grid(level)
+            let count = present(level)
+            let missing = count == grid.columns * grid.rows ? "" : " (\(grid.columns * grid.rows - count) missing)"
+            lines.append("  level \(level): \(size.width) × \(size.height), \(grid.columns) × \(grid.rows) tiles\(missing)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    var json: String {
+        JSONWriter.text { out in
+            out.openObject()
+            out.member("path", path)
+            out.member("container", "szi")
+            out.member("fileBytes", Int(archive.fileSize))
+            out.member("descriptor", "\(archive.topFolder)/\(archive.stem).dzi")
+            out.member("format", archive.descriptor.format)
+            out.member("width", archive.descriptor.width)
+            out.member("height", archive.descriptor.height)
+            out.member("tileSize", archive.descriptor.tileSize)
+            out.member("overlap", archive.descriptor.overlap)
+            out.member("tiles", archive.tileCount)
+            out.member("otherEntries", archive.otherEntries)
+            out.member("passThrough", true)
+            out.key("levels")
+            out.openArray()
+            for level in 0...pyramid.maxLevel {
+                let size = pyramid.levelSize(level)
+                let grid = pyramid.grid(level)
+                out.openObject()
+                out.member("level", level)
+                out.member("width", size.width)
+                out.member("height", size.height)
+                out.member("columns", grid.columns)
+                out.member("rows", grid.rows)
+                out.member("tiles", present(level))
+                out.closeObject()
+            }
+            out.closeArray()
+            out.closeObject()
+        } + "\n"
+    }
+
+    static func bytes(_ count: UInt64) -> String {
+        let mib = Double(count) / 1_048_576
+        return mib >= 1024 ? String(format: "%.1f GiB", mib / 1024) : String(format: "%.1f MiB", mib)
+    }
+}

@@ -1,0 +1,54 @@
+import ImageCodecs
+import JSONText
+import TileGeometry
+
+extension InfoReport {
+    /// Whether `tiler serve` passes the tiles of stored `level` through untouched: JPEG it can hand out as stored,
+    /// 256-pixel tiles, the size of a Deep Zoom level of the finest (halved, rounded up), and no colour profile to
+    /// convert from (as `StoredTiles` decides per tile; edge tiles, stored padded, are always made).
+    static func passesThrough(_ level: TIFFPyramid.Level, finest: TIFFPyramid.Level, profile: [UInt8]?) -> Bool {
+        guard level.jpegPassThrough, level.tileWidth == 256, level.tileHeight == 256, profile == nil else { return false }
+        return (0...30).contains { k in
+            (finest.width + (1 << k) - 1) >> k == level.width && (finest.height + (1 << k) - 1) >> k == level.height
+        }
+    }
+
+    /// The lines describing a pyramidal TIFF's stored levels.
+    static func storedPyramidLines(_ stored: TIFFPyramid) -> [String] {
+        guard let finest = stored.levels.first else { return [] }
+        var lines = [
+            "stored pyramid (\(stored.layout.rawValue) layout\(stored.bigTIFF ? ", BigTIFF" : "")): \(stored.levels.count) levels, served in place"
+        ]
+        for (index, level) in stored.levels.enumerated() {
+            let through = passesThrough(level, finest: finest, profile: stored.iccProfile)
+            lines.append(
+                "  stored level \(index): \(level.width) × \(level.height), \(level.columns) × \(level.rows) tiles of \(level.tileWidth) × "
+                    + "\(level.tileHeight), compression \(level.compression), "
+                    + (through ? "full tiles passed through as stored" : "tiles made from the stored pixels"))
+        }
+        return lines
+    }
+
+    /// Writes the stored levels as a JSON array.
+    static func writeStoredPyramid(_ stored: TIFFPyramid, to out: inout JSONWriter) {
+        guard let finest = stored.levels.first else { return }
+        out.openObject()
+        out.member("layout", stored.layout.rawValue)
+        out.member("bigTIFF", stored.bigTIFF)
+        out.member("iccProfile", stored.iccProfile != nil)
+        out.key("levels")
+        out.openArray()
+        for level in stored.levels {
+            out.openObject()
+            out.member("width", level.width)
+            out.member("height", level.height)
+            out.member("tileWidth", level.tileWidth)
+            out.member("tileHeight", level.tileHeight)
+            out.member("compression", level.compression)
+            out.member("passThrough", passesThrough(level, finest: finest, profile: stored.iccProfile))
+            out.closeObject()
+        }
+        out.closeArray()
+        out.closeObject()
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import TestSupport
+import Testing
+import TileGeometry
+
+@testable import TileServer
+
+/// SZIs served in place: found beside folder pyramids, every tile the archive's bytes (from the cache, or with
+/// `sendfile` from their offset), Range and conditional requests as for files, libvips' SZIs too, and damaged
+/// archives refused with one log line each, never served.
+@Suite struct ArchivePyramidTests {
+    /// Room for 3 tiles and no warming, as in ``FileSendTests``: misses that are not admitted are sent from the file.
+    static func smallCache(_ fixture: PyramidFixture) -> ServerConfiguration {
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.cacheBytes = 3_300
+        configuration.maxPrefetchTiles = 0
+        return configuration
+    }
+
+    @Test func archiveTilesAreServedLikeFolderTiles() async throws {
+        let fixture = try PyramidFixture()
+        let descriptor = try fixture.addArchive("packed", width: 2048, height: 2048, tileBytes: 1000)
+        try fixture.addPyramid("loose", width: 300, height: 200)
+        try await withServer(fixture) { server in
+            let list = try fetch(server, "/api/images")
+            #expect(list.text.contains("\"packed\"") && list.text.contains("\"loose\""), "\(list.text)")
+            let dzi = try fetch(server, "/images/packed.dzi")
+            #expect(dzi.status == 200 && dzi.text == descriptor.xml)
+            for (level, column, row) in [(11, 0, 0), (11, 7, 5), (10, 3, 3), (0, 0, 0)] {
+                let tile = try fetch(server, "/images/packed_files/\(level)/\(column)_\(row).jpg")
+                #expect(tile.status == 200 && tile.header("Content-Type") == "image/jpeg")
+                #expect(tile.body == PyramidFixture.tileBytes(level: level, column: column, row: row, count: 1000), "\(level)/\(column)_\(row)")
+            }
+            let range = try fetch(server, "/images/packed_files/11/2_2.jpg", headers: ["Range: bytes=10-19"])
+            #expect(range.status == 206 && range.body == Array(PyramidFixture.tileBytes(level: 11, column: 2, row: 2, count: 1000)[10...19]))
+            let etag = try #require(try fetch(server, "/images/packed_files/11/2_2.jpg").header("ETag"))
+            let other = try #require(try fetch(server, "/images/packed_files/11/2_3.jpg").header("ETag"))
+            #expect(etag != other, "tiles of one archive (same size, same file time) have their own entity tags")
+            #expect(try fetch(server, "/images/packed_files/11/2_2.jpg", headers: ["If-None-Match: \(etag)"]).status == 304)
+            #expect(try fetch(server, "/images/packed_files/11/8_0.jpg").status == 404)
+            #expect(try fetch(server, "/images/packed_files/12/0_0.jpg").status == 404)
+            let info = try fetch(server, "/iiif/3/packed/info.json")
+            #expect(info.status == 200 && info.text.contains("\"width\":2048"))
+            let visible = try fetch(server, "/api/images/packed/visible?x=0&y=0&width=800&height=600&zoomScale=0.5")
+            #expect(visible.status == 200 && visible.text.contains("\"tiles\""))
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func missesTheCacheDoesNotAdmitAreSentFromTheArchive(cachestat: Bool) async throws {
+        let fixture = try PyramidFixture()
+        try fixture.addArchive("packed", width: 2048, height: 2048, tileBytes: 1000)
+        var configuration = Self.smallCache(fixture)
+        configuration.usesCachestat = cachestat
+        try await withServer(fixture, configuration) { server in
+            for column in 0..<3 { _ = try fetch(server, "/images/packed_files/11/\(column)_0.jpg") }
+            var etags: [String] = []
+            for column in 0..<5 {
+                let response = try fetch(server, "/images/packed_files/11/\(column)_1.jpg")
+                #expect(response.status == 200 && response.header("Content-Length") == "1000")
+                #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: 1, count: 1000))
+                etags.append(response.header("ETag") ?? "")
+            }
+            #expect(server.statistics.fileSends == 5 && server.statistics.diskReads == 3)
+            // Read into the cache once asked for again: the same entity tag as when sent from the archive.
+            _ = try fetch(server, "/images/packed_files/11/4_1.jpg")
+            let cached = try fetch(server, "/images/packed_files/11/4_1.jpg")
+            #expect(cached.header("X-Cache") == "hit" && cached.header("ETag") == etags[4])
+        }
+    }
+
+    @Test func vipsDzsaveArchivesAreServed() async throws {
+        let fixture = try PyramidFixture()
+        let made = try await blocking { () throws -> (ExternalTool.Outcome, ExternalTool.Outcome) in
+            let picture = try ExternalTool.run("/usr/bin/vips", ["gaussnoise", fixture.base + "/noise.v", "700", "500"])
+            return (picture, try ExternalTool.run("/usr/bin/vips", ["dzsave", fixture.base + "/noise.v", fixture.root + "/vipsmade.szi"]))
+        }
+        #expect(made.0.status == 0 && made.1.status == 0, "\(made.0.errors) \(made.1.errors)")
+        let script = """
+            import sys, zipfile
+            print(zipfile.ZipFile(sys.argv[1]).read("vipsmade/vipsmade_files/10/2_1.jpeg").hex())
+            """
+        let expected = try await blocking { try ExternalTool.run("/usr/bin/python3", ["-c", script, fixture.root + "/vipsmade.szi"]) }
+        try await withServer(fixture) { server in
+            let dzi = try fetch(server, "/images/vipsmade.dzi")
+            #expect(dzi.status == 200 && dzi.text.contains("Format=\"jpeg\""))
+            let tile = try fetch(server, "/images/vipsmade_files/10/2_1.jpeg")
+            #expect(tile.status == 200)
+            #expect(tile.body.map { String(format: "%02x", $0) }.joined() == expected.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+
+    @Test func anArchiveTruncatedInPlaceIsNeverServedFromItsOldIndex() async throws {
+        let fixture = try PyramidFixture()
+        try fixture.addArchive("packed", width: 1024, height: 1024, tileBytes: 1000)
+        var configuration = Self.smallCache(fixture)
+        configuration.rescanInterval = .seconds(3600)
+        configuration.fullRescanInterval = .seconds(3600)
+        try await withServer(fixture, configuration) { server in
+            #expect(try fetch(server, "/images/packed_files/10/0_0.jpg").status == 200)
+            #expect(truncate(fixture.root + "/packed.szi", 5000) == 0)
+            for column in 1..<4 {
+                let response = try fetch(server, "/images/packed_files/10/\(column)_3.jpg")
+                #expect(response.status != 200, "a tile was served from an archive that changed since it was indexed")
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `tiler slice -o NAME.szi` and `--container szi`: one file, published whole, a killed slice's staging swept.
+@Suite struct SliceContainerCommandTests {
+    func entries(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
+    @Test func outputNamedSZIWritesOneArchiveThatUnzipAccepts() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let input = try fixtures.image("photo.jpg", width: 700, height: 300, format: .jpeg(quality: 90))
+        let out = fixtures.path("out/pic.szi")
+        let result = try TilerProcess.run(["slice", input, "-o", out, "--json", "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(entries(fixtures.path("out")) == ["pic.szi"])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(summary["container"] as? String == "szi")
+        #expect((summary["path"] as? String)?.hasSuffix("/out/pic.szi") == true)
+        #expect(summary["tiles"] as? Int == 6 + 2 + 9)
+        let listing = try ExternalTool.run("/usr/bin/unzip", ["-t", out])
+        #expect(listing.status == 0 && listing.output.contains("pic/pic_files/10/2_1.jpg") && listing.output.contains("pic/pic.dzi"))
+    }
+
+    @Test func containerOptionWritesNameDotSZIInTheFolder() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let input = try fixtures.image("photo.jpg", width: 100, height: 80, format: .jpeg())
+        let result = try TilerProcess.run(["slice", input, "-o", fixtures.path("o"), "--name", "x", "--container", "szi"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("wrote \(fixtures.path("o"))/x.szi"), "\(result.stderr)")
+        #expect(entries(fixtures.path("o")) == ["x.szi"])
+    }
+
+    @Test(arguments: [
+        (["--container", "zip"], "--container"),
+        (["-o", "a.szi", "--name", "b"], "--name"),
+        (["-o", "a.szi", "--container", "folder"], "--container"),
+    ])
+    func badContainerOptionsAreRefused(extra: [String], word: String) throws {
+        let result = try TilerProcess.run(["slice", "whatever.jpg"] + extra)
+        #expect(result.status != 0 && !result.signalled)
+        #expect(result.stderr.contains(word), "\(result.stderr)")
+    }
+
+    @Test func killedSliceLeavesNoArchiveAndTheNextSweepsItsStaging() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let input = fixtures.path("big.jpg")
+        #expect(try TilerProcess.run(["sample", input, "--size", "6000x6000", "--quiet"]).status == 0)
+        let out = fixtures.path("o")
+        let process = Process()
+        process.executableURL = TilerProcess.executable
+        process.arguments = ["slice", input, "-o", out + "/big.szi", "--threads", "1", "--quiet"]
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while !entries(out).contains(where: { $0.hasPrefix(".") }), Date() < deadline, process.isRunning { usleep(20_000) }
+        // Let it write some tiles into its archive, then kill it outright.
+        usleep(300_000)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        let left = entries(out)
+        #expect(left.count == 1 && left[0].hasPrefix(".big.tiler-"), "\(left)")
+        #expect(!entries(out + "/" + left[0]).filter { $0.hasSuffix(".szi") }.isEmpty, "the archive was being written in the staging folder")
+        let small = try fixtures.image("small.jpg", width: 50, height: 50, format: .jpeg())
+        let again = try TilerProcess.run(["slice", small, "-o", out + "/big.szi"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("removed \(left[0])"), "\(again.stderr)")
+        #expect(entries(out) == ["big.szi"])
+    }
+}
