@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Tiler: a tiled large-image server. Targets follow dependency lines:
-/// TileGeometry (pure) ← Slicing → ImageCodecs → CPNG / CJPEG / CTIFF / CWebP / CLCMS (C shims), and a thin `tiler` executable.
+/// TileGeometry (pure) ← Slicing → ImageCodecs → CPNG / CJPEG / CTIFF / CWebP / CLCMS / COpenSlide (C shims), and a thin `tiler` executable.
 let package = Package(
     name: "Tiler",
     products: [
@@ -25,10 +25,12 @@ let package = Package(
         .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp")]),
         // Little CMS 2: colour profiles to sRGB; its error handler is routed, never printed.
         .target(name: "CLCMS", linkerSettings: [.linkedLibrary("lcms2")]),
+        // OpenSlide 3.4 (whole-slide images): premultiplied ARGB regions turned into straight RGB over the background.
+        .target(name: "COpenSlide", linkerSettings: [.linkedLibrary("openslide")]),
         // C shim for the Linux file calls Swift's Glibc module hides (page-cache-only reads, fd real paths).
         .target(name: "CFileIO"),
         // Safe Swift over the shims: format sniffing, streaming row readers, tile encoders.
-        .target(name: "ImageCodecs", dependencies: ["CPNG", "CJPEG", "CTIFF", "CWebP", "CLCMS"]),
+        .target(name: "ImageCodecs", dependencies: ["CPNG", "CJPEG", "CTIFF", "CWebP", "CLCMS", "COpenSlide"]),
         // A deterministic photo-like procedural picture of any size (demo and benchmark input).
         .target(name: "SampleImage", dependencies: ["ImageCodecs"]),
         // The streaming pyramid builder (dzsave's shape).

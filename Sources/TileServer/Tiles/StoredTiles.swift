@@ -17,6 +17,10 @@ protocol StoredPyramid: Sendable {
     /// Stored tile (`column`, `row`) of level `level` decoded to 8-bit pixels, ``StoredLevel/channels`` each,
     /// `tileWidth` × `tileHeight` (edge tiles as stored, padded), into `pixels`.
     func decodeTile(level: Int, column: Int, row: Int, into pixels: UnsafeMutableRawBufferPointer) throws
+    /// The pixels of `x0..<x1` × `y0..<y1` of level `level` (within the level), ``StoredLevel/channels`` each. The
+    /// default decodes the stored tiles under the region (``decodeTile(level:column:row:into:)``); a source that reads
+    /// any region at once (OpenSlide) does so.
+    func region(level: Int, x0: Int, y0: Int, x1: Int, y1: Int) throws -> PixelBuffer
 }
 
 /// One stored level of a ``StoredPyramid``.
