@@ -64,6 +64,9 @@ final class SlidePyramid: StoredPyramid {
         return slide
     }
 
+    /// Closes the handle now, as an eviction from ``SlideHandles`` would: the next read opens the file again.
+    func closeHandle() { handles.drop(id) }
+
     /// Whether the file at ``path`` is still the one opened. One stat.
     var isCurrent: Bool { FileSignature(path: path) == signature }
 
