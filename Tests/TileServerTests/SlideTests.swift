@@ -89,6 +89,42 @@ import TileGeometry
         }
     }
 
+    @Test func theListSaysWhatSlidesAreAndTheirExtrasAreServed() async throws {
+        try await Self.withServer { connection, fixture in
+            let list = try await Self.get(connection, "/api/images")
+            let entries = try #require(try JSONSerialization.jsonObject(with: Data(list.bytes)) as? [[String: Any]])
+            let byName = Dictionary(uniqueKeysWithValues: entries.map { ($0["name"] as? String ?? "", $0) })
+            let small = try #require(byName["small"])
+            #expect(small["vendor"] as? String == "aperio" && small["objectivePower"] as? Double == 20)
+            #expect((small["micronsPerPixel"] as? [String: Double]) == ["x": 0.499, "y": 0.499])
+            #expect((small["associated"] as? [String: String]) == ["thumbnail": "/api/images/small/associated/thumbnail"])
+            #expect(small["properties"] as? String == "/api/images/small/properties")
+            let vms = try #require(byName["vms/slide"])
+            #expect(vms["vendor"] as? String == "hamamatsu" && (vms["micronsPerPixel"] as? [String: Double])?["x"] == 0.45)
+            #expect((vms["associated"] as? [String: String])?["macro"] == "/api/images/vms/slide/associated/macro")
+            #expect(byName["boxes"]?["vendor"] as? String == "tiff" && byName["boxes"]?["associated"] == nil)
+            // boxes.tiff's XResolution is 4294967295/151551421 pixels per centimetre.
+            let boxes = try #require(byName["boxes"]?["micronsPerPixel"] as? [String: Double])
+            #expect(abs((boxes["x"] ?? 0) - 10_000 / (4_294_967_295.0 / 151_551_421.0)) < 1e-3, "from the TIFF resolution tags")
+
+            let properties = try await Self.get(connection, "/api/images/small/properties")
+            let values = try #require(try JSONSerialization.jsonObject(with: Data(properties.bytes)) as? [String: String])
+            #expect(properties.status == 200 && values["openslide.mpp-x"] == "0.499" && values["aperio.AppMag"] == "20")
+
+            let slide = try Slide(path: fixture.root + "/vms/slide.vms")
+            let macro = try await Self.get(connection, "/api/images/vms/slide/associated/macro")
+            #expect(macro.status == 200)
+            let decoded = try decodeImage(macro.bytes)
+            let expected = try decodeImage(try JPEGEncoder(quality: 90).encode(try slide.associatedRGB("macro")))
+            #expect((meanDifference(decoded, expected) ?? 99) < 0.5, "the macro image OpenSlide reads, as JPEG")
+            #expect(try await Self.get(connection, "/api/images/vms/slide/associated/macro").bytes == macro.bytes, "kept once made")
+
+            #expect(try await Self.get(connection, "/api/images/small/associated/label").status == 404)
+            #expect(try await Self.get(connection, "/api/images/boxes/properties").status == 404, "not a slide")
+            #expect(try await Self.get(connection, "/api/images/nothing/associated/label").status == 404)
+        }
+    }
+
     @Test func anUnreadableSlideIsAnErrorForItAlone() async throws {
         try await Self.withServer { connection, _ in
             for _ in 0..<2 {

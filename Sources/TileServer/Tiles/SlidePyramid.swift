@@ -1,4 +1,5 @@
 import ImageCodecs
+import Synchronization
 
 /// A whole-slide image served in place through OpenSlide (``Slide``): its levels as stored levels of 3-channel
 /// pixels read a region at a time (never passed through), its properties and associated images.
@@ -20,8 +21,12 @@ final class SlidePyramid: StoredPyramid {
     let properties: [String: String]
     /// The associated images' names and sizes.
     let associatedImages: [String: (width: Int, height: Int)]
+    /// The vendor, objective, microns per pixel, bounds and associated images, from the properties.
+    let facts: ImageFacts
     private let handles: SlideHandles
     private let id: Int
+    /// Associated images encoded as JPEG, by name, once asked for.
+    private let associatedJPEGs = Mutex<[String: [UInt8]]>([:])
 
     /// The side of the square tiles ``decodeTile(level:column:row:into:)`` reads (OpenSlide has no single tile size).
     static let tileSide = 256
@@ -41,6 +46,7 @@ final class SlidePyramid: StoredPyramid {
         }
         properties = slide.properties
         associatedImages = slide.associatedImages
+        facts = ImageFacts(vendor: slide.vendor, properties: slide.properties, associated: Array(slide.associatedImages.keys))
         self.handles = handles
         id = handles.makeID()
         handles.keep(slide, for: id)
@@ -94,6 +100,21 @@ final class SlidePyramid: StoredPyramid {
             if error.kind == .damaged { handles.drop(id) }
             throw error
         }
+    }
+
+    /// Associated image `name` as JPEG, if it was encoded already.
+    func encodedAssociated(_ name: String) -> [UInt8]? {
+        associatedJPEGs.withLock { $0[name] }
+    }
+
+    /// Associated image `name` as JPEG (quality 90), encoded now and kept. Blocking.
+    ///
+    /// - Throws: ``SlideError``, `CodecError`.
+    func encodeAssociated(_ name: String) throws -> [UInt8] {
+        if let bytes = encodedAssociated(name) { return bytes }
+        let bytes = try JPEGEncoder(quality: 90).encode(try associated(name))
+        associatedJPEGs.withLock { $0[name] = bytes }
+        return bytes
     }
 
     func decodeTile(level: Int, column: Int, row: Int, into pixels: UnsafeMutableRawBufferPointer) throws {

@@ -59,4 +59,6 @@ extension TIFFPyramid: StoredPyramid {
     }
 
     var colourProfile: [UInt8]? { iccProfile }
+
+    var facts: ImageFacts { ImageFacts(tiff: self) }
 }

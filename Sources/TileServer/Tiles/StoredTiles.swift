@@ -9,6 +9,8 @@ protocol StoredPyramid: Sendable {
     /// The ICC profile the stored pixels are in, if any (untagged pixels are taken as sRGB, as `tiler slice` takes
     /// them).
     var colourProfile: [UInt8]? { get }
+    /// What the file says about the image beyond its pixels (vendor, microns per pixel, …).
+    var facts: ImageFacts { get }
     /// Stored tile (`column`, `row`) of level `level` as a standalone JPEG file, without decoding. Only for levels
     /// whose ``StoredLevel/passesThrough``.
     func jpegTile(level: Int, column: Int, row: Int) throws -> [UInt8]
