@@ -5,7 +5,9 @@
   macro image), 1024 x 768 pixels;
 - vms-broken/slide.vms: the same with one of its JPEGs missing;
 - planes.tiff: a generic tiled pyramidal TIFF (tifffile, Deflate) with separate colour planes: OpenSlide reads it,
-  Tiler's own TIFF reader does not, 1024 x 1024 pixels.
+  Tiler's own TIFF reader does not, 1024 x 1024 pixels;
+- labelled.svs: an Aperio SVS of one resolution (tifffile, Deflate) with a thumbnail, a label and a macro image, laid
+  out as OpenSlide's Aperio page describes (the label and macro named on their description's second line).
 
 Usage: make_slides.py OUTDIR (run with Debian's /usr/bin/python3: Pillow, tifffile).
 """
@@ -81,6 +83,17 @@ def write_planes_tiff(path, whole):
                 subfiletype=1 if index else 0)
 
 
+def write_labelled_svs(path, whole):
+    description = "Aperio Image Library v11.2.1\r\n{}x{} (256x256) -|AppMag = 20|MPP = 0.2500".format(whole.width, whole.height)
+    with tifffile.TiffWriter(path) as tiff:
+        tiff.write(numpy.asarray(whole), tile=(256, 256), compression="zlib", photometric="rgb", description=description, metadata=None)
+        tiff.write(numpy.asarray(whole.resize((whole.width // 8, whole.height // 8))), photometric="rgb", description=description, metadata=None)
+        label = picture(240, 120, 11)
+        ImageDraw.Draw(label).rectangle([20, 40, 220, 80], fill=(255, 255, 255))
+        tiff.write(numpy.asarray(label), photometric="rgb", description="Aperio Image Library v11.2.1\nlabel 240x120", metadata=None)
+        tiff.write(numpy.asarray(picture(400, 150, 13)), photometric="rgb", description="Aperio Image Library v11.2.1\nmacro 400x150", metadata=None)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -91,6 +104,7 @@ def main():
     # Whole tiles only: OpenSlide 3.4.1 reads partial edge tiles of separate-plane TIFFs wrongly (libtiff's RGBA
     # interface warns "Raster width of 256 shall not be larger than image width").
     write_planes_tiff(os.path.join(out, "planes.tiff"), picture(1024, 1024, 5))
+    write_labelled_svs(os.path.join(out, "labelled.svs"), picture(700, 500, 9))
 
 
 if __name__ == "__main__":
