@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Tiler: a tiled large-image server. Targets follow dependency lines:
-/// TileGeometry (pure) ← Slicing → ImageCodecs → CPNG / CJPEG / CTIFF / CWebP / CLCMS (C shims), and a thin `tiler` executable.
+/// TileGeometry (pure) ← Slicing → ImageCodecs → CPNG / CJPEG / CTIFF / CWebP / CLCMS / COpenSlide (C shims), and a thin `tiler` executable.
 let package = Package(
     name: "Tiler",
     products: [
@@ -31,10 +31,12 @@ let package = Package(
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
         // Stored ZIP archives (SZI): a streaming writer and a checked, compact index of an archive's entries.
         .target(name: "Archive", dependencies: ["CZlib", "TileGeometry"]),
+        // OpenSlide 3.4 (whole-slide images): premultiplied ARGB regions turned into straight RGB over the background.
+        .target(name: "COpenSlide", linkerSettings: [.linkedLibrary("openslide")]),
         // C shim for the Linux file calls Swift's Glibc module hides (page-cache-only reads, fd real paths).
         .target(name: "CFileIO"),
         // Safe Swift over the shims: format sniffing, streaming row readers, tile encoders.
-        .target(name: "ImageCodecs", dependencies: ["CPNG", "CJPEG", "CTIFF", "CWebP", "CLCMS"]),
+        .target(name: "ImageCodecs", dependencies: ["CPNG", "CJPEG", "CTIFF", "CWebP", "CLCMS", "COpenSlide"]),
         // A deterministic photo-like procedural picture of any size (demo and benchmark input).
         .target(name: "SampleImage", dependencies: ["ImageCodecs"]),
         // The streaming pyramid builder (dzsave's shape).

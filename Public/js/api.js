@@ -26,6 +26,12 @@ export class ImageInfo {
       throw new HttpError(message, { kind: 'format' });
     }
     this.tilePrefix = `${entry.dzi.replace(/\.dzi$/, '')}_files/`;
+    /** Microns per image pixel across, when the file says (slides, TIFFs with resolution tags), else `null`. */
+    this.micronsPerPixel = entry.micronsPerPixel?.x ?? null;
+    /** A slide's associated images (`label`, `macro`, `thumbnail`) by kind: their URLs. */
+    this.associated = entry.associated ?? {};
+    /** The scanned area in image pixels (`{x, y, width, height}`), for slides that say, else `null`. */
+    this.bounds = entry.bounds ?? null;
   }
 
   /** The URL of tile (`level`, `col`, `row`), in the Deep Zoom layout the server serves. */

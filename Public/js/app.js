@@ -58,6 +58,10 @@ function showViewer(image, view) {
   viewer.settings.cacheCapacity = options.cacheCapacity;
   viewer.settings.prefetch = options.prefetch;
   viewer.settings.maxInFlight = options.maxInFlight;
+  if (image.micronsPerPixel) {
+    viewer.micronsPerPixel = image.micronsPerPixel;
+    viewer.setAttribute('scalebar', '');
+  }
   root.append(viewer);
   main.append(root);
   const p = image.pyramid;
@@ -73,6 +77,7 @@ function showViewer(image, view) {
   viewer.addEventListener('load', () => {
     applyInsets(viewer, status);
     if (view) viewer.setView(view);
+    else if (image.bounds) viewer.zoomToRect(image.bounds);
     viewer.focus({ preventScroll: true });
     update();
   });

@@ -67,6 +67,16 @@ export class ImagePicker {
     const caption = element('div', 'caption');
     const size = `${p.width.toLocaleString('en')} × ${p.height.toLocaleString('en')} px · ${p.maxLevel + 1} levels`;
     caption.append(element('span', 'name', image.name), element('span', 'size', size));
+    if (image.associated.label) {
+      // A slide's label (its handwritten or printed tag) beside its name, as a pathologist knows the slide by it.
+      const label = element('img', 'slide-label');
+      label.alt = `${image.name}: the slide's label`;
+      label.loading = 'lazy';
+      label.src = image.associated.label;
+      label.addEventListener('error', () => label.remove(), { once: true });
+      caption.classList.add('with-label');
+      caption.prepend(label);
+    }
     link.append(frame, caption);
     item.append(link);
     return item;

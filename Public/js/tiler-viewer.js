@@ -17,6 +17,8 @@ import { ViewportReporter, orderedLike, viewKey } from './viewport-reporter.js';
 import { loadTileSource } from './tile-source.js';
 import { ViewerMethods } from './tiler-viewer-methods.js';
 import { STYLE } from './tiler-viewer-style.js';
+import { ScaleBar } from './scale-bar.js';
+import { SCALE_ATTRIBUTES, installScaleProperties, scaleAttributeChanged, updateScaleBar } from './tiler-viewer-scale.js';
 
 /** UIKit's delegate method for each event name. */
 const DELEGATE = {
@@ -32,7 +34,12 @@ const DELEGATE = {
  */
 export class TilerViewer extends ViewerMethods {
   static get observedAttributes() {
-    return ViewerMethods.observedAttributes;
+    return [...ViewerMethods.observedAttributes, ...SCALE_ATTRIBUTES];
+  }
+
+  attributeChangedCallback(name, old, value) {
+    if (SCALE_ATTRIBUTES.includes(name)) scaleAttributeChanged(this, name, value);
+    else super.attributeChangedCallback(name, old, value);
   }
 
   constructor() {
@@ -44,6 +51,7 @@ export class TilerViewer extends ViewerMethods {
     this.stage = root.querySelector('.stage');
     this.canvas = root.querySelector('canvas');
     this.indicators = new ScrollIndicators(root);
+    this.scaleBar = new ScaleBar(root);
     /** The UIScrollView delegate: an object with any of UIKit's `scrollView…` methods. */
     this.delegate = null;
     this.source = null;
@@ -227,6 +235,7 @@ export class TilerViewer extends ViewerMethods {
     }
     this.indicators.hold(this.controller.tracking, performance.now());
     const showing = this.indicators.update(sv, performance.now());
+    updateScaleBar(this);
     this.updateStatus();
     if (animating || fading || showing) this.invalidate();
     if (this.controller.isIdle) this.settled = true;
@@ -280,6 +289,8 @@ export class TilerViewer extends ViewerMethods {
     };
   }
 }
+
+installScaleProperties(TilerViewer);
 
 export { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE };
 

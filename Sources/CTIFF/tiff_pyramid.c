@@ -60,6 +60,14 @@ static int tiler_tiff_find_levels(tiler_tiff_pyramid *p, TIFF *tif, uint64_t *fo
         p->description = strdup(description);
         if (p->description == NULL) return tiler_tiff_say(message, capacity, "out of memory"), TILER_TIFF_ERR_NOMEM;
     }
+    float x_resolution = 0, y_resolution = 0;
+    uint16_t unit = RESUNIT_INCH;
+    if (TIFFGetField(tif, TIFFTAG_XRESOLUTION, &x_resolution) && TIFFGetField(tif, TIFFTAG_YRESOLUTION, &y_resolution)) {
+        p->x_resolution = x_resolution;
+        p->y_resolution = y_resolution;
+    }
+    TIFFGetFieldDefaulted(tif, TIFFTAG_RESOLUTIONUNIT, &unit);
+    p->resolution_unit = unit;
     found[(*count)++] = TIFFCurrentDirOffset(tif);
     uint16_t subifd_count = 0;
     uint64_t *subifds = NULL;
@@ -147,6 +155,9 @@ void tiler_tiff_pyramid_get_info(const tiler_tiff_pyramid *p, tiler_tiff_pyramid
     info->icc_length = p->icc_length;
     info->description = p->description;
     info->file_size = p->file_size;
+    info->x_resolution = p->x_resolution;
+    info->y_resolution = p->y_resolution;
+    info->resolution_unit = p->resolution_unit;
 }
 
 void tiler_tiff_pyramid_get_level(const tiler_tiff_pyramid *p, int index, tiler_tiff_level *level) { *level = p->levels[index].info; }

@@ -52,6 +52,8 @@ struct tiler_tiff_pyramid {
     unsigned char *icc;
     uint32_t icc_length;
     char *description;
+    double x_resolution, y_resolution; /* IFD 0's, 0 when absent */
+    int resolution_unit;
     atomic_uint next_handle; /* which handle to wait for when all are busy (round robin) */
     tiler_tiff_handle handles[TILER_TIFF_PYRAMID_HANDLES];
 };

@@ -13,6 +13,13 @@ public enum ImageDecoder {
     /// Reads and checks the header only (as `readHeader`); pixel decoding starts at the first
     /// `readRows`. The reader owns the file until it is released.
     public static func open(path: String, options: DecodeOptions = .init()) throws -> any ImageRowReader {
+        if let slide = try openSlide(path: path) {
+            guard options.page ?? 0 == 0 else {
+                let message = "there is no page \(options.page ?? 0): a slide is read at its full resolution"
+                throw CodecError(kind: .invalidArgument, path: path, message: message)
+            }
+            return try SlideRowReader(slide: slide, options: options)
+        }
         let file = try InputFile.open(path: path)
         if let page = options.page, page != 0, file.format != .tiff {
             throw CodecError(
@@ -31,6 +38,22 @@ public enum ImageDecoder {
         case .jpeg:
             let (source, header, transform) = try JPEGStripDecoder.open(file: file, options: options)
             return StripReader(source: source, header: header, path: path, transform: transform)
+        case .slide:
+            throw CodecError(kind: .unsupportedFormat, path: path, message: "not an image file")
+        }
+    }
+
+    /// The slide at `path` when OpenSlide reads it and Tiler's own decoders are not the better reader: every vendor
+    /// format but generic tiled TIFF and Aperio SVS, whose TIFF pages the TIFF decoder reads (with their colour
+    /// profiles). Nil for any other file.
+    ///
+    /// - Throws: `CodecError` `.corrupt` with OpenSlide's message when OpenSlide recognises the file but fails.
+    static func openSlide(path: String) throws(CodecError) -> Slide? {
+        guard let vendor = Slide.vendor(of: path), vendor != "generic-tiff", vendor != "aperio" else { return nil }
+        do {
+            return try Slide(path: path)
+        } catch {
+            throw CodecError(kind: .corrupt, path: path, message: error.reason)
         }
     }
 

@@ -8,6 +8,9 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     case tiff
     /// WebP (RIFF container), lossy or lossless: decoded whole (at most 16383² pixels), e.g. a pyramid's stored tiles.
     case webp
+    /// A whole-slide image OpenSlide reads (Hamamatsu, MIRAX, Leica, Philips, Ventana, Sakura, …): recognised by
+    /// OpenSlide, never by ``sniff(_:)``.
+    case slide
 
     /// The eight-byte PNG signature.
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -48,6 +51,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .jpeg: ImageFormat.jpegSignature.count
         case .tiff: 4
         case .webp: 12
+        case .slide: 0
         }
     }
 
@@ -58,6 +62,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .jpeg: "JPEG"
         case .tiff: "TIFF"
         case .webp: "WebP"
+        case .slide: "whole-slide image"
         }
     }
 }

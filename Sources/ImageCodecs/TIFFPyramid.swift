@@ -75,6 +75,9 @@ public final class TIFFPyramid: Sendable {
     public let imageDescription: String?
     /// The file as it was when opened.
     public let identity: FileIdentity
+    /// Microns per pixel of the full resolution from the XResolution, YResolution and ResolutionUnit tags (inch or
+    /// centimetre), or nil when they are absent or give no physical unit.
+    public let tagMicronsPerPixel: (x: Double, y: Double)?
 
     /// The C pyramid: immutable after open, internally locked (see the type's discussion), so shared freely.
     nonisolated(unsafe) let pyramid: OpaquePointer
@@ -118,6 +121,12 @@ public final class TIFFPyramid: Sendable {
         bigTIFF = info.big_tiff != 0
         iccProfile = info.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(info.icc_length))) }
         imageDescription = info.description.map { String(cString: $0) }
+        let micronsPerUnit = [2: 25_400.0, 3: 10_000.0][Int(info.resolution_unit)]
+        if let micronsPerUnit, info.x_resolution > 0, info.y_resolution > 0 {
+            tagMicronsPerPixel = (micronsPerUnit / info.x_resolution, micronsPerUnit / info.y_resolution)
+        } else {
+            tagMicronsPerPixel = nil
+        }
     }
 
     deinit { tiler_tiff_pyramid_destroy(pyramid) }

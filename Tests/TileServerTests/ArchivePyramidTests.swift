@@ -50,6 +50,7 @@ import TileGeometry
     func missesTheCacheDoesNotAdmitAreSentFromTheArchive(cachestat: Bool) async throws {
         let fixture = try PyramidFixture()
         try fixture.addArchive("packed", width: 2048, height: 2048, tileBytes: 1000)
+        fixture.writeBack()
         var configuration = Self.smallCache(fixture)
         configuration.usesCachestat = cachestat
         try await withServer(fixture, configuration) { server in

@@ -186,6 +186,9 @@ typedef struct tiler_tiff_pyramid_info {
     uint32_t icc_length;
     const char *description; /* IFD 0's ImageDescription, or NULL */
     uint64_t file_size;      /* bytes, when opened */
+    double x_resolution;     /* IFD 0's XResolution and YResolution, pixels per resolution unit; 0 when absent */
+    double y_resolution;
+    int resolution_unit;     /* ResolutionUnit: 1 none, 2 inch (the default), 3 centimetre */
 } tiler_tiff_pyramid_info;
 
 typedef struct tiler_tiff_pyramid tiler_tiff_pyramid;

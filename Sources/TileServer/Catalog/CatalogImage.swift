@@ -74,6 +74,12 @@ final class CatalogImage: Sendable {
         return address.column >= 0 && address.column < grid.columns && address.row >= 0 && address.row < grid.rows
     }
 
+    /// What the file says about the image beyond its pixels (none for a folder pyramid).
+    var facts: ImageFacts {
+        if case .stored(let stored) = source { return stored.pyramid.facts }
+        return ImageFacts()
+    }
+
     /// The tiles folder, for a folder pyramid.
     var folder: FolderTiles? {
         if case .folder(let folder) = source { return folder }

@@ -54,10 +54,44 @@ final class CatalogSnapshot: Sendable {
                 writer.member("maxLevel", image.pyramid.maxLevel)
                 writer.member("version", image.version)
                 writer.member("dzi", image.versionedPrefix + ".dzi")
+                writeFacts(image.facts, of: image, into: &writer)
                 writer.closeObject()
             }
             writer.closeArray()
         }
         return ByteBuffer(string: text)
+    }
+
+    /// The members a stored pyramid adds: `vendor`, `objectivePower`, `micronsPerPixel` (`{x, y}`), `bounds`
+    /// (`{x, y, width, height}`), and for slides `associated` (`{kind: url}`) and `properties` (a URL).
+    private static func writeFacts(_ facts: ImageFacts, of image: CatalogImage, into writer: inout JSONWriter) {
+        guard let vendor = facts.vendor else { return }
+        writer.member("vendor", vendor)
+        if let power = facts.objectivePower { writer.member("objectivePower", power) }
+        if let mpp = facts.micronsPerPixel {
+            writer.key("micronsPerPixel")
+            writer.openObject()
+            writer.member("x", mpp.x)
+            writer.member("y", mpp.y)
+            writer.closeObject()
+        }
+        if let bounds = facts.bounds {
+            writer.key("bounds")
+            writer.openObject()
+            writer.member("x", bounds.x)
+            writer.member("y", bounds.y)
+            writer.member("width", bounds.width)
+            writer.member("height", bounds.height)
+            writer.closeObject()
+        }
+        guard case .stored(let stored) = image.source, stored.pyramid is SlidePyramid else { return }
+        let api = "/api/images/" + PercentEncoding.encodePath(image.name)
+        writer.key("associated")
+        writer.openObject()
+        for kind in facts.associated {
+            writer.member(kind, api + "/associated/" + PercentEncoding.encodePath(kind))
+        }
+        writer.closeObject()
+        writer.member("properties", api + "/properties")
     }
 }

@@ -19,7 +19,7 @@ enum DirectoryWalker {
             /// An SZI (`*.szi`): a Deep Zoom pyramid in one stored ZIP, its tiles sent from the archive.
             case archive
             /// A file that may hold a whole pyramid, read in place (`*.tif`, `*.tiff`, `*.btf`, `*.tf8`, `*.svs`,
-            /// `*.ome.tif(f)`).
+            /// `*.ome.tif(f)`, and the whole-slide formats of ``storedPyramidExtensions``).
             case storedPyramid
 
             /// Which kind wins a name several have: a `.dzi`, then an `.szi`, then a TIFF.
@@ -33,8 +33,18 @@ enum DirectoryWalker {
         }
     }
 
-    /// The extensions of files that may be pyramids read in place, longest first (`.ome.tif` before `.tif`).
-    static let storedPyramidExtensions = [".ome.tiff", ".ome.tif", ".tiff", ".tif", ".btf", ".tf8", ".svs"]
+    /// The extensions of files that may be pyramids read in place, longest first (`.ome.tif` before `.tif`): the
+    /// TIFF family, then the whole-slide formats only OpenSlide reads (Hamamatsu, MIRAX, Leica, Ventana, Sakura).
+    static let storedPyramidExtensions = tiffExtensions + [".ndpi", ".vms", ".vmu", ".mrxs", ".scn", ".bif", ".svslide"]
+
+    /// The extensions of TIFF-family files, which ``TIFFPyramid`` reads before OpenSlide is asked.
+    static let tiffExtensions = [".ome.tiff", ".ome.tif", ".tiff", ".tif", ".btf", ".tf8", ".svs"]
+
+    /// Whether `path` ends in one of ``tiffExtensions`` (any case).
+    static func isTIFFFamily(_ path: String) -> Bool {
+        let lowered = path.lowercased()
+        return tiffExtensions.contains { lowered.hasSuffix($0) }
+    }
 
     /// `name` without the first of ``storedPyramidExtensions`` it ends in (any case), or nil when it ends in none.
     static func storedPyramidStem(_ name: String) -> Substring? {

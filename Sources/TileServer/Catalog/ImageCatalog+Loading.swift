@@ -1,3 +1,4 @@
+import ImageCodecs
 import TileGeometry
 
 extension ImageCatalog {
@@ -97,8 +98,9 @@ extension ImageCatalog {
         }
         let pyramid: any StoredPyramid
         do {
-            // Read for its levels, then closed: tiles reopen it through the shared cache of open files.
-            pyramid = StoredPyramidFile(image: id, path: real, describing: try StoredPyramids.open(path: real), cache: storedFiles)
+            // A TIFF is read for its levels, then closed: tiles reopen it through the shared cache of open files.
+            let opened = try StoredPyramids.open(path: real)
+            pyramid = (opened as? TIFFPyramid).map { StoredPyramidFile(image: id, path: real, describing: $0, cache: storedFiles) } ?? opened
         } catch {
             throw CatalogError(message: error.message, permanent: !error.isTransient, quiet: error.isNotAPyramid)
         }

@@ -25,9 +25,14 @@ extension Route {
     private static func matchAPI(_ path: PathBytes) -> Route? {
         if path.equals("/api/images") { return .imageList }
         let prefix = 12  // "/api/images/"
-        let suffix = 8  // "/visible"
-        guard path.count > prefix + suffix, path.hasPrefix("/api/images/"), path.hasSuffix("/visible") else { return nil }
-        return .visible(name: path.slice(prefix, path.count - suffix))
+        guard path.count > prefix, path.hasPrefix("/api/images/") else { return nil }
+        if path.count > prefix + 8, path.hasSuffix("/visible") { return .visible(name: path.slice(prefix, path.count - 8)) }
+        if path.count > prefix + 11, path.hasSuffix("/properties") { return .properties(name: path.slice(prefix, path.count - 11)) }
+        // {name}/associated/{kind}: the kind is the last segment, the name all before "/associated/".
+        guard let slash = path.lastIndex(of: UInt8(ascii: "/"), in: prefix..<path.count), slash + 1 < path.count,
+            slash - prefix > 11, path.hasSuffix("/associated", before: slash)
+        else { return nil }
+        return .associated(name: path.slice(prefix, slash - 11), kind: path.slice(slash + 1, path.count))
     }
 
     /// Matches what follows `/images/` (from byte `start`): `{name}.dzi` or `{name}_files/{level}/{col}_{row}.{ext}`.

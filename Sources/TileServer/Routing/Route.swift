@@ -6,6 +6,10 @@ enum Route {
     case imageList
     /// `GET /api/images/{name}/visible?…`: the visible-rect query.
     case visible(name: Substring)
+    /// `GET /api/images/{name}/properties`: every property of a slide (OpenSlide's), as JSON.
+    case properties(name: Substring)
+    /// `GET /api/images/{name}/associated/{kind}`: a slide's associated image (`label`, `macro`, `thumbnail`), as JPEG.
+    case associated(name: Substring, kind: Substring)
     /// `GET /images/{name}.dzi`: a pyramid's descriptor.
     case descriptor(name: Substring)
     /// `GET /images/{name}_files/{level}/{col}_{row}.{ext}`: one tile.
@@ -24,6 +28,7 @@ enum Route {
         switch self {
         case .imageList: .images
         case .visible: .visible
+        case .properties, .associated: .images
         case .descriptor: .descriptor
         case .tile: .tile
         case .health: .health

@@ -14,7 +14,7 @@ extension Router {
         let route = Route(path: target.path)
         exchange.route = route.label
         switch route {
-        case .tile(let name, _, _), .descriptor(let name), .visible(let name):
+        case .tile(let name, _, _), .descriptor(let name), .visible(let name), .properties(let name), .associated(let name, _):
             if case .failure(let error) = lookup(name) { return .error(error) }
         case .staticFile(let path):
             guard let files = services.staticFiles else { return .error(.notFound("no viewer installed (no Public/ folder)")) }

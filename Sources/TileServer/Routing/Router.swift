@@ -58,6 +58,10 @@ struct Router {
             return imageListResponse(query: QueryString(text: target.query))
         case .visible(let name):
             return visibleResponse(name: name, query: QueryString(text: target.query))
+        case .properties(let name):
+            return propertiesResponse(name: name)
+        case .associated(let name, let kind):
+            return associatedResponse(name: name, kind: kind)
         case .health:
             let count = services.catalog.count
             let body = JSONWriter.text { writer in

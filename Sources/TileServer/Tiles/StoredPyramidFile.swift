@@ -1,8 +1,9 @@
 import ImageCodecs
 
-/// A pyramid stored in one file, known by what the catalog read when it found the file (its levels and colour profile)
-/// and opened again only when a tile is asked for, through the server's shared ``StoredFileCache`` — so a catalog of
-/// any size holds at most the cache's capacity of these files open.
+/// A pyramidal TIFF, known by what the catalog read when it found the file (its levels, colour profile and facts) and
+/// opened again only when a tile is asked for, through the server's shared ``StoredFileCache`` — so a catalog of any
+/// size holds at most the cache's capacity of these files open. (Slides keep their OpenSlide handles in their own
+/// table, ``SlideHandles``.)
 ///
 /// The file opened must be the one the catalog listed (same device, inode, size and modification time): a file
 /// replaced since is refused with an error for the tile, and the next rescan lists the new one under a new version.
@@ -13,16 +14,18 @@ struct StoredPyramidFile: StoredPyramid {
     let path: String
     let storedLevels: [StoredLevel]
     let colourProfile: [UInt8]?
+    let facts: ImageFacts
     let identity: TIFFPyramid.FileIdentity
     private let cache: StoredFileCache
 
     /// Describes `opened` (just opened by the catalog, and closed again once this is made) as entry `image`'s file at
     /// `path`, reopened later through `cache`.
-    init(image: Int, path: String, describing opened: any StoredPyramid, cache: StoredFileCache) {
+    init(image: Int, path: String, describing opened: TIFFPyramid, cache: StoredFileCache) {
         self.image = image
         self.path = path
         self.storedLevels = opened.storedLevels
         self.colourProfile = opened.colourProfile
+        self.facts = opened.facts
         self.identity = opened.identity
         self.cache = cache
     }
@@ -44,11 +47,11 @@ struct StoredPyramidFile: StoredPyramid {
     /// - Throws: ``RenderError`` when the file cannot be opened or is no longer that file.
     private func opened() throws -> any StoredPyramid {
         try cache.pyramid(image: image) { () throws(RenderError) -> any StoredPyramid in
-            let pyramid: any StoredPyramid
-            do throws(StoredPyramids.OpenError) {
-                pyramid = try StoredPyramids.open(path: path)
+            let pyramid: TIFFPyramid
+            do throws(TIFFPyramidError) {
+                pyramid = try TIFFPyramid(path: path)
             } catch {
-                throw RenderError(message: "\(path) cannot be opened again: \(error.message)")
+                throw RenderError(message: "\(path) cannot be opened again: \(error.reason)")
             }
             guard pyramid.identity == identity else {
                 throw RenderError(message: "\(path) was replaced since it was listed")

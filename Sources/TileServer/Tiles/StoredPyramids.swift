@@ -1,7 +1,7 @@
 import ImageCodecs
 
 /// Opens the files that hold whole pyramids, read in place: pyramidal TIFF, BigTIFF, OME-TIFF and Aperio SVS
-/// (``TIFFPyramid``).
+/// (``TIFFPyramid``), and every whole-slide format OpenSlide reads (``SlidePyramid``).
 enum StoredPyramids {
     /// Why a file is not served in place.
     struct OpenError: Error {
@@ -12,14 +12,39 @@ enum StoredPyramids {
         var isTransient = false
     }
 
-    /// The pyramid in the file at `path` (a real path).
+    /// The pyramid in the file at `path` (a real path). A TIFF-family file (``DirectoryWalker/tiffExtensions``) is
+    /// read by ``TIFFPyramid`` when it can be; OpenSlide reads the rest, and the TIFFs ``TIFFPyramid`` does not serve
+    /// (JPEG 2000 Aperio, Philips, Ventana, levels not marked as reduced) unless they hold a single resolution.
     ///
     /// - Throws: ``OpenError``.
     static func open(path: String) throws(OpenError) -> any StoredPyramid {
+        guard DirectoryWalker.isTIFFFamily(path) else { return try openSlide(path: path) }
+        let tiffError: TIFFPyramidError
         do {
             return try TIFFPyramid(path: path)
         } catch {
-            throw OpenError(message: error.reason, isNotAPyramid: error.kind == .notPyramid, isTransient: error.kind == .unreadable)
+            tiffError = error
+        }
+        let notServed = OpenError(
+            message: tiffError.reason, isNotAPyramid: tiffError.kind == .notPyramid, isTransient: tiffError.kind == .unreadable)
+        guard tiffError.kind != .unreadable, Slide.vendor(of: path) != nil else { throw notServed }
+        let slide: SlidePyramid
+        do {
+            slide = try SlidePyramid(path: path)
+        } catch {
+            // OpenSlide recognised the file and failed: its reason is the one worth a warning.
+            throw error.kind == .damaged ? OpenError(message: error.reason, isNotAPyramid: false) : notServed
+        }
+        guard slide.levels.count > 1 || slide.vendor != "generic-tiff" else { throw notServed }
+        return slide
+    }
+
+    /// The slide at `path` through OpenSlide.
+    private static func openSlide(path: String) throws(OpenError) -> SlidePyramid {
+        do {
+            return try SlidePyramid(path: path)
+        } catch {
+            throw OpenError(message: error.reason, isNotAPyramid: error.kind == .notASlide, isTransient: error.kind == .changed)
         }
     }
 }
@@ -34,4 +59,6 @@ extension TIFFPyramid: StoredPyramid {
     }
 
     var colourProfile: [UInt8]? { iccProfile }
+
+    var facts: ImageFacts { ImageFacts(tiff: self) }
 }

@@ -9,8 +9,8 @@ protocol StoredPyramid: Sendable {
     /// The ICC profile the stored pixels are in, if any (untagged pixels are taken as sRGB, as `tiler slice` takes
     /// them).
     var colourProfile: [UInt8]? { get }
-    /// The file's identity when it was opened (device, inode, size, modification time).
-    var identity: TIFFPyramid.FileIdentity { get }
+    /// What the file says about the image beyond its pixels (vendor, microns per pixel, …).
+    var facts: ImageFacts { get }
     /// Stored tile (`column`, `row`) of level `level` as a standalone JPEG file, without decoding. Only for levels
     /// whose ``StoredLevel/passesThrough``.
     func jpegTile(level: Int, column: Int, row: Int) throws -> [UInt8]
@@ -19,6 +19,10 @@ protocol StoredPyramid: Sendable {
     /// Stored tile (`column`, `row`) of level `level` decoded to 8-bit pixels, ``StoredLevel/channels`` each,
     /// `tileWidth` × `tileHeight` (edge tiles as stored, padded), into `pixels`.
     func decodeTile(level: Int, column: Int, row: Int, into pixels: UnsafeMutableRawBufferPointer) throws
+    /// The pixels of `x0..<x1` × `y0..<y1` of level `level` (within the level), ``StoredLevel/channels`` each. The
+    /// default decodes the stored tiles under the region (``decodeTile(level:column:row:into:)``); a source that reads
+    /// any region at once (OpenSlide) does so.
+    func region(level: Int, x0: Int, y0: Int, x1: Int, y1: Int) throws -> PixelBuffer
 }
 
 /// One stored level of a ``StoredPyramid``.

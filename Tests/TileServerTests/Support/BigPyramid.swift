@@ -3,6 +3,7 @@
 func bigPyramidFixture() throws -> PyramidFixture {
     let fixture = try PyramidFixture()
     try fixture.addPyramid("big", width: 2048, height: 2048, tileBytes: 1000)
+    fixture.writeBack()
     return fixture
 }
 

@@ -24,3 +24,18 @@ let fixturePagesCanBeDropped: Bool = {
     else { return false }
     return (try? dropFromPageCache(path)) == false
 }()
+
+extension PyramidFixture {
+    /// Waits until every file under ROOT is written back to the disk. Just-written pages under writeback are locked,
+    /// and a read that must not wait (`RWF_NOWAIT`) is refused them: on a machine busy writing, tests that count which
+    /// misses were sent from their files would otherwise see one read into the cache instead now and then.
+    func writeBack() {
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return }
+        for case let relative as String in walker {
+            let descriptor = open(root + "/" + relative, O_RDONLY)
+            guard descriptor >= 0 else { continue }
+            fdatasync(descriptor)
+            close(descriptor)
+        }
+    }
+}

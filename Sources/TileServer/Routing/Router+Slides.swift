@@ -1,0 +1,73 @@
+import ImageCodecs
+import JSONText
+import NIOCore
+import TileGeometry
+
+extension Router {
+    /// `GET /api/images/{name}/properties`: every property OpenSlide reports for a slide, as one JSON object of
+    /// strings; 404 for an image that is not a slide.
+    func propertiesResponse(name: Substring) -> Response {
+        let slide: SlidePyramid
+        switch slideLookup(name) {
+        case .success(let found): slide = found.slide
+        case .failure(let error): return .error(error)
+        }
+        let body = JSONWriter.text(capacity: 64 + slide.properties.count * 64) { writer in
+            writer.openObject()
+            for (key, value) in slide.properties.sorted(by: { $0.key < $1.key }) {
+                writer.member(key, value)
+            }
+            writer.closeObject()
+        }
+        return .ok(ByteBuffer(string: body), profile: services.blocks.json)
+    }
+
+    /// `GET /api/images/{name}/associated/{kind}`: a slide's associated image as JPEG (quality 90), encoded once on a
+    /// render thread (never an event loop) and kept with the slide; 404 when the slide has none of that kind, 503
+    /// when the render threads are all taken.
+    func associatedResponse(name: Substring, kind: Substring) -> Response {
+        let image: CatalogImage
+        let slide: SlidePyramid
+        switch slideLookup(name) {
+        case .success(let found): (image, slide) = (found.image, found.slide)
+        case .failure(let error): return .error(error)
+        }
+        let kind = String(kind)
+        guard slide.associatedImages[kind] != nil else {
+            return .error(.notFound("\(image.name) has no associated image \(kind.prefix(64))"))
+        }
+        let etag = "\"\(image.version)-\(kind)\""
+        let profile = services.blocks.tile(format: "jpg", versioned: false)
+        if let bytes = slide.encodedAssociated(kind) {
+            return .file(LoadedFile(bytes: bytes, etag: etag), profile: profile, extraHeaders: nil)
+        }
+        let services = self.services
+        let deliver = self.deliver
+        let job = services.renders.submit(
+            { _, _ in try slide.encodeAssociated(kind) },
+            completion: { result in
+                switch result {
+                case .success(let bytes):
+                    deliver(.file(LoadedFile(bytes: bytes, etag: etag), profile: profile, extraHeaders: nil))
+                case .failure(let error):
+                    services.readFailures.note("Reading \(kind) of \(image.name) failed: \(error)")
+                    deliver(.error(RequestError(status: .internalServerError, message: "the \(kind) image could not be read")))
+                }
+            })
+        guard job != nil else { return .error(RequestError(status: .serviceUnavailable, message: "too many renders; try again")) }
+        return .later
+    }
+
+    /// The slide named `name` (a pyramid read through OpenSlide), or a 404.
+    private func slideLookup(_ name: Substring) -> Result<(image: CatalogImage, slide: SlidePyramid), RequestError> {
+        switch lookup(name) {
+        case .success(let found):
+            guard case .stored(let stored) = found.image.source, let slide = stored.pyramid as? SlidePyramid else {
+                return .failure(.notFound("\(found.image.name) is not a slide"))
+            }
+            return .success((found.image, slide))
+        case .failure(let error):
+            return .failure(error)
+        }
+    }
+}

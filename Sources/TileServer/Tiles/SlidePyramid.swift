@@ -1,0 +1,132 @@
+import ImageCodecs
+import Synchronization
+
+/// A whole-slide image served in place through OpenSlide (``Slide``): its levels as stored levels of 3-channel
+/// pixels read a region at a time (never passed through), its properties and associated images.
+///
+/// The OpenSlide handle is not held: it lives in ``SlideHandles`` and is opened again, after checking that the file is
+/// still the one first opened, when a read finds it closed. A handle OpenSlide put in its error state is closed at
+/// once, so the next read opens the file afresh. Thread-safe.
+final class SlidePyramid: StoredPyramid {
+    /// The real path of the slide's main file.
+    let path: String
+    /// The file when it was opened: a read finding another (replaced, rewritten) fails instead of serving it as this.
+    let signature: FileSignature
+    /// OpenSlide's format name, e.g. `"aperio"`, `"mirax"`.
+    let vendor: String
+    /// The levels as OpenSlide gives them, finest first.
+    let levels: [Slide.Level]
+    let storedLevels: [StoredLevel]
+    /// Every property OpenSlide reports.
+    let properties: [String: String]
+    /// The associated images' names and sizes.
+    let associatedImages: [String: (width: Int, height: Int)]
+    /// The vendor, objective, microns per pixel, bounds and associated images, from the properties.
+    let facts: ImageFacts
+    private let handles: SlideHandles
+    private let id: Int
+    /// Associated images encoded as JPEG, by name, once asked for.
+    private let associatedJPEGs = Mutex<[String: [UInt8]]>([:])
+
+    /// The side of the square tiles ``decodeTile(level:column:row:into:)`` reads (OpenSlide has no single tile size).
+    static let tileSide = 256
+
+    /// Opens the slide at `path` (a real path) and keeps its handle in `handles`.
+    ///
+    /// - Throws: ``SlideError``.
+    init(path: String, handles: SlideHandles = .shared) throws(SlideError) {
+        guard let signature = FileSignature(path: path) else { throw SlideError(kind: .changed, path: path, reason: "not a regular file") }
+        let slide = try Slide(path: path)
+        self.path = path
+        self.signature = signature
+        vendor = slide.vendor
+        levels = slide.levels
+        storedLevels = slide.levels.map {
+            StoredLevel(width: $0.width, height: $0.height, tileWidth: Self.tileSide, tileHeight: Self.tileSide, channels: 3, passesThrough: false)
+        }
+        properties = slide.properties
+        associatedImages = slide.associatedImages
+        facts = ImageFacts(vendor: slide.vendor, properties: slide.properties, associated: Array(slide.associatedImages.keys))
+        self.handles = handles
+        id = handles.makeID()
+        handles.keep(slide, for: id)
+    }
+
+    deinit { handles.drop(id) }
+
+    var colourProfile: [UInt8]? { nil }
+
+    /// The open handle, opened again if it was closed.
+    ///
+    /// - Throws: ``SlideError`` — `.changed` when the file is no longer the one first opened, or what opening throws.
+    func slide() throws(SlideError) -> Slide {
+        if let slide = handles.handle(id) { return slide }
+        guard FileSignature(path: path) == signature else {
+            throw SlideError(kind: .changed, path: path, reason: "the file changed since it was opened")
+        }
+        let slide = try Slide(path: path)
+        guard slide.levels == levels else { throw SlideError(kind: .changed, path: path, reason: "the file changed since it was opened") }
+        handles.keep(slide, for: id)
+        return slide
+    }
+
+    /// Closes the handle now, as an eviction from ``SlideHandles`` would: the next read opens the file again.
+    func closeHandle() { handles.drop(id) }
+
+    /// Whether the file at ``path`` is still the one opened. One stat.
+    var isCurrent: Bool { FileSignature(path: path) == signature }
+
+    func region(level: Int, x0: Int, y0: Int, x1: Int, y1: Int) throws -> PixelBuffer {
+        let downsample = levels[level].downsample
+        let slide = try slide()
+        do {
+            return try slide.rgb(
+                level: level, x: Int(Double(x0) * downsample), y: Int(Double(y0) * downsample), width: x1 - x0, height: y1 - y0)
+        } catch {
+            // OpenSlide keeps a failed handle failed: close it, so the next read tries the file again.
+            if error.kind == .damaged { handles.drop(id) }
+            throw error
+        }
+    }
+
+    /// Associated image `name` as RGB.
+    ///
+    /// - Throws: ``SlideError``.
+    func associated(_ name: String) throws(SlideError) -> PixelBuffer {
+        let slide = try slide()
+        do {
+            return try slide.associatedRGB(name)
+        } catch {
+            if error.kind == .damaged { handles.drop(id) }
+            throw error
+        }
+    }
+
+    /// Associated image `name` as JPEG, if it was encoded already.
+    func encodedAssociated(_ name: String) -> [UInt8]? {
+        associatedJPEGs.withLock { $0[name] }
+    }
+
+    /// Associated image `name` as JPEG (quality 90), encoded now and kept. Blocking.
+    ///
+    /// - Throws: ``SlideError``, `CodecError`.
+    func encodeAssociated(_ name: String) throws -> [UInt8] {
+        if let bytes = encodedAssociated(name) { return bytes }
+        let bytes = try JPEGEncoder(quality: 90).encode(try associated(name))
+        associatedJPEGs.withLock { $0[name] = bytes }
+        return bytes
+    }
+
+    func decodeTile(level: Int, column: Int, row: Int, into pixels: UnsafeMutableRawBufferPointer) throws {
+        let side = Self.tileSide
+        let tile = try region(level: level, x0: column * side, y0: row * side, x1: column * side + side, y1: row * side + side)
+        precondition(pixels.count >= tile.bytes.count, "tile buffer too small")
+        tile.bytes.withUnsafeBytes { pixels.copyMemory(from: $0) }
+    }
+
+    func jpegTile(level: Int, column: Int, row: Int) throws -> [UInt8] {
+        throw SlideError(kind: .invalidArgument, path: path, reason: "slide tiles are not passed through")
+    }
+
+    func jpegTileIfCached(level: Int, column: Int, row: Int) throws -> [UInt8]? { nil }
+}

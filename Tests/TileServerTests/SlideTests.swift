@@ -1,0 +1,183 @@
+import Foundation
+import ImageCodecs
+import TestSupport
+import Testing
+import TileGeometry
+
+@testable import TileServer
+
+/// Whole-slide images served in place through OpenSlide, in-process: openslide-python's own test slides and slides the
+/// tests write in documented vendor formats (Hamamatsu VMS, a generic TIFF with separate colour planes), found beside
+/// the TIFF source's files, each Deep Zoom tile compared with what OpenSlide itself (python3-openslide's
+/// DeepZoomGenerator over `read_region`) makes; and bad slides — unreadable, unopenable, a companion file missing or
+/// removed while served, a slide replaced while served — an error for that image alone.
+@Suite(.serialized) struct SlideTests {
+    static func withServer(_ body: (EmbeddedConnection, PyramidFixture) async throws -> Void) async throws {
+        let fixture = try await blocking { () throws -> PyramidFixture in
+            let fixture = try PyramidFixture()
+            try SlideFixture.addSlides(to: fixture)
+            return fixture
+        }
+        try await EmbeddedConnection.with(testConfiguration(root: fixture.root)) { try await body($0, fixture) }
+    }
+
+    static func get(_ connection: EmbeddedConnection, _ target: String) async throws -> (status: Int, bytes: [UInt8]) {
+        try await StoredPyramidTests.get(connection, target)
+    }
+
+    static func slide(_ connection: EmbeddedConnection, _ name: String) -> SlidePyramid? {
+        guard let image = connection.runtime.context.catalog.images.first(where: { $0.name == name }), case .stored(let stored) = image.source
+        else { return nil }
+        return stored.pyramid as? SlidePyramid
+    }
+
+    @Test func slidesAreFoundBesideTIFFsAndBadOnesLeftOut() async throws {
+        try await Self.withServer { connection, _ in
+            let images = connection.runtime.context.catalog.images
+            #expect(images.map(\.name).sorted() == ["boxes", "labelled", "planes", "small", "unreadable", "vms/slide"])
+            #expect(Self.slide(connection, "boxes") == nil, "the TIFF source serves the generic TIFF it reads")
+            #expect(Self.slide(connection, "small")?.vendor == "aperio", "a single-resolution Aperio slide goes to OpenSlide")
+            #expect(Self.slide(connection, "planes")?.vendor == "generic-tiff", "separate planes: the TIFF source refuses, OpenSlide reads")
+            #expect(Self.slide(connection, "vms/slide")?.vendor == "hamamatsu")
+            let descriptor = try await Self.get(connection, "/images/vms/slide.dzi")
+            let xml = String(decoding: descriptor.bytes, as: UTF8.self)
+            #expect(descriptor.status == 200 && xml.contains("Width=\"1024\" Height=\"768\"") && xml.contains("Format=\"jpg\""))
+        }
+    }
+
+    @Test(arguments: [("small.svs", "small"), ("planes.tiff", "planes"), ("vms/slide.vms", "vms/slide"), ("labelled.svs", "labelled")])
+    func everyTileIsOpenSlidesPixels(file: String, name: String) async throws {
+        try await Self.withServer { connection, fixture in
+            let reference = try await blocking { try SlideFixture.reference(fixture.root + "/" + file, in: fixture) }
+            let slide = try #require(Self.slide(connection, name))
+            let geometry = try #require(connection.runtime.context.catalog.images.first { $0.name == name }).pyramid
+            var exact = 0
+            var resampled = 0
+            for level in 0...geometry.maxLevel {
+                let size = geometry.levelSize(level)
+                // A Deep Zoom level that is a stored level is read_region's pixels as they are; the others DeepZoomGenerator
+                // shrinks with a Lanczos filter (PIL's thumbnail), Tiler with box means, as `tiler slice` does.
+                let stored = slide.levels.contains { $0.width == size.width && $0.height == size.height }
+                let grid = geometry.grid(level)
+                for column in 0..<grid.columns {
+                    for row in 0..<grid.rows {
+                        let served = try await Self.get(connection, "/\(connection.images(name))_files/\(level)/\(column)_\(row).jpg")
+                        #expect(served.status == 200, "\(name) \(level)/\(column)_\(row)")
+                        let decoded = try decodeImage(served.bytes)
+                        let expected = try ImageDecoder.decode(path: "\(reference)/\(level)/\(column)_\(row).png")
+                        // DeepZoomGenerator's thumbnail keeps the aspect ratio, so a tiny level can be a pixel narrower.
+                        guard decoded.width == expected.width && decoded.height == expected.height else {
+                            #expect(!stored && abs(decoded.width - expected.width) <= 1 && abs(decoded.height - expected.height) <= 1)
+                            continue
+                        }
+                        // Both through the same JPEG encoding, so what is compared is the pixels before it.
+                        let encoded = try decodeImage(try JPEGEncoder(quality: 85).encode(expected))
+                        let difference = try #require(meanDifference(decoded, encoded))
+                        if stored {
+                            #expect(difference < 0.5, "\(name) \(level)/\(column)_\(row) differs from read_region's by \(difference)")
+                            exact += 1
+                        } else {
+                            // Two filters (box means, Lanczos) on a picture of sharp-edged colours: a sanity bound, not
+                            // an equality; they differ most where a level is a few pixels.
+                            let bound = min(size.width, size.height) >= 8 ? 10.0 : 16.0
+                            #expect(difference < bound, "\(name) \(level)/\(column)_\(row) differs from DeepZoomGenerator's by \(difference)")
+                            resampled += 1
+                        }
+                    }
+                }
+            }
+            #expect(exact >= 1 && exact + resampled >= geometry.maxLevel, "\(exact) tiles compared exactly, \(resampled) resampled")
+        }
+    }
+
+    @Test func theListSaysWhatSlidesAreAndTheirExtrasAreServed() async throws {
+        try await Self.withServer { connection, fixture in
+            let list = try await Self.get(connection, "/api/images")
+            let entries = try #require(try JSONSerialization.jsonObject(with: Data(list.bytes)) as? [[String: Any]])
+            let byName = Dictionary(uniqueKeysWithValues: entries.map { ($0["name"] as? String ?? "", $0) })
+            let small = try #require(byName["small"])
+            #expect(small["vendor"] as? String == "aperio" && small["objectivePower"] as? Double == 20)
+            #expect((small["micronsPerPixel"] as? [String: Double]) == ["x": 0.499, "y": 0.499])
+            #expect((small["associated"] as? [String: String]) == ["thumbnail": "/api/images/small/associated/thumbnail"])
+            #expect(small["properties"] as? String == "/api/images/small/properties")
+            let vms = try #require(byName["vms/slide"])
+            #expect(vms["vendor"] as? String == "hamamatsu" && (vms["micronsPerPixel"] as? [String: Double])?["x"] == 0.45)
+            #expect((vms["associated"] as? [String: String])?["macro"] == "/api/images/vms/slide/associated/macro")
+            #expect(byName["boxes"]?["vendor"] as? String == "tiff" && byName["boxes"]?["associated"] == nil)
+            // boxes.tiff's XResolution is 4294967295/151551421 pixels per centimetre.
+            let boxes = try #require(byName["boxes"]?["micronsPerPixel"] as? [String: Double])
+            #expect(abs((boxes["x"] ?? 0) - 10_000 / (4_294_967_295.0 / 151_551_421.0)) < 1e-3, "from the TIFF resolution tags")
+
+            let properties = try await Self.get(connection, "/api/images/small/properties")
+            let values = try #require(try JSONSerialization.jsonObject(with: Data(properties.bytes)) as? [String: String])
+            #expect(properties.status == 200 && values["openslide.mpp-x"] == "0.499" && values["aperio.AppMag"] == "20")
+
+            let slide = try Slide(path: fixture.root + "/vms/slide.vms")
+            let macro = try await Self.get(connection, "/api/images/vms/slide/associated/macro")
+            #expect(macro.status == 200)
+            let decoded = try decodeImage(macro.bytes)
+            let expected = try decodeImage(try JPEGEncoder(quality: 90).encode(try slide.associatedRGB("macro")))
+            #expect((meanDifference(decoded, expected) ?? 99) < 0.5, "the macro image OpenSlide reads, as JPEG")
+            #expect(try await Self.get(connection, "/api/images/vms/slide/associated/macro").bytes == macro.bytes, "kept once made")
+
+            let labelled = try #require(byName["labelled"]?["associated"] as? [String: String])
+            #expect(labelled.keys.sorted() == ["label", "macro", "thumbnail"])
+            let label = try await Self.get(connection, try #require(labelled["label"]))
+            #expect(label.status == 200)
+            #expect(try decodeImage(label.bytes).width == 240, "the label as OpenSlide reads it")
+            #expect(try await Self.get(connection, "/api/images/small/associated/label").status == 404)
+            #expect(try await Self.get(connection, "/api/images/boxes/properties").status == 404, "not a slide")
+            #expect(try await Self.get(connection, "/api/images/nothing/associated/label").status == 404)
+        }
+    }
+
+    @Test func anUnreadableSlideIsAnErrorForItAlone() async throws {
+        try await Self.withServer { connection, _ in
+            for _ in 0..<2 {
+                let bad = try await Self.get(connection, "/images/unreadable_files/4/0_0.jpg")
+                #expect(bad.status == 500, "OpenSlide's error state: a clean 500, and the next read tries again")
+            }
+            let good = try await Self.get(connection, "/images/small_files/4/0_0.jpg")
+            #expect(good.status == 200)
+            #expect(connection.runtime.context.catalog.images.count == 6)
+        }
+    }
+
+    @Test func aCompanionFileRemovedWhileServedIsAnErrorUntilItIsBack() async throws {
+        try await Self.withServer { connection, fixture in
+            let jpeg = fixture.root + "/vms/slide(1,1).jpg"
+            let kept = fixture.base + "/kept.jpg"
+            try FileManager.default.moveItem(atPath: jpeg, toPath: kept)
+            // Level 10 is the full resolution: tile 3_2 lies in JPEG (1,1), 0_0 in JPEG (0,0).
+            let missing = try await Self.get(connection, "/images/vms/slide_files/10/3_2.jpg")
+            #expect(missing.status == 500)
+            let other = try await Self.get(connection, "/images/vms/slide_files/10/0_0.jpg")
+            #expect(other.status == 500, "the slide cannot be opened again without its JPEG")
+            #expect(try await Self.get(connection, "/images/small_files/4/0_0.jpg").status == 200)
+            try FileManager.default.moveItem(atPath: kept, toPath: jpeg)
+            #expect(try await Self.get(connection, "/images/vms/slide_files/10/3_2.jpg").status == 200, "opened again once it is back")
+        }
+    }
+
+    @Test func aSlideReplacedWhileServedIsNeverServedAsTheOldOne() async throws {
+        try await Self.withServer { connection, fixture in
+            let before = try #require(connection.runtime.context.catalog.images.first { $0.name == "small" })
+            let slide = try #require(Self.slide(connection, "small"))
+            let replacement = fixture.base + "/replacement.svs"
+            try FileManager.default.copyItem(atPath: fixture.root + "/planes.tiff", toPath: replacement)
+            _ = rename(replacement, fixture.root + "/small.svs")
+            slide.closeHandle()
+            let stale = try await Self.get(connection, "/images/small_files/4/0_0.jpg")
+            #expect(stale.status == 500, "the file changed: not read as the slide first opened")
+            connection.runtime.context.catalog.rescan()
+            let after = try #require(connection.runtime.context.catalog.images.first { $0.name == "small" })
+            #expect(after.version != before.version && after.descriptor.width == 1024)
+            #expect(try await Self.get(connection, "/images/small_files/10/0_0.jpg").status == 200)
+        }
+    }
+}
+
+extension EmbeddedConnection {
+    /// `images/{name}`: the unversioned path prefix of image `name`'s tiles.
+    fileprivate func images(_ name: String) -> String { "images/" + name }
+}
