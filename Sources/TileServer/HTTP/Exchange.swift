@@ -23,6 +23,8 @@ struct Exchange {
     let range: String?
     /// The `If-Range` header, if any.
     let ifRange: String?
+    /// The `Authorization` header (an access token), if any; never logged.
+    let authorization: String?
     /// Whether a tile came from the cache, for the access log.
     var cache: CacheOutcome = .none
     /// The route, for metrics (``RouteLabel/invalid`` until the path is routed).
@@ -42,6 +44,7 @@ struct Exchange {
         origin = head.headers.first(name: "origin")
         range = head.headers.first(name: "range")
         ifRange = head.headers.first(name: "if-range")
+        authorization = head.headers.first(name: "authorization")
     }
 
     /// The exchange for a request read by ``SimpleRequestDecoder``.
@@ -56,6 +59,7 @@ struct Exchange {
         origin = request.origin
         range = request.range
         ifRange = request.ifRange
+        authorization = request.authorization
     }
 
     /// The exchange for a request that could not even be parsed: answered, then the connection is closed.
@@ -70,6 +74,7 @@ struct Exchange {
         origin = nil
         range = nil
         ifRange = nil
+        authorization = nil
     }
 }
 

@@ -27,6 +27,12 @@ final class ResponseBlocks: Sendable {
     let json: ResponseProfile
     /// JSON errors and health: not stored, never sniffed (an error names the path it was asked for).
     let jsonNoStore: ResponseProfile
+    /// JSON answers to an access token: for that client only.
+    let jsonPrivate: ResponseProfile
+    /// A private image's descriptor, answered to an access token.
+    let privateDescriptor: ResponseProfile
+    /// Tiles of private images, by file extension: their `Cache-Control` follows their signature.
+    private let privateTiles: [String: ResponseProfile]
     /// Prometheus text.
     let metrics: ResponseProfile
     /// CORS preflight answers and redirects (empty bodies).
@@ -50,6 +56,9 @@ final class ResponseBlocks: Sendable {
             contentType: "application/xml", cacheControl: ResponseProfile.immutable, cors: cors, acceptsRanges: true)
         json = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.short, cors: cors, noSniff: true)
         jsonNoStore = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.noStore, cors: cors, noSniff: true)
+        jsonPrivate = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.privateNoStore, cors: cors, noSniff: true)
+        privateDescriptor = ResponseProfile(
+            contentType: "application/xml", cacheControl: ResponseProfile.privateNoStore, cors: cors, acceptsRanges: true)
         metrics = ResponseProfile(contentType: "text/plain; version=0.0.4; charset=utf-8", cacheControl: ResponseProfile.noStore, cors: cors)
         empty = ResponseProfile(contentType: "text/plain; charset=utf-8", cacheControl: ResponseProfile.short, cors: cors)
         let tileExtensions = ["jpg", "jpeg", "png", "webp"]
@@ -66,6 +75,10 @@ final class ResponseBlocks: Sendable {
                     $0,
                     ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: ResponseProfile.revalidate, cors: cors, acceptsRanges: true)
                 )
+            })
+        privateTiles = Dictionary(
+            uniqueKeysWithValues: tileExtensions.map {
+                ($0, ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: nil, cors: cors, acceptsRanges: true))
             })
         iiifImages = Dictionary(
             uniqueKeysWithValues: IIIFFormat.allCases.map {
@@ -89,6 +102,12 @@ final class ResponseBlocks: Sendable {
         return ResponseProfile(
             contentType: MIMEType.forExtension(format), cacheControl: versioned ? ResponseProfile.immutable : ResponseProfile.revalidate, cors: cors,
             acceptsRanges: true)
+    }
+
+    /// How a private image's tiles with file extension `format` are answered: without `Cache-Control`, which the
+    /// response adds from its grant.
+    func privateTile(format: String) -> ResponseProfile {
+        privateTiles[format] ?? ResponseProfile(contentType: MIMEType.forExtension(format), cacheControl: nil, cors: cors, acceptsRanges: true)
     }
 
     /// How rendered IIIF images in `format` are answered: revalidated (IIIF ids carry no version, so a re-slice keeps

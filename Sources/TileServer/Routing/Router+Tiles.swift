@@ -1,9 +1,11 @@
+import Glibc
 import NIOCore
 
 extension Router {
     /// Tile (`level`, `column`, `row`) of image `name` (`NAME@VERSION` or `NAME`) in `format`: from the cache, or
-    /// as a miss; immutable under the current version, revalidated without one, 404 under an old one.
-    func tileResponse(name: Substring, tile: TileAddress, format: Substring, exchange: inout Exchange) -> Response {
+    /// as a miss; immutable under the current version, revalidated without one, 404 under an old one. A private
+    /// image's tile (`grant` not open) is cached by shared caches only until its signature expires.
+    func tileResponse(name: Substring, tile: TileAddress, format: Substring, grant: AccessGrant, exchange: inout Exchange) -> Response {
         let image: CatalogImage
         let versioned: Bool
         switch catalog.resolve(name) {
@@ -18,6 +20,9 @@ extension Router {
             return .error(.notFound("\(image.name) has no tile \(tile.level)/\(tile.column)_\(tile.row).\(format)"))
         }
         let key = TileKey(image: image.id, address: tile)
+        guard grant.isOpen else {
+            return privateTileResponse(key, of: image, grant: grant, exchange: &exchange)
+        }
         let profile = services.blocks.tile(format: image.descriptor.format, versioned: versioned)
         if let file = tiles.cached(key) {
             exchange.cache = .hit
@@ -25,6 +30,25 @@ extension Router {
         }
         exchange.cache = .miss
         return missResponse(key, of: image, profile: profile, extraHeaders: services.blocks.cacheMiss, route: exchange.route)
+    }
+
+    /// A private image's tile: `Cache-Control` lets shared caches keep a signed URL's answer until the signature
+    /// expires (never longer), and keeps a bearer's answer out of them.
+    private func privateTileResponse(_ key: TileKey, of image: CatalogImage, grant: AccessGrant, exchange: inout Exchange) -> Response {
+        let profile = services.blocks.privateTile(format: image.descriptor.format)
+        let cacheControl: String
+        if case .signed(let expires) = grant {
+            cacheControl = "Cache-Control: public, max-age=\(max(0, expires - Int(time(nil))))\r\n"
+        } else {
+            cacheControl = "Cache-Control: private, no-cache\r\n"
+        }
+        if let file = tiles.cached(key) {
+            exchange.cache = .hit
+            return .file(file, profile: profile, extraHeaders: ByteBuffer(string: cacheControl + "X-Cache: hit\r\n"))
+        }
+        exchange.cache = .miss
+        return missResponse(
+            key, of: image, profile: profile, extraHeaders: ByteBuffer(string: cacheControl + "X-Cache: miss\r\n"), route: exchange.route)
     }
 
     /// Tile `key` of `image`, which was not cached, as ``TileLookup/miss(_:of:onRead:)`` finds it, answered with
