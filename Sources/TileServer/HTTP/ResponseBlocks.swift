@@ -33,6 +33,8 @@ final class ResponseBlocks: Sendable {
     let privateDescriptor: ResponseProfile
     /// Tiles of private images, by file extension: their `Cache-Control` follows their signature.
     private let privateTiles: [String: ResponseProfile]
+    /// The access token service's page for a client's iframe: for that client only.
+    let privateHTML: ResponseProfile
     /// Prometheus text.
     let metrics: ResponseProfile
     /// CORS preflight answers and redirects (empty bodies).
@@ -47,6 +49,9 @@ final class ResponseBlocks: Sendable {
     let iiifInfoJSONLD: ResponseProfile
     /// IIIF image information as plain JSON.
     let iiifInfoJSON: ResponseProfile
+    /// A private image's IIIF image information, as JSON-LD and as JSON: for the token's bearer only.
+    let iiifInfoJSONLDPrivate: ResponseProfile
+    let iiifInfoJSONPrivate: ResponseProfile
 
     /// The blocks for a server whose answers follow `cors`.
     init(cors: CORSPolicy) {
@@ -59,6 +64,8 @@ final class ResponseBlocks: Sendable {
         jsonPrivate = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.privateNoStore, cors: cors, noSniff: true)
         privateDescriptor = ResponseProfile(
             contentType: "application/xml", cacheControl: ResponseProfile.privateNoStore, cors: cors, acceptsRanges: true)
+        privateHTML = ResponseProfile(
+            contentType: "text/html; charset=utf-8", cacheControl: ResponseProfile.privateNoStore, cors: cors, noSniff: true)
         metrics = ResponseProfile(contentType: "text/plain; version=0.0.4; charset=utf-8", cacheControl: ResponseProfile.noStore, cors: cors)
         empty = ResponseProfile(contentType: "text/plain; charset=utf-8", cacheControl: ResponseProfile.short, cors: cors)
         let tileExtensions = ["jpg", "jpeg", "png", "webp"]
@@ -86,6 +93,9 @@ final class ResponseBlocks: Sendable {
             })
         iiifInfoJSONLD = ResponseProfile(contentType: IIIFMediaType.jsonLD.contentType, cacheControl: ResponseProfile.short, cors: cors)
         iiifInfoJSON = ResponseProfile(contentType: IIIFMediaType.json.contentType, cacheControl: ResponseProfile.short, cors: cors)
+        iiifInfoJSONLDPrivate = ResponseProfile(
+            contentType: IIIFMediaType.jsonLD.contentType, cacheControl: ResponseProfile.privateNoStore, cors: cors)
+        iiifInfoJSONPrivate = ResponseProfile(contentType: IIIFMediaType.json.contentType, cacheControl: ResponseProfile.privateNoStore, cors: cors)
     }
 
     /// The status line of `status`, pre-encoded.

@@ -1,7 +1,7 @@
 import Glibc
 
 extension Router {
-    /// The access step: the one place that decides whether a routed request may be answered under the server's
+    /// The access step: the one place that decides whether a routed request (Deep Zoom or IIIF) may be answered under the server's
     /// ``AccessPolicy``. Every route goes through it before its handler; handlers only shape their answer by the
     /// grant (signed tile URLs, `Cache-Control`, the filtered image list).
     ///
@@ -9,32 +9,36 @@ extension Router {
     /// nothing about what exists. An image is private when its name, or the real path of its descriptor (a symlink's
     /// target), is under a private prefix.
     ///
+    /// Routes say what they touch (``AccessSubject``, from ``Route/accessSubject`` and ``IIIFRoute/accessSubject``).
+    ///
     /// - Complexity: O(1) without a policy; else a catalog lookup, and one HMAC-SHA256 where a credential is checked.
-    func authorize(_ route: Route, query: QueryString, exchange: Exchange) -> Result<AccessGrant, AccessRefusal> {
+    func authorize(_ subject: AccessSubject, query: QueryString, exchange: Exchange) -> Result<AccessGrant, AccessRefusal> {
         guard let policy = services.access else { return .success(.open) }
         let now = Int(time(nil))
-        switch route {
-        case .tile(let name, _, _):
+        switch subject {
+        case .open:
+            return .success(.open)
+        case .pixels(let name):
             guard isPrivate(name, policy: policy) else { return .success(.open) }
             if query.value(named: "sig") != nil {
                 let (base, version) = Self.split(name)
+                // A URL without a version (IIIF's, an unversioned tile) is signed for the image's current version.
+                let signedVersion = version ?? catalog.image(named: base).map { $0.version[...] } ?? ""
                 return Result { () throws(AccessRefusal) in
-                    .signed(expires: try policy.verifyTile(query: query, name: base, version: version ?? "", now: now))
+                    .signed(expires: try policy.verifyTile(query: query, name: base, version: signedVersion, now: now))
                 }
             }
             return tokenGrant(for: name, query: query, exchange: exchange, policy: policy, now: now)
-        case .descriptor(let name), .visible(let name):
+        case .metadata(let name):
             guard isPrivate(name, policy: policy) else { return .success(.open) }
             return tokenGrant(for: name, query: query, exchange: exchange, policy: policy, now: now)
-        case .imageList:
+        case .list:
             guard let credential = Self.credential(query: query, exchange: exchange) else { return .success(.list(nil)) }
             return Result { () throws(AccessRefusal) in
                 let token = try policy.verify(token: credential, now: now)
                 guard token.scope == .read else { throw .wrongScope }
                 return .list(token)
             }
-        case .health, .metrics, .staticFile, .unknown:
-            return .success(.open)
         }
     }
 
@@ -68,14 +72,15 @@ extension Router {
         }
     }
 
-    /// The token a request presents: `Authorization: Bearer TOKEN`, else `?token=TOKEN`.
+    /// The token a request presents: `Authorization: Bearer TOKEN`, else `?token=TOKEN`, else (IIIF requests) the
+    /// `tiler_token` cookie.
     static func credential(query: QueryString, exchange: Exchange) -> Substring? {
         if let header = exchange.authorization {
             let utf8 = header.utf8
             guard utf8.count > 7, header.prefix(7).lowercased() == "bearer " else { return header[header.endIndex...] }
             return header.dropFirst(7).drop { $0 == " " }
         }
-        return query.value(named: "token")
+        return query.value(named: "token") ?? exchange.cookieToken
     }
 
     /// A URL's image name split into the name and the `@VERSION` it names, if any.

@@ -36,12 +36,7 @@ extension Router {
     /// expires (never longer), and keeps a bearer's answer out of them.
     private func privateTileResponse(_ key: TileKey, of image: CatalogImage, grant: AccessGrant, exchange: inout Exchange) -> Response {
         let profile = services.blocks.privateTile(format: image.descriptor.format)
-        let cacheControl: String
-        if case .signed(let expires) = grant {
-            cacheControl = "Cache-Control: public, max-age=\(max(0, expires - Int(time(nil))))\r\n"
-        } else {
-            cacheControl = "Cache-Control: private, no-cache\r\n"
-        }
+        let cacheControl = privateCacheControl(grant)
         if let file = tiles.cached(key) {
             exchange.cache = .hit
             return .file(file, profile: profile, extraHeaders: ByteBuffer(string: cacheControl + "X-Cache: hit\r\n"))
@@ -49,6 +44,15 @@ extension Router {
         exchange.cache = .miss
         return missResponse(
             key, of: image, profile: profile, extraHeaders: ByteBuffer(string: cacheControl + "X-Cache: miss\r\n"), route: exchange.route)
+    }
+
+    /// The `Cache-Control` line of a private image's tile: shared caches may keep a signed URL's answer until the
+    /// signature expires, never longer; a bearer's answer is for the bearer only.
+    func privateCacheControl(_ grant: AccessGrant) -> String {
+        if case .signed(let expires) = grant {
+            return "Cache-Control: public, max-age=\(max(0, expires - Int(time(nil))))\r\n"
+        }
+        return "Cache-Control: private, no-cache\r\n"
     }
 
     /// Tile `key` of `image`, which was not cached, as ``TileLookup/miss(_:of:onRead:)`` finds it, answered with

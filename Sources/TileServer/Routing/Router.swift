@@ -44,7 +44,7 @@ struct Router {
         exchange.route = route.label
         let query = QueryString(text: target.query)
         let grant: AccessGrant
-        switch authorize(route, query: query, exchange: exchange) {
+        switch authorize(route.accessSubject, query: query, exchange: exchange) {
         case .success(let allowed): grant = allowed
         case .failure(let refusal): return refusal.response
         }
