@@ -28,6 +28,14 @@ import Testing
             let tokenService = try #require((access["service"] as? [[String: Any]])?.first)
             #expect(tokenService["type"] as? String == "AuthAccessTokenService2")
             #expect((tokenService["id"] as? String)?.hasSuffix("/iiif/auth/token") == true)
+            // The refused names of the Deep Zoom tests, as IIIF identifiers.
+            let aToken = Self.bearer(try fixture.token("a/*"))
+            for (identifier, status) in [("a%2F..%2Fb%2Fx", 400), ("ab", 403), ("a%2Flink", 403), ("b%2Fx", 403), ("pub%2Flink", 401)] {
+                let headers = status == 401 ? [] : aToken
+                let answer = try fetch(server, "/iiif/3/\(identifier)/info.json", headers: headers)
+                #expect(answer.status == status, "\(identifier): \(answer.status) \(answer.text)")
+                #expect(!answer.text.contains("\"width\""), "\(identifier)")
+            }
             // A public image's information is as always.
             let open = try fetch(server, "/iiif/3/pub%2Fopen/info.json")
             #expect(open.status == 200 && !open.text.contains("service"))
