@@ -16,9 +16,10 @@ extension Router {
             exchange.route = .iiifInfo
             return preflightResponse(head, exchange: exchange)
         }
-        let query = QueryString(text: head.uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { head.uri[head.uri.index(after: $0)...] } ?? "")
+        let rawQuery = head.uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { head.uri[head.uri.index(after: $0)...] } ?? ""
+        let query = QueryString(text: rawQuery)
         let grant: AccessGrant
-        switch authorize(route.accessSubject, query: query, exchange: exchange) {
+        switch authorize(route.accessSubject, query: rawQuery, exchange: exchange) {
         case .success(let allowed): grant = allowed
         case .failure(let refusal): return iiifRefusal(refusal, route: route, head: head, exchange: &exchange, channel: channel)
         }

@@ -12,34 +12,52 @@ extension Router {
     /// Routes say what they touch (``AccessSubject``, from ``Route/accessSubject`` and ``IIIFRoute/accessSubject``).
     ///
     /// - Complexity: O(1) without a policy; else a catalog lookup, and one HMAC-SHA256 where a credential is checked.
-    func authorize(_ subject: AccessSubject, query: QueryString, exchange: Exchange) -> Result<AccessGrant, AccessRefusal> {
+    func authorize(_ subject: AccessSubject, query rawQuery: Substring, exchange: Exchange) -> Result<AccessGrant, AccessRefusal> {
         guard let policy = services.access else { return .success(.open) }
         let now = Int(time(nil))
         switch subject {
         case .open:
             return .success(.open)
         case .pixels(let name):
+            // A signed URL this connection verified before (the usual case: a viewer's tiles share one query).
+            if !rawQuery.isEmpty, let expires = memo.signedExpiry(name: name, query: rawQuery), expires > now {
+                return .success(.signed(expires: expires))
+            }
             guard isPrivate(name, policy: policy) else { return .success(.open) }
+            let query = QueryString(text: rawQuery)
             if query.value(named: "sig") != nil {
                 let (base, version) = Self.split(name)
                 // A URL without a version (IIIF's, an unversioned tile) is signed for the image's current version.
                 let signedVersion = version ?? catalog.image(named: base).map { $0.version[...] } ?? ""
                 return Result { () throws(AccessRefusal) in
-                    .signed(expires: try policy.verifyTile(query: query, name: base, version: signedVersion, now: now))
+                    let expires = try policy.verifyTile(query: query, name: base, version: signedVersion, now: now)
+                    memo.rememberSigned(name: name, query: rawQuery, expires: expires)
+                    return .signed(expires: expires)
                 }
             }
             return tokenGrant(for: name, query: query, exchange: exchange, policy: policy, now: now)
         case .metadata(let name):
             guard isPrivate(name, policy: policy) else { return .success(.open) }
-            return tokenGrant(for: name, query: query, exchange: exchange, policy: policy, now: now)
+            return tokenGrant(for: name, query: QueryString(text: rawQuery), exchange: exchange, policy: policy, now: now)
         case .list:
-            guard let credential = Self.credential(query: query, exchange: exchange) else { return .success(.list(nil)) }
+            guard let credential = Self.credential(query: QueryString(text: rawQuery), exchange: exchange) else { return .success(.list(nil)) }
             return Result { () throws(AccessRefusal) in
-                let token = try policy.verify(token: credential, now: now)
+                let token = try verifiedToken(credential, policy: policy, now: now)
                 guard token.scope == .read else { throw .wrongScope }
                 return .list(token)
             }
         }
+    }
+
+    /// The token `credential` says, verified (or found verified in the memo) and unexpired at `now`.
+    private func verifiedToken(_ credential: Substring, policy: AccessPolicy, now: Int) throws(AccessRefusal) -> AccessToken {
+        if let known = memo.token(credential) {
+            guard known.expires > now else { throw .expired }
+            return known
+        }
+        let token = try policy.verify(token: credential, now: now)
+        memo.rememberToken(credential, token)
+        return token
     }
 
     /// Whether image `name` (as in a URL, with or without `@version`) is private under `policy`.
@@ -60,7 +78,7 @@ extension Router {
     ) -> Result<AccessGrant, AccessRefusal> {
         guard let credential = Self.credential(query: query, exchange: exchange) else { return .failure(.missing) }
         return Result { () throws(AccessRefusal) in
-            let token = try policy.verify(token: credential, now: now)
+            let token = try verifiedToken(credential, policy: policy, now: now)
             guard token.scope == .read else { throw .wrongScope }
             let (base, _) = Self.split(name)
             guard token.grants(base) else { throw .wrongImage }

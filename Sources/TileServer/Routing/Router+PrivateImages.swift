@@ -25,7 +25,10 @@ extension Router {
     /// The query of `image`'s signed tile URLs when `grant` is a token's (nil for public images).
     func signedTileQuery(for image: CatalogImage, grant: AccessGrant) -> String? {
         guard case .token = grant, let policy = services.access else { return nil }
-        return policy.tileQuery(name: image.name, version: image.version, now: Int(time(nil)))
+        let now = Int(time(nil))
+        return memo.tileQuery(image: image.id, window: now / policy.windowSeconds) {
+            policy.tileQuery(name: image.name, version: image.version, now: now)
+        }
     }
 
     /// The image list under a policy: the public images and those `token` grants, whole or one page. O(n) in the

@@ -36,14 +36,18 @@ extension Router {
     /// expires (never longer), and keeps a bearer's answer out of them.
     private func privateTileResponse(_ key: TileKey, of image: CatalogImage, grant: AccessGrant, exchange: inout Exchange) -> Response {
         let profile = services.blocks.privateTile(format: image.descriptor.format)
-        let cacheControl = privateCacheControl(grant)
-        if let file = tiles.cached(key) {
-            exchange.cache = .hit
-            return .file(file, profile: profile, extraHeaders: ByteBuffer(string: cacheControl + "X-Cache: hit\r\n"))
+        let cached = tiles.cached(key)
+        exchange.cache = cached == nil ? .miss : .hit
+        let lines: ByteBuffer
+        if case .signed(let expires) = grant {
+            lines = memo.signedTileLines(expires: expires, now: Int(time(nil)), hit: cached != nil)
+        } else {
+            lines = ByteBuffer(string: privateCacheControl(grant) + (cached == nil ? "X-Cache: miss\r\n" : "X-Cache: hit\r\n"))
         }
-        exchange.cache = .miss
-        return missResponse(
-            key, of: image, profile: profile, extraHeaders: ByteBuffer(string: cacheControl + "X-Cache: miss\r\n"), route: exchange.route)
+        if let file = cached {
+            return .file(file, profile: profile, extraHeaders: lines)
+        }
+        return missResponse(key, of: image, profile: profile, extraHeaders: lines, route: exchange.route)
     }
 
     /// The `Cache-Control` line of a private image's tile: shared caches may keep a signed URL's answer until the

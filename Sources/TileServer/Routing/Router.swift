@@ -18,6 +18,8 @@ struct Router {
     let tiles: TileLookup
     /// Where answers that come later (``Response/later``) go.
     let deliver: ResponseDelivery
+    /// The signatures and tokens this connection has already verified (used only with an access policy).
+    let memo = AccessMemo()
 
     /// Answers a complete `GET`, `HEAD` or `OPTIONS` (CORS preflight) request read by NIO's decoder.
     ///
@@ -42,9 +44,8 @@ struct Router {
         }
         let route = Route(path: target.path)
         exchange.route = route.label
-        let query = QueryString(text: target.query)
         let grant: AccessGrant
-        switch authorize(route.accessSubject, query: query, exchange: exchange) {
+        switch authorize(route.accessSubject, query: target.query, exchange: exchange) {
         case .success(let allowed): grant = allowed
         case .failure(let refusal): return refusal.response
         }
@@ -54,9 +55,9 @@ struct Router {
         case .descriptor(let name):
             return descriptorResponse(name: name, grant: grant)
         case .imageList:
-            return imageListResponse(query: query, grant: grant)
+            return imageListResponse(query: QueryString(text: target.query), grant: grant)
         case .visible(let name):
-            return visibleResponse(name: name, query: query, grant: grant)
+            return visibleResponse(name: name, query: QueryString(text: target.query), grant: grant)
         case .health:
             let count = services.catalog.count
             let body = JSONWriter.text { writer in
