@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // Pure geometry: Deep Zoom pyramid, visible-rect query, UIScrollView math. Standard library only.
@@ -52,6 +53,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // HMAC-SHA256 for access tokens and signed tile URLs (never hand-written cryptography).
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The command line: parses, validates and delegates.

@@ -98,3 +98,24 @@ function aborted(error, signal) {
   if (signal?.aborted) return signal.reason;
   return error?.name === 'AbortError' ? error : null;
 }
+
+/**
+ * A fetch for requests that carry an access token: sends `token()` (when not empty) as `Authorization: Bearer`, and
+ * calls `onRefused(token)` when the answer to such a request is 401 (the token expired or was revoked). Tile
+ * requests never need it: a private image's tile URLs are signed.
+ * @param {() => string} token The current token ('' for none).
+ * @param {(token: string) => void} onRefused
+ * @param {typeof fetch} [fetcher] The fetch to wrap (default the page's); tests pass a stub.
+ * @returns {typeof fetch}
+ */
+export function bearerFetch(token, onRefused, fetcher = (...a) => fetch(...a)) {
+  return async (url, init = {}) => {
+    const value = token();
+    if (!value) return fetcher(url, init);
+    const headers = new Headers(init.headers);
+    headers.set('Authorization', `Bearer ${value}`);
+    const response = await fetcher(url, { ...init, headers });
+    if (response.status === 401) onRefused(value);
+    return response;
+  };
+}

@@ -5,6 +5,7 @@
 import { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE } from './zoom-math.js';
 import { INDICATOR_STYLES } from './scroll-indicators.js';
 import { PAGE_PANS_STYLE } from './tiler-viewer-style.js';
+import { ViewerAccess } from './viewer-access.js';
 
 /** Boolean properties: property name → [attribute, default, where it goes]. */
 const FLAGS = {
@@ -49,7 +50,7 @@ export function parseRate(value) {
  */
 export class ViewerProperties extends HTMLElement {
   static get observedAttributes() {
-    return ['src', 'min-zoom', 'max-zoom', 'deceleration-rate', 'content-inset', 'scroll-indicator-insets', 'indicator-style',
+    return ['src', 'token', 'min-zoom', 'max-zoom', 'deceleration-rate', 'content-inset', 'scroll-indicator-insets', 'indicator-style',
       'pan-minimum-touches', 'level-of-detail-bias', ...Object.values(FLAGS).map((f) => f[0])];
   }
 
@@ -61,12 +62,18 @@ export class ViewerProperties extends HTMLElement {
       maximumZoomScale: null, indicatorStyle: 'default', panMinimumTouches: 1, levelOfDetailBias: 0,
     };
     for (const [name, [, value]] of Object.entries(FLAGS)) this.settings[name] = value;
+    /** The token and what follows from it (see viewer-access.js). */
+    this.access = new ViewerAccess(this);
   }
 
   attributeChangedCallback(name, old, value) {
     if (old === value) return;
     if (name === 'src') {
       if (this.isConnected && value) this.open(value);
+      return;
+    }
+    if (name === 'token') {
+      this.token = value ?? '';
       return;
     }
     if (name === 'min-zoom') this.minimumZoomScale = value === null ? null : Number(value);
@@ -90,6 +97,19 @@ export class ViewerProperties extends HTMLElement {
 
   set src(value) {
     this.setAttribute('src', value);
+  }
+
+  /**
+   * The access token for private images, sent as `Authorization: Bearer` on the descriptor and visible-rect fetches
+   * (the `token` attribute sets it too; the property does not write the attribute). When the server refuses it the
+   * element fires `tokenexpired`; setting a fresh one gives the open image fresh signed tile URLs, keeping the view.
+   */
+  get token() {
+    return this.access.token;
+  }
+
+  set token(value) {
+    this.access.setToken(value);
   }
 
   /** Pushes the settings into the scroll view, controller and indicators, keeping the view within new limits. */

@@ -78,7 +78,7 @@ export class TilerViewer extends ViewerMethods {
     this.loading = true;
     let source;
     try {
-      source = await loadTileSource(src);
+      source = await loadTileSource(src, undefined, this.access.fetch);
     } catch (error) {
       if (generation !== this.generation) return;
       this.loading = false;
@@ -106,11 +106,14 @@ export class TilerViewer extends ViewerMethods {
         this.cache.set(key, { bitmap, loadedAt: performance.now() });
         this.invalidate();
       },
-      onError: () => this.invalidate(),
+      onError: (key, error) => {
+        this.access.tileFailed(error);
+        this.invalidate();
+      },
     });
     this.layer = new TileLayer(this.canvas, { pyramid: p, tileURL: source.tileURL }, { cache: this.cache, prefetch: this.settings.prefetch ?? 1 });
     const endpoint = this.getAttribute('visible-endpoint') || source.visibleEndpoint;
-    this.reporter = endpoint ? new ViewportReporter(endpoint) : null;
+    this.reporter = endpoint ? new ViewportReporter(endpoint, { fetch: this.access.fetch }) : null;
     if (this.hasAttribute('navigator')) this.navigator = new Navigator(this.shadowRoot, p, (point) => this.controller.centreOn(point));
     this.gestures = new GestureInput(this.stage, this.controller, this);
     this.detachKeyboard = attachKeyboard(this, this.controller, () => this.isConnected, { scrollToTop: () => this.scrollToTop() });

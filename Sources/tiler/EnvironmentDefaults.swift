@@ -31,7 +31,7 @@ enum EnvironmentDefaults {
     }
 
     /// The subcommands that read the environment, and their options.
-    static let commands: [String: [Option]] = ["serve": Serve.environmentOptions]
+    static let commands: [String: [Option]] = ["serve": Serve.environmentOptions, "token": Token.environmentOptions]
 
     /// A variable whose value no option takes: named with what it accepts (the command exits 64, as for a bad option).
     struct InvalidVariable: Error, CustomStringConvertible {

@@ -1,6 +1,6 @@
 /// Names the subcommand a mistyped first argument most likely meant (`tiler slise` → `slice`).
 enum SubcommandSuggestion {
-    static let names = ["info", "slice", "serve", "visible", "sample", "demo", "help"]
+    static let names = ["info", "slice", "serve", "token", "visible", "sample", "demo", "help"]
 
     /// The error line for an unknown subcommand within edit distance 2 of a real one, or nil to let the parser
     /// answer (options, file names, known subcommands, or nothing close).

@@ -8,7 +8,7 @@ struct Tiler: ParsableCommand {
         commandName: "tiler",
         abstract: "Slice huge PNG/JPEG images into Deep Zoom tile pyramids and serve them.",
         version: Tiler.version,
-        subcommands: [Info.self, Slice.self, Serve.self, Visible.self, Sample.self, Demo.self]
+        subcommands: [Info.self, Slice.self, Serve.self, Token.self, Visible.self, Sample.self, Demo.self]
     )
 
     /// Takes SIGINT/SIGTERM into the signal hub before any thread starts, then parses (with `TILER_*` variables, see

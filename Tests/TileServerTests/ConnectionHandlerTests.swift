@@ -22,7 +22,7 @@ import Testing
             let first = try await connection.send("GET /images/alpha_files/10/3_2.jpg HTTP/1.1\r\nHost: t\r\n\r\n")
             let head =
                 "HTTP/1.1 200 OK\r\nServer: tiler\r\nContent-Type: image/jpeg\r\nCache-Control: no-cache\r\n"
-                + "Accept-Ranges: bytes\r\nAccess-Control-Allow-Origin: *\r\n"
+                + "Referrer-Policy: no-referrer\r\nAccept-Ranges: bytes\r\nAccess-Control-Allow-Origin: *\r\n"
             #expect(first.hasPrefix(head))
             #expect(first.contains("\r\nX-Cache: miss\r\n") && first.contains("\r\nContent-Length: 300\r\n\r\n") && first.hasSuffix(tile))
             let second = try await connection.send("GET /images/alpha_files/10/3_2.jpg HTTP/1.1\r\nHost: t\r\n\r\n")

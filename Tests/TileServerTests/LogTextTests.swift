@@ -1,4 +1,5 @@
 import Logging
+import NIOHTTP1
 import Testing
 
 @testable import TileServer
@@ -24,5 +25,25 @@ import Testing
         #expect(!line.utf8.contains(0x1B))
         #expect(line.contains("Serving evil\\x0A2026-11-26T00:00:00.000Z critical"))
         #expect(line.contains(" image=evil\\x0A"))
+    }
+}
+
+/// Credentials never reach a log line.
+@Suite struct LogRedactionTests {
+    @Test func tokensAndSignaturesAreRedacted() {
+        #expect(LogText.redacted("/images/a.dzi") == "/images/a.dzi")
+        #expect(LogText.redacted("/images/a.dzi?token=tiler1.k.c.s") == "/images/a.dzi?token=REDACTED")
+        #expect(LogText.redacted("/i/a_files/1/0_0.jpg?exp=9&kid=k1&sig=abc&x=1") == "/i/a_files/1/0_0.jpg?exp=9&kid=k1&sig=REDACTED&x=1")
+        #expect(LogText.redacted("/x?tokens=1&sig") == "/x?tokens=1&sig")
+    }
+
+    @Test func theAccessLogWritesNoToken() throws {
+        let target = "/images/a/one_files/9/0_0.jpg?exp=99&kid=k1&sig=SECRETSIG&token=SECRETTOKEN"
+        for format in [AccessLogFormat.text, .json] {
+            let lines = try AccessLogTests.lines(format) { log in
+                log.record(Exchange(head: .init(version: .http1_1, method: .GET, uri: target)), status: .ok, bytes: 1, microseconds: 1, client: "-")
+            }
+            #expect(lines.count == 1 && !lines[0].contains("SECRET") && lines[0].contains("sig=REDACTED"))
+        }
     }
 }

@@ -1,10 +1,30 @@
 #!/usr/bin/env bash
-# Varnish (Debian's varnishd 7.1) in front of two `tiler serve` replicas with deploy/varnish/tiler.vcl: one replica
-# is stopped in the middle of a load and no client may see an error; a repeated pass must come from Varnish's cache.
+# Varnish (Debian's varnishd 7.1) in front of `tiler serve` replicas with deploy/varnish/tiler.vcl: one replica
+# is stopped in the middle of a load and no client may see an error; a repeated pass must come from Varnish's cache
+# (test_varnish.py); private images' signed tile URLs are cached and shared, and unsigned or wrongly signed requests
+# for a tile Varnish holds are refused (test_private_varnish.py).
 # Installs varnish with apt-get (idempotently). Environment: TILER_BIN=path/to/tiler skips the build.
 # Prints `N passed, M failed` last; exits non-zero on any failure.
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/Support/with-tiler.sh
-with_tiler varnish python3
-exec /usr/bin/python3 Tests/Varnish/test_varnish.py
+with_tiler varnish python3 || { echo "0 passed, 1 failed (setup)"; exit 1; }
+passed=0
+failed=0
+status=0
+for script in Tests/Varnish/test_varnish.py Tests/Varnish/test_private_varnish.py; do
+    log="$(mktemp)"
+    /usr/bin/python3 "$script" | tee "$log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    counts="$(tail -1 "$log" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')"
+    rm -f "$log"
+    if [ -z "$counts" ]; then
+        failed=$((failed + 1))
+        status=1
+        continue
+    fi
+    passed=$((passed + ${counts% *}))
+    failed=$((failed + ${counts#* }))
+done
+echo "varnish: $passed passed, $failed failed"
+exit $status

@@ -102,6 +102,13 @@ sub vcl_recv {
     if (req.method != "GET" && req.method != "HEAD") {
         return (pass);
     }
+    # Private images (`tiler serve --access`): a request that carries an access token (a bearer, `?token=`, the
+    # IIIF `tiler_token` cookie) is answered for that client only, so it goes to a replica uncached, credentials
+    # intact. Signed tile URLs carry no token: they are cached like any tile, under their whole URL (query and
+    # signature included), for the max-age Tiler gives, which never outlives the signature.
+    if (req.http.Authorization || req.url ~ "[?&]token=" || req.http.Cookie ~ "(^|;\s*)tiler_token=") {
+        return (pass);
+    }
     # Tiler answers the same bytes whoever asks: credentials and cookies only split the cache.
     unset req.http.Cookie;
     unset req.http.Authorization;
@@ -142,6 +149,10 @@ sub vcl_backend_response {
     # Cache-Control from Tiler decides the TTL (versioned tiles: a year; JSON and unversioned descriptors: seconds).
     # Grace: once a short-lived answer expires, it is served stale for a few seconds while one fetch refreshes it.
     set beresp.grace = 10s;
+    # A signed tile URL is good until its signature expires, not 10 s beyond: no grace for it.
+    if (bereq.url ~ "[?&]sig=") {
+        set beresp.grace = 0s;
+    }
     # Which replica answered, for debugging (kept on the cached object).
     set beresp.http.X-Backend = beresp.backend.name;
 }

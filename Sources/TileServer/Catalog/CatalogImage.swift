@@ -9,6 +9,9 @@ final class CatalogImage: Sendable {
     let id: Int
     /// The name in URLs: the `.dzi` file's path relative to ROOT without `.dzi`, e.g. `maps/city`.
     let name: String
+    /// The name of the file the descriptor really is (its real path relative to ROOT, without extension): the name
+    /// itself, unless the descriptor is a symlink. The access policy applies to both.
+    let realName: String
     /// The descriptor as parsed.
     let descriptor: DZIDescriptor
     /// The pyramid's geometry.
@@ -35,21 +38,23 @@ final class CatalogImage: Sendable {
     /// only producer.
     convenience init(
         id: Int, name: String, descriptor: DZIDescriptor, root: String, filesDirectory: String, descriptorFile: LoadedFile,
-        signature: FileSignature, directories: LevelDirectoryCache
+        signature: FileSignature, directories: LevelDirectoryCache, realName: String? = nil
     ) {
         let levels = LevelDirectories(
             image: id, filesDirectory: filesDirectory, root: root, maxLevel: descriptor.pyramid.maxLevel, cache: directories)
         self.init(
             id: id, name: name, descriptor: descriptor, root: root, source: .folder(FolderTiles(directory: filesDirectory, levels: levels)),
-            descriptorFile: descriptorFile, signature: signature)
+            descriptorFile: descriptorFile, signature: signature, realName: realName)
     }
 
     /// Creates an entry whose tiles come from `source`.
     init(
-        id: Int, name: String, descriptor: DZIDescriptor, root: String, source: TileSource, descriptorFile: LoadedFile, signature: FileSignature
+        id: Int, name: String, descriptor: DZIDescriptor, root: String, source: TileSource, descriptorFile: LoadedFile, signature: FileSignature,
+        realName: String? = nil
     ) {
         self.id = id
         self.name = name
+        self.realName = realName ?? name
         self.descriptor = descriptor
         self.pyramid = descriptor.pyramid
         self.source = source

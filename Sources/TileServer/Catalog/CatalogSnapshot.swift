@@ -39,7 +39,8 @@ final class CatalogSnapshot: Sendable {
         return Self.json(sorted[start..<end])
     }
 
-    private static func json(_ images: ArraySlice<CatalogImage>) -> ByteBuffer {
+    /// `images` as the JSON array `/api/images` answers. O(n).
+    static func json(_ images: ArraySlice<CatalogImage>) -> ByteBuffer {
         let text = JSONWriter.text(capacity: 64 + images.count * 160) { writer in
             writer.openArray()
             for image in images {

@@ -84,7 +84,7 @@ extension ImageCatalog {
         }
         return CatalogImage(
             id: id, name: found.name, descriptor: descriptor, root: root, filesDirectory: files, descriptorFile: file, signature: signature,
-            directories: directories)
+            directories: directories, realName: Self.realName(real, root: root))
     }
 }
 
@@ -117,7 +117,15 @@ extension ImageCatalog {
                 StoredTiles(
                     pyramid: pyramid, colour: pyramid.colourProfile.flatMap { StoredColour(profile: $0, channels: finest.channels) },
                     format: format, quality: 85)),
-            descriptorFile: file, signature: signature)
+            descriptorFile: file, signature: signature, realName: Self.realName(real, root: root))
+    }
+
+    /// The name a file at real path `real` inside `root` would be served under: relative to `root`, without its
+    /// extension.
+    static func realName(_ real: String, root: String) -> String {
+        let relative = real.hasPrefix(root + "/") ? real.dropFirst(root.count + 1) : real[...]
+        guard let dot = relative.lastIndex(of: "."), !relative[dot...].contains("/") else { return String(relative) }
+        return String(relative[..<dot])
     }
 }
 

@@ -5,8 +5,8 @@ import NIOCore
 /// Any origin (`*`, the default): every response carries `Access-Control-Allow-Origin: *` in its profile's fixed
 /// lines, as cheap as no CORS. A list of origins: every response says `Vary: Origin` (a cache must not hand one
 /// origin's answer to another), and one whose request came from a listed origin also names it
-/// (``allowLine(for:)``, a buffer looked up, not formatted). Both expose `ETag`, `Content-Range`, `X-Cache` and
-/// `Link` to scripts.
+/// (``allowLine(for:)``, a buffer looked up, not formatted). Both expose `ETag`, `Content-Range`, `X-Cache`,
+/// `Link`, `X-Total-Count`, `Tiler-Tile-Query` and `WWW-Authenticate` to scripts.
 final class CORSPolicy: Sendable {
     /// The origins allowed, `nil` for any.
     let origins: [String]?
@@ -16,7 +16,7 @@ final class CORSPolicy: Sendable {
     private let allowLines: [String: ByteBuffer]
 
     /// The header names scripts may read besides the CORS-safelisted ones.
-    static let exposedHeaders = "ETag, Content-Range, X-Cache, Link, X-Total-Count"
+    static let exposedHeaders = "ETag, Content-Range, X-Cache, Link, X-Total-Count, Tiler-Tile-Query, WWW-Authenticate"
 
     /// A policy allowing `origins` (`["*"]` or empty: any origin).
     init(origins: [String]) {

@@ -23,6 +23,11 @@ struct Exchange {
     let range: String?
     /// The `If-Range` header, if any.
     let ifRange: String?
+    /// The `Authorization` header (an access token), if any; never logged.
+    let authorization: String?
+    /// The `tiler_token` cookie (an access token, for IIIF clients of the Authorization Flow, whose image requests
+    /// carry cookies, not headers), read from requests NIO's decoder reads (IIIF's); never logged.
+    let cookieToken: Substring?
     /// Whether a tile came from the cache, for the access log.
     var cache: CacheOutcome = .none
     /// The route, for metrics (``RouteLabel/invalid`` until the path is routed).
@@ -42,6 +47,8 @@ struct Exchange {
         origin = head.headers.first(name: "origin")
         range = head.headers.first(name: "range")
         ifRange = head.headers.first(name: "if-range")
+        authorization = head.headers.first(name: "authorization")
+        cookieToken = Self.cookie(named: "tiler_token", in: head.headers[canonicalForm: "cookie"])
     }
 
     /// The exchange for a request read by ``SimpleRequestDecoder``.
@@ -56,6 +63,8 @@ struct Exchange {
         origin = request.origin
         range = request.range
         ifRange = request.ifRange
+        authorization = request.authorization
+        cookieToken = nil
     }
 
     /// The exchange for a request that could not even be parsed: answered, then the connection is closed.
@@ -70,6 +79,21 @@ struct Exchange {
         origin = nil
         range = nil
         ifRange = nil
+        authorization = nil
+        cookieToken = nil
+    }
+}
+
+extension Exchange {
+    /// The value of cookie `name` in `Cookie` header values, if any. O(n) in their length.
+    static func cookie(named name: String, in values: [Substring]) -> Substring? {
+        for value in values {
+            for pair in value.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " }
+                if trimmed.hasPrefix(name + "=") { return trimmed.dropFirst(name.count + 1) }
+            }
+        }
+        return nil
     }
 }
 

@@ -18,6 +18,7 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
     case rangeNotSatisfiable = 416
     case contentTooLarge = 413
     case expectationFailed = 417
+    case unauthorized = 401
 
     /// The reason phrase, e.g. `Not Found`.
     var reason: String {
@@ -38,6 +39,7 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
         case .rangeNotSatisfiable: "Range Not Satisfiable"
         case .contentTooLarge: "Content Too Large"
         case .expectationFailed: "Expectation Failed"
+        case .unauthorized: "Unauthorized"
         }
     }
 
@@ -63,6 +65,7 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
         case .rangeNotSatisfiable: 13
         case .contentTooLarge: 14
         case .expectationFailed: 15
+        case .unauthorized: 16
         }
     }
 }

@@ -27,6 +27,14 @@ final class ResponseBlocks: Sendable {
     let json: ResponseProfile
     /// JSON errors and health: not stored, never sniffed (an error names the path it was asked for).
     let jsonNoStore: ResponseProfile
+    /// JSON answers to an access token: for that client only.
+    let jsonPrivate: ResponseProfile
+    /// A private image's descriptor, answered to an access token.
+    let privateDescriptor: ResponseProfile
+    /// Tiles of private images, by file extension: their `Cache-Control` follows their signature.
+    private let privateTiles: [String: ResponseProfile]
+    /// The access token service's page for a client's iframe: for that client only.
+    let privateHTML: ResponseProfile
     /// Prometheus text.
     let metrics: ResponseProfile
     /// CORS preflight answers and redirects (empty bodies).
@@ -41,6 +49,9 @@ final class ResponseBlocks: Sendable {
     let iiifInfoJSONLD: ResponseProfile
     /// IIIF image information as plain JSON.
     let iiifInfoJSON: ResponseProfile
+    /// A private image's IIIF image information, as JSON-LD and as JSON: for the token's bearer only.
+    let iiifInfoJSONLDPrivate: ResponseProfile
+    let iiifInfoJSONPrivate: ResponseProfile
 
     /// The blocks for a server whose answers follow `cors`.
     init(cors: CORSPolicy) {
@@ -50,6 +61,11 @@ final class ResponseBlocks: Sendable {
             contentType: "application/xml", cacheControl: ResponseProfile.immutable, cors: cors, acceptsRanges: true)
         json = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.short, cors: cors, noSniff: true)
         jsonNoStore = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.noStore, cors: cors, noSniff: true)
+        jsonPrivate = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.privateNoStore, cors: cors, noSniff: true)
+        privateDescriptor = ResponseProfile(
+            contentType: "application/xml", cacheControl: ResponseProfile.privateNoStore, cors: cors, acceptsRanges: true)
+        privateHTML = ResponseProfile(
+            contentType: "text/html; charset=utf-8", cacheControl: ResponseProfile.privateNoStore, cors: cors, noSniff: true)
         metrics = ResponseProfile(contentType: "text/plain; version=0.0.4; charset=utf-8", cacheControl: ResponseProfile.noStore, cors: cors)
         empty = ResponseProfile(contentType: "text/plain; charset=utf-8", cacheControl: ResponseProfile.short, cors: cors)
         let tileExtensions = ["jpg", "jpeg", "png", "webp"]
@@ -67,12 +83,19 @@ final class ResponseBlocks: Sendable {
                     ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: ResponseProfile.revalidate, cors: cors, acceptsRanges: true)
                 )
             })
+        privateTiles = Dictionary(
+            uniqueKeysWithValues: tileExtensions.map {
+                ($0, ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: nil, cors: cors, acceptsRanges: true))
+            })
         iiifImages = Dictionary(
             uniqueKeysWithValues: IIIFFormat.allCases.map {
                 ($0, ResponseProfile(contentType: $0.mimeType, cacheControl: ResponseProfile.revalidate, cors: cors, acceptsRanges: true))
             })
         iiifInfoJSONLD = ResponseProfile(contentType: IIIFMediaType.jsonLD.contentType, cacheControl: ResponseProfile.short, cors: cors)
         iiifInfoJSON = ResponseProfile(contentType: IIIFMediaType.json.contentType, cacheControl: ResponseProfile.short, cors: cors)
+        iiifInfoJSONLDPrivate = ResponseProfile(
+            contentType: IIIFMediaType.jsonLD.contentType, cacheControl: ResponseProfile.privateNoStore, cors: cors)
+        iiifInfoJSONPrivate = ResponseProfile(contentType: IIIFMediaType.json.contentType, cacheControl: ResponseProfile.privateNoStore, cors: cors)
     }
 
     /// The status line of `status`, pre-encoded.
@@ -89,6 +112,12 @@ final class ResponseBlocks: Sendable {
         return ResponseProfile(
             contentType: MIMEType.forExtension(format), cacheControl: versioned ? ResponseProfile.immutable : ResponseProfile.revalidate, cors: cors,
             acceptsRanges: true)
+    }
+
+    /// How a private image's tiles with file extension `format` are answered: without `Cache-Control`, which the
+    /// response adds from its grant.
+    func privateTile(format: String) -> ResponseProfile {
+        privateTiles[format] ?? ResponseProfile(contentType: MIMEType.forExtension(format), cacheControl: nil, cors: cors, acceptsRanges: true)
     }
 
     /// How rendered IIIF images in `format` are answered: revalidated (IIIF ids carry no version, so a re-slice keeps

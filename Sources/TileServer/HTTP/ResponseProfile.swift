@@ -21,13 +21,20 @@ final class ResponseProfile: Sendable {
     static let revalidate = "no-cache"
     /// Cache-Control for errors, metrics and health.
     static let noStore = "no-store"
+    /// Cache-Control for answers to an access token (a private image's descriptor, visible tiles, image list): for
+    /// that client only, never stored.
+    static let privateNoStore = "private, no-store"
 
-    /// Encodes the head blocks for `contentType` with `cacheControl`, adding `cors`'s fixed lines when given and
+    /// Encodes the head blocks for `contentType` with `cacheControl` (nil: the response adds its own, e.g. a signed
+    /// tile's max-age), `Referrer-Policy: no-referrer` (a page or image the server sends must not hand its URL, which
+    /// may carry a token or signature, to other sites), adding `cors`'s fixed lines when given and
     /// `Accept-Ranges: bytes` when `acceptsRanges` (responses sent from a file, which answer `Range`), and
     /// `X-Content-Type-Options: nosniff` when `noSniff` (bodies that may reflect what a request said: a browser must
     /// not take them for anything but their type).
-    init(contentType: String, cacheControl: String, cors: CORSPolicy?, acceptsRanges: Bool = false, noSniff: Bool = false) {
-        var common = "Server: tiler\r\nContent-Type: \(contentType)\r\nCache-Control: \(cacheControl)\r\n"
+    init(contentType: String, cacheControl: String?, cors: CORSPolicy?, acceptsRanges: Bool = false, noSniff: Bool = false) {
+        var common = "Server: tiler\r\nContent-Type: \(contentType)\r\n"
+        if let cacheControl { common += "Cache-Control: \(cacheControl)\r\n" }
+        common += "Referrer-Policy: no-referrer\r\n"
         if acceptsRanges { common += "Accept-Ranges: bytes\r\n" }
         if noSniff { common += "X-Content-Type-Options: nosniff\r\n" }
         if let cors { common += cors.fixedLines }

@@ -20,6 +20,8 @@ struct SimpleRequest: Sendable, Equatable {
     var range: String? = nil
     /// The first `If-Range` header's value, if any.
     var ifRange: String? = nil
+    /// The first `Authorization` header's value (an access token), if any.
+    var authorization: String? = nil
 }
 
 extension SimpleRequest {
@@ -113,7 +115,8 @@ private struct HeadReader {
             ifNoneMatch: fields.ifNoneMatch.map { String(decoding: bytes[$0], as: UTF8.self) },
             origin: fields.origin.map { String(decoding: bytes[$0], as: UTF8.self) },
             range: fields.range.map { String(decoding: bytes[$0], as: UTF8.self) },
-            ifRange: fields.ifRange.map { String(decoding: bytes[$0], as: UTF8.self) })
+            ifRange: fields.ifRange.map { String(decoding: bytes[$0], as: UTF8.self) },
+            authorization: fields.authorization.map { String(decoding: bytes[$0], as: UTF8.self) })
         return .request(request, length: position)
     }
 
@@ -204,10 +207,11 @@ private struct HeadReader {
 private struct Fields {
     /// Where the first `If-None-Match` value is.
     var ifNoneMatch: Range<Int>?
-    /// Where the first `Origin`, `Range` and `If-Range` values are.
+    /// Where the first `Origin`, `Range`, `If-Range` and `Authorization` values are.
     var origin: Range<Int>?
     var range: Range<Int>?
     var ifRange: Range<Int>?
+    var authorization: Range<Int>?
     var saysClose = false
     var saysKeepAlive = false
     /// How many `Host` headers the request has.
@@ -240,6 +244,8 @@ private struct Fields {
         case 13:
             if ifNoneMatch == nil && Self.equalsIgnoringCase(name, "if-none-match") {
                 ifNoneMatch = value
+            } else if authorization == nil && Self.equalsIgnoringCase(name, "authorization") {
+                authorization = value
             }
             return true
         case 14: return !Self.equalsIgnoringCase(name, "content-length")

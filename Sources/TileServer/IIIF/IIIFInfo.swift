@@ -21,7 +21,10 @@ enum IIIFInfo {
     /// The document for `pyramid` served at `id` (its base URI): size, limits, the tile size with one scale factor
     /// per level, as `sizes` the levels that fit in one tile (each one a stored tile), and as `preferredFormats` the
     /// tiles' own format (OpenSeadragon then asks for tiles in it, which are served as stored).
-    static func json(id: String, pyramid: Pyramid, tileFormat: IIIFFormat?, limits: IIIFLimits) -> String {
+    ///
+    /// - Parameter authBase: For a private image, the service's base URL: the document then lists the
+    ///   Authorization Flow services (``IIIFAuth``).
+    static func json(id: String, pyramid: Pyramid, tileFormat: IIIFFormat?, limits: IIIFLimits, authBase: String? = nil) -> String {
         JSONWriter.text(capacity: 1024) { writer in
             writer.openObject()
             writer.member("@context", context)
@@ -74,6 +77,7 @@ enum IIIFInfo {
             writer.openArray()
             for feature in features { writer.value(feature) }
             writer.closeArray()
+            if let authBase { IIIFAuth.writeServices(into: &writer, imageID: id, base: authBase) }
             writer.closeObject()
         }
     }

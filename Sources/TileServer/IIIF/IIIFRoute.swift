@@ -14,11 +14,17 @@ enum IIIFRoute: Equatable {
     case info(identifier: Substring)
     /// `/iiif/3/{id}/{region}/{size}/{rotation}/{quality}.{format}`: an image.
     case image(identifier: Substring, region: Substring, size: Substring, rotation: Substring, qualityAndFormat: Substring)
+    /// `/iiif/3/{id}/probe`: the IIIF Authorization Flow 2.0 probe service of a private image.
+    case probe(identifier: Substring)
+    /// `/iiif/auth/token`: the access token service (Authorization Flow 2.0, external pattern).
+    case accessToken
     /// Any other path under `/iiif/`: 404.
     case unknown
 
     /// The path prefix of the service (the `{/prefix}` of the URI templates).
     static let prefix = "/iiif/3"
+    /// The path of the access token service.
+    static let tokenServicePath: StaticString = "/iiif/auth/token"
 
     /// Whether the request target `target` (its bytes) is IIIF's to answer: everything under `/iiif/`, including
     /// other versions, which get its 404. The router and ``SimpleRequestDecoder`` (which leaves these requests, answered
@@ -34,6 +40,10 @@ enum IIIFRoute: Equatable {
     init(uri: String, maxPathBytes: Int) throws(RequestError) {
         let path = uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { uri[..<$0] } ?? uri[...]
         guard path.utf8.count <= maxPathBytes else { throw .badRequest("the path is longer than \(maxPathBytes) bytes") }
+        if path.isBytes(Self.tokenServicePath) {
+            self = .accessToken
+            return
+        }
         guard path.hasBytePrefix("/iiif/3/") else {
             self = .unknown
             return
@@ -65,7 +75,9 @@ enum IIIFRoute: Equatable {
         case 1:
             self = .base(identifier: identifier)
         case 2:
-            self = segments.1.isBytes("info.json") ? .info(identifier: identifier) : .unknown
+            self =
+                segments.1.isBytes("info.json")
+                ? .info(identifier: identifier) : segments.1.isBytes("probe") ? .probe(identifier: identifier) : .unknown
         default:
             self = .image(
                 identifier: identifier, region: try Self.parameter(segments.1), size: try Self.parameter(segments.2),

@@ -5,7 +5,8 @@ extension Router {
     /// A resolved IIIF image request: a stored tile's bytes when the request is exactly a tile (as cheap as a tile
     /// fetch), else a rendered image. Every answer carries the canonical and profile `Link` header.
     func imageResponse(
-        _ request: IIIFImageRequest, of image: CatalogImage, head: HTTPRequestHead, exchange: inout Exchange, channel: any Channel
+        _ request: IIIFImageRequest, of image: CatalogImage, head: HTTPRequestHead, exchange: inout Exchange, channel: any Channel,
+        grant: AccessGrant
     ) -> Response {
         let tile = request.storedTile(in: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format))
         let key = tile.map { TileKey(image: image.id, address: $0) }
@@ -24,7 +25,12 @@ extension Router {
         if let hostVary {
             headers.writeString("Vary: \(hostVary)\r\n")
         }
-        let tileProfile = services.blocks.tile(format: image.descriptor.format, versioned: false)
+        var tileProfile = services.blocks.tile(format: image.descriptor.format, versioned: false)
+        if !grant.isOpen {
+            // A private image's stored tile: Cache-Control follows the grant, as for Deep Zoom tiles.
+            tileProfile = services.blocks.privateTile(format: image.descriptor.format)
+            headers.writeString(privateCacheControl(grant))
+        }
         if let file = cached {
             return .file(file, profile: tileProfile, extraHeaders: headers)
         }

@@ -35,3 +35,30 @@ enum LogText {
         }
     }
 }
+
+extension LogText {
+    /// The query parameters whose values are credentials: never written to a log.
+    static let secretParameters: [String] = ["token", "sig"]
+
+    /// A request target as logs show it: the values of `token=` and `sig=` (access tokens and tile signatures)
+    /// written `REDACTED`; anything else unchanged.
+    ///
+    /// - Complexity: O(n); no copy for a target without a query (every tile but a private image's).
+    static func redacted(_ target: String) -> String {
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target }
+        let path = target[..<mark]
+        let query = target[target.utf8.index(after: mark)...]
+        var pairs: [Substring] = []
+        var changed = false
+        for pair in query.split(separator: "&", omittingEmptySubsequences: false) {
+            let name = pair.prefix { $0 != "=" }
+            if name.count < pair.count, secretParameters.contains(where: { name.utf8.elementsEqual($0.utf8) }) {
+                pairs.append(name + "=REDACTED")
+                changed = true
+            } else {
+                pairs.append(pair)
+            }
+        }
+        return changed ? path + "?" + pairs.joined(separator: "&") : target
+    }
+}

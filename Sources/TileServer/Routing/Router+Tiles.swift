@@ -1,9 +1,11 @@
+import Glibc
 import NIOCore
 
 extension Router {
     /// Tile (`level`, `column`, `row`) of image `name` (`NAME@VERSION` or `NAME`) in `format`: from the cache, or
-    /// as a miss; immutable under the current version, revalidated without one, 404 under an old one.
-    func tileResponse(name: Substring, tile: TileAddress, format: Substring, exchange: inout Exchange) -> Response {
+    /// as a miss; immutable under the current version, revalidated without one, 404 under an old one. A private
+    /// image's tile (`grant` not open) is cached by shared caches only until its signature expires.
+    func tileResponse(name: Substring, tile: TileAddress, format: Substring, grant: AccessGrant, exchange: inout Exchange) -> Response {
         let image: CatalogImage
         let versioned: Bool
         switch catalog.resolve(name) {
@@ -18,6 +20,9 @@ extension Router {
             return .error(.notFound("\(image.name) has no tile \(tile.level)/\(tile.column)_\(tile.row).\(format)"))
         }
         let key = TileKey(image: image.id, address: tile)
+        guard grant.isOpen else {
+            return privateTileResponse(key, of: image, grant: grant, exchange: &exchange)
+        }
         let profile = services.blocks.tile(format: image.descriptor.format, versioned: versioned)
         if let file = tiles.cached(key) {
             exchange.cache = .hit
@@ -25,6 +30,33 @@ extension Router {
         }
         exchange.cache = .miss
         return missResponse(key, of: image, profile: profile, extraHeaders: services.blocks.cacheMiss, exchange: &exchange)
+    }
+
+    /// A private image's tile: `Cache-Control` lets shared caches keep a signed URL's answer until the signature
+    /// expires (never longer), and keeps a bearer's answer out of them.
+    private func privateTileResponse(_ key: TileKey, of image: CatalogImage, grant: AccessGrant, exchange: inout Exchange) -> Response {
+        let profile = services.blocks.privateTile(format: image.descriptor.format)
+        let cached = tiles.cached(key)
+        exchange.cache = cached == nil ? .miss : .hit
+        let lines: ByteBuffer
+        if case .signed(let expires) = grant {
+            lines = memo.signedTileLines(expires: expires, now: Int(time(nil)), hit: cached != nil)
+        } else {
+            lines = ByteBuffer(string: privateCacheControl(grant) + (cached == nil ? "X-Cache: miss\r\n" : "X-Cache: hit\r\n"))
+        }
+        if let file = cached {
+            return .file(file, profile: profile, extraHeaders: lines)
+        }
+        return missResponse(key, of: image, profile: profile, extraHeaders: lines, exchange: &exchange)
+    }
+
+    /// The `Cache-Control` line of a private image's tile: shared caches may keep a signed URL's answer until the
+    /// signature expires, never longer; a bearer's answer is for the bearer only.
+    func privateCacheControl(_ grant: AccessGrant) -> String {
+        if case .signed(let expires) = grant {
+            return "Cache-Control: public, max-age=\(max(0, expires - Int(time(nil))))\r\n"
+        }
+        return "Cache-Control: private, no-cache\r\n"
     }
 
     /// Tile `key` of `image`, which was not cached, as ``TileLookup/miss(_:of:job:onRead:)`` finds it, answered with

@@ -19,6 +19,8 @@ struct Router {
     let tiles: TileLookup
     /// Where answers that come later (``Response/later``) go.
     let deliver: ResponseDelivery
+    /// The signatures and tokens this connection has already verified (used only with an access policy).
+    let memo = AccessMemo()
 
     /// Answers a complete `GET`, `HEAD` or `OPTIONS` (CORS preflight) request read by NIO's decoder.
     ///
@@ -43,21 +45,20 @@ struct Router {
         }
         let route = Route(path: target.path)
         exchange.route = route.label
+        let grant: AccessGrant
+        switch authorize(route.accessSubject, query: target.query, exchange: exchange) {
+        case .success(let allowed): grant = allowed
+        case .failure(let refusal): return refusal.response
+        }
         switch route {
         case .tile(let name, let tile, let format):
-            return tileResponse(name: name, tile: tile, format: format, exchange: &exchange)
+            return tileResponse(name: name, tile: tile, format: format, grant: grant, exchange: &exchange)
         case .descriptor(let name):
-            switch lookup(name) {
-            case .success(let found):
-                let profile = found.versioned ? services.blocks.versionedDescriptor : services.blocks.descriptor
-                return .file(found.image.descriptorFile, profile: profile, extraHeaders: nil)
-            case .failure(let error):
-                return .error(error)
-            }
+            return descriptorResponse(name: name, grant: grant)
         case .imageList:
-            return imageListResponse(query: QueryString(text: target.query))
+            return imageListResponse(query: QueryString(text: target.query), grant: grant)
         case .visible(let name):
-            return visibleResponse(name: name, query: QueryString(text: target.query))
+            return visibleResponse(name: name, query: QueryString(text: target.query), grant: grant)
         case .properties(let name):
             return propertiesResponse(name: name)
         case .associated(let name, let kind):
@@ -93,12 +94,15 @@ struct Router {
 
     /// The image list, whole or one page (``ImageListPage``), with `X-Total-Count` (and `Link` for pages). Made from
     /// the catalog's sorted snapshot: O(page) per page, the whole list built once per catalog change.
-    private func imageListResponse(query: QueryString) -> Response {
+    private func imageListResponse(query: QueryString, grant: AccessGrant) -> Response {
         let page: ImageListPage?
         do {
             page = try ImageListPage(query: query)
         } catch {
             return .error(error)
+        }
+        if let policy = services.access, case .list(let token) = grant {
+            return filteredImageList(page: page, policy: policy, token: token)
         }
         let snapshot = services.catalog.current
         let total = snapshot.sorted.count
@@ -111,7 +115,7 @@ struct Router {
             body: snapshot.page(offset: page.offset, limit: page.limit))
     }
 
-    private func visibleResponse(name: Substring, query: QueryString) -> Response {
+    private func visibleResponse(name: Substring, query: QueryString, grant: AccessGrant) -> Response {
         let image: CatalogImage
         switch lookup(name) {
         case .success(let found): image = found.image
@@ -124,9 +128,11 @@ struct Router {
         } catch {
             return .error(.badRequest(error.message))
         }
-        let body = answer.json(tileURLPrefix: image.versionedPrefix + "_files/", tileURLSuffix: "." + image.descriptor.format)
+        var suffix = "." + image.descriptor.format
+        if let query = signedTileQuery(for: image, grant: grant) { suffix += "?" + query }
+        let body = answer.json(tileURLPrefix: image.versionedPrefix + "_files/", tileURLSuffix: suffix)
         warm(answer, of: image)
-        return .ok(ByteBuffer(string: body), profile: services.blocks.json)
+        return .ok(ByteBuffer(string: body), profile: grant.isOpen ? services.blocks.json : services.blocks.jsonPrivate)
     }
 
     /// Marks the viewport's tiles most recently used (the centre one first) and loads the missing ones in the

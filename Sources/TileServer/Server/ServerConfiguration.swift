@@ -8,6 +8,8 @@ import NIOHTTP1
 public struct ServerConfiguration: Sendable {
     /// The folder whose `*.dzi` pyramids are served (searched recursively, dot-files and dot-folders skipped).
     public var root: String
+    /// The access policy file (``AccessPolicy/init(file:environment:)``), or nil: every image is public.
+    public var accessFile: String?
     /// The address to bind, e.g. `127.0.0.1` (the default: local clients only) or `0.0.0.0`.
     public var host: String
     /// The TCP port; 0 asks the system for a free one (see ``Server/port``).

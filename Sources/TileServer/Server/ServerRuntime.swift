@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import NIOCore
 import NIOHTTP1
@@ -22,6 +23,15 @@ struct ServerRuntime: Sendable {
         let publicDirectory = StaticFiles.locate(explicit: configuration.publicDirectory)
         if let explicit = configuration.publicDirectory, publicDirectory == nil {
             throw ServerError("the public folder \(explicit) is not a folder")
+        }
+        var access: AccessPolicy?
+        if let file = configuration.accessFile {
+            do {
+                let policy = try AccessPolicy(file: file, environment: ProcessInfo.processInfo.environment)
+                access = policy.isAllPublic ? nil : policy
+            } catch {
+                throw ServerError(error.message)
+            }
         }
         let descriptorLimit = Self.raiseDescriptorLimit()
         // Before the threads start: they choose their malloc arenas on their first allocation.
@@ -62,7 +72,7 @@ struct ServerRuntime: Sendable {
             connections: ConnectionRegistry(
                 maxPerAddress: configuration.maxConnectionsPerAddress,
                 capThreshold: configuration.perAddressCapThreshold ?? descriptorLimit * 3 / 8 / 2),
-            blocks: ResponseBlocks(cors: cors))
+            blocks: ResponseBlocks(cors: cors), access: access)
     }
 
     /// Lifts the soft limit on open descriptors to the hard one (as servers do): each connection takes one, each

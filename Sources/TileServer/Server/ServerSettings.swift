@@ -89,8 +89,8 @@ extension ServerSettings {
         sendTimeout.erased, maxConnectionsPerAddress.erased,
     ]
 
-    /// Every setting: the server's, the viewer folder, and the IIIF service's.
-    public static let all: [AnyServerSetting] = server + [publicFolder.erased] + IIIFSettings.all
+    /// Every setting: the server's, the viewer folder, the access policy, and the IIIF service's.
+    public static let all: [AnyServerSetting] = server + [publicFolder.erased, access.erased] + IIIFSettings.all
 }
 
 extension ServerSettings {
@@ -98,4 +98,12 @@ extension ServerSettings {
     public static let publicFolder = ServerSetting<String?>(
         "public", "The viewer folder (default: Public/ beside the executable, else in the working directory).", default: nil,
         read: { $0.publicDirectory }, write: { $0.publicDirectory = $1 })
+}
+
+extension ServerSettings {
+    /// The access policy file: which images are private, and the keys of tokens and signed tile URLs.
+    public static let access = ServerSetting<String?>(
+        "access",
+        "An access policy file (JSON): image name prefixes mapped to public or private, a default, signing keys (see the README's Private images). Default: everything public.",
+        default: nil, read: { $0.accessFile }, write: { $0.accessFile = $1 })
 }

@@ -27,13 +27,16 @@ final class Services: Sendable {
     let readFailures: OccasionalLog
     /// IIIF renders that failed (as rate-limited).
     let renderFailures: OccasionalLog
+    /// Who may see which images (nil: everything is public, nothing is checked).
+    let access: AccessPolicy?
 
     /// Assembles the shared state.
     init(
         configuration: ServerConfiguration, catalog: ImageCatalog, tiles: TileStore, warmer: TileWarmer, renders: RenderPool,
         renderBudget: RenderBudget, staticFiles: StaticFiles?,
-        metrics: Metrics, connections: ConnectionRegistry, blocks: ResponseBlocks
+        metrics: Metrics, connections: ConnectionRegistry, blocks: ResponseBlocks, access: AccessPolicy? = nil
     ) {
+        self.access = access
         self.blocks = blocks
         self.configuration = configuration
         self.catalog = catalog

@@ -105,6 +105,9 @@ struct Serve: ParsableCommand {
     @Flag(name: .customLong(S.accessLog.name), help: ArgumentHelp(S.accessLog.help))
     var accessLog = S.accessLog.defaultValue
 
+    @Option(name: .customLong(S.access.name), help: ArgumentHelp(S.access.help))
+    var access: String?
+
     /// The options `TILER_*` environment variables can set (see ``EnvironmentDefaults``): every setting, and ROOT.
     static let environmentOptions: [EnvironmentDefaults.Option] =
         [.init(name: "root", kind: .positional)]
@@ -136,6 +139,7 @@ struct Serve: ParsableCommand {
         S.idleTimeout.apply(idleTimeout, to: &configuration)
         S.sendTimeout.apply(sendTimeout, to: &configuration)
         S.maxConnectionsPerAddress.apply(maxConnectionsPerAddress, to: &configuration)
+        S.access.apply(access, to: &configuration)
         I.publicURL.apply(publicURL, to: &configuration)
         I.trustProxy.apply(trustProxy, to: &configuration)
         I.maxWidth.apply(iiifMaxWidth, to: &configuration)
@@ -160,6 +164,13 @@ struct Serve: ParsableCommand {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("ROOT \(root) is not a folder")
+        }
+        if let access {
+            do {
+                _ = try AccessPolicy(file: access, environment: ProcessInfo.processInfo.environment)
+            } catch {
+                throw ValidationError("--access: \(error.message)")
+            }
         }
         if let publicDirectory {
             guard FileManager.default.fileExists(atPath: publicDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {

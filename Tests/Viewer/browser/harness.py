@@ -56,12 +56,13 @@ def run(command):
 
 
 class Server:
-    """`tiler serve ROOT --port 0` with the viewer from Public/; learns its URL from the first line it prints."""
+    """`tiler serve ROOT --port 0` with the viewer from Public/ (and `extra` options); learns its URL from the first line it
+    prints."""
 
-    def __init__(self, root, log_path):
+    def __init__(self, root, log_path, extra=()):
         self.log = open(log_path, "w")
         self.process = subprocess.Popen(
-            [TILER, "serve", root, "--host", "127.0.0.1", "--port", "0", "--public", PUBLIC],
+            [TILER, "serve", root, "--host", "127.0.0.1", "--port", "0", "--public", PUBLIC, *extra],
             stdout=subprocess.PIPE, stderr=self.log, text=True)
         ready, _, _ = select.select([self.process.stdout], [], [], 30)
         line = self.process.stdout.readline() if ready else ""

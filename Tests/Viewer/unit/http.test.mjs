@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HttpError, parseJSON, request } from '../../../Public/js/http.js';
+import { HttpError, bearerFetch, parseJSON, request } from '../../../Public/js/http.js';
 
 /** A fetch that answers every request with `respond(url, init)` and records the calls. */
 function stub(respond) {
@@ -141,4 +141,19 @@ test("the page's fetch is used when none is given", async () => {
   } finally {
     globalThis.fetch = saved;
   }
+});
+
+test('bearerFetch sends the current token as the bearer and reports a 401 to a request that carried one', async () => {
+  const { fetch, calls } = stub((url) => new Response('{}', { status: url === '/refused' ? 401 : 200 }));
+  let token = 'tiler1.k.c.s';
+  const refused = [];
+  const authorised = bearerFetch(() => token, (t) => refused.push(t), fetch);
+  await request('/a', { what: 'a', fetch: authorised });
+  assert.equal(new Headers(calls[0].init.headers).get('authorization'), 'Bearer tiler1.k.c.s');
+  await assert.rejects(request('/refused', { what: 'b', fetch: authorised }), (error) => error.status === 401);
+  assert.deepEqual(refused, ['tiler1.k.c.s']);
+  token = '';
+  await assert.rejects(request('/refused', { what: 'c', fetch: authorised }));
+  assert.equal(calls[2].init.headers, undefined, 'no token: nothing added');
+  assert.deepEqual(refused, ['tiler1.k.c.s'], 'a request without a token is not a refused token');
 });

@@ -1,0 +1,114 @@
+import Glibc
+
+extension Router {
+    /// The access step: the one place that decides whether a routed request (Deep Zoom or IIIF) may be answered under the server's
+    /// ``AccessPolicy``. Every route goes through it before its handler; handlers only shape their answer by the
+    /// grant (signed tile URLs, `Cache-Control`, the filtered image list).
+    ///
+    /// A name under a private prefix needs a credential whether or not an image has that name, so a refusal says
+    /// nothing about what exists. An image is private when its name, or the real path of its descriptor (a symlink's
+    /// target), is under a private prefix.
+    ///
+    /// Routes say what they touch (``AccessSubject``, from ``Route/accessSubject`` and ``IIIFRoute/accessSubject``).
+    ///
+    /// - Complexity: O(1) without a policy; else a catalog lookup, and one HMAC-SHA256 where a credential is checked.
+    func authorize(_ subject: AccessSubject, query rawQuery: Substring, exchange: Exchange) -> Result<AccessGrant, AccessRefusal> {
+        guard let policy = services.access else { return .success(.open) }
+        let now = Int(time(nil))
+        switch subject {
+        case .open:
+            return .success(.open)
+        case .pixels(let name):
+            // A signed URL this connection verified before (the usual case: a viewer's tiles share one query).
+            if !rawQuery.isEmpty, let expires = memo.signedExpiry(name: name, query: rawQuery), expires > now {
+                return .success(.signed(expires: expires))
+            }
+            guard isPrivate(name, policy: policy) else { return .success(.open) }
+            let query = QueryString(text: rawQuery)
+            if query.value(named: "sig") != nil {
+                let (base, version) = Self.split(name)
+                // A URL without a version (IIIF's, an unversioned tile) is signed for the image's current version.
+                let signedVersion = version ?? catalog.image(named: base).map { $0.version[...] } ?? ""
+                return Result { () throws(AccessRefusal) in
+                    let expires = try policy.verifyTile(query: query, name: base, version: signedVersion, now: now)
+                    memo.rememberSigned(name: name, query: rawQuery, expires: expires)
+                    return .signed(expires: expires)
+                }
+            }
+            return tokenGrant(for: name, query: query, exchange: exchange, policy: policy, now: now)
+        case .metadata(let name):
+            guard isPrivate(name, policy: policy) else { return .success(.open) }
+            return tokenGrant(for: name, query: QueryString(text: rawQuery), exchange: exchange, policy: policy, now: now)
+        case .list:
+            guard let credential = Self.credential(query: QueryString(text: rawQuery), exchange: exchange) else { return .success(.list(nil)) }
+            return Result { () throws(AccessRefusal) in
+                let token = try verifiedToken(credential, policy: policy, now: now)
+                guard token.scope == .read else { throw .wrongScope }
+                return .list(token)
+            }
+        }
+    }
+
+    /// The token `credential` says, verified (or found verified in the memo) and unexpired at `now`.
+    private func verifiedToken(_ credential: Substring, policy: AccessPolicy, now: Int) throws(AccessRefusal) -> AccessToken {
+        if let known = memo.token(credential) {
+            guard known.expires > now else { throw .expired }
+            return known
+        }
+        let token = try policy.verify(token: credential, now: now)
+        memo.rememberToken(credential, token)
+        return token
+    }
+
+    /// Whether image `name` (as in a URL, with or without `@version`) is private under `policy`.
+    func isPrivate(_ name: Substring, policy: AccessPolicy) -> Bool {
+        let (base, _) = Self.split(name)
+        if policy.visibility(of: base) == .private || policy.visibility(of: name) == .private { return true }
+        switch catalog.resolve(name) {
+        case .current(let image, _), .stale(let image):
+            return policy.visibility(of: image.name) == .private || policy.visibility(of: image.realName) == .private
+        case .missing:
+            return false
+        }
+    }
+
+    /// The token's grant for image `name`, or why there is none.
+    private func tokenGrant(
+        for name: Substring, query: QueryString, exchange: Exchange, policy: AccessPolicy, now: Int
+    ) -> Result<AccessGrant, AccessRefusal> {
+        guard let credential = Self.credential(query: query, exchange: exchange) else { return .failure(.missing) }
+        return Result { () throws(AccessRefusal) in
+            let token = try verifiedToken(credential, policy: policy, now: now)
+            guard token.scope == .read else { throw .wrongScope }
+            let (base, _) = Self.split(name)
+            guard token.grants(base) else { throw .wrongImage }
+            // A name that is an alias (a symlinked descriptor) is granted only if its real name is too.
+            if case .current(let image, _) = catalog.resolve(name), !(token.grants(image.name) && token.grants(image.realName)) {
+                throw .wrongImage
+            }
+            return .token(token)
+        }
+    }
+
+    /// The token a request presents: `Authorization: Bearer TOKEN`, else `?token=TOKEN`, else (IIIF requests) the
+    /// `tiler_token` cookie.
+    static func credential(query: QueryString, exchange: Exchange) -> Substring? {
+        if let header = exchange.authorization {
+            let utf8 = header.utf8
+            guard utf8.count > 7, header.prefix(7).lowercased() == "bearer " else { return header[header.endIndex...] }
+            return header.dropFirst(7).drop { $0 == " " }
+        }
+        return query.value(named: "token") ?? exchange.cookieToken
+    }
+
+    /// A URL's image name split into the name and the `@VERSION` it names, if any.
+    static func split(_ name: Substring) -> (base: Substring, version: Substring?) {
+        let utf8 = name.utf8
+        guard utf8.count > PyramidVersion.length + 1 else { return (name, nil) }
+        let at = utf8.index(utf8.endIndex, offsetBy: -(PyramidVersion.length + 1))
+        guard utf8[at] == UInt8(ascii: "@"), case let version = name[utf8.index(after: at)...], PyramidVersion.isVersion(version) else {
+            return (name, nil)
+        }
+        return (name[..<at], version)
+    }
+}

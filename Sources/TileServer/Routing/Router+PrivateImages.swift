@@ -1,0 +1,62 @@
+import Glibc
+import NIOCore
+
+extension Router {
+    /// A descriptor: as always for a public image; for a private one granted by a token, with the query of its signed
+    /// tile URLs in `Tiler-Tile-Query` and never stored by shared caches.
+    func descriptorResponse(name: Substring, grant: AccessGrant) -> Response {
+        let found: (image: CatalogImage, versioned: Bool)
+        switch lookup(name) {
+        case .success(let image): found = image
+        case .failure(let error): return .error(error)
+        }
+        if let query = signedTileQuery(for: found.image, grant: grant) {
+            return .file(
+                found.image.descriptorFile, profile: services.blocks.privateDescriptor,
+                extraHeaders: ByteBuffer(string: "\(Self.tileQueryHeader): \(query)\r\n"))
+        }
+        let profile = found.versioned ? services.blocks.versionedDescriptor : services.blocks.descriptor
+        return .file(found.image.descriptorFile, profile: profile, extraHeaders: nil)
+    }
+
+    /// The header naming the query to append to a private image's tile URLs.
+    static let tileQueryHeader = "Tiler-Tile-Query"
+
+    /// The query of `image`'s signed tile URLs when `grant` is a token's (nil for public images).
+    func signedTileQuery(for image: CatalogImage, grant: AccessGrant) -> String? {
+        guard case .token = grant, let policy = services.access else { return nil }
+        let now = Int(time(nil))
+        return memo.tileQuery(image: image.id, window: now / policy.windowSeconds) {
+            policy.tileQuery(name: image.name, version: image.version, now: now)
+        }
+    }
+
+    /// The image list under a policy: the public images and those `token` grants, whole or one page. O(n) in the
+    /// images per request (the list depends on the token, so it is not shared).
+    func filteredImageList(page: ImageListPage?, policy: AccessPolicy, token: AccessToken?) -> Response {
+        let visible = services.catalog.current.sorted.filter { image in
+            let isPublic = policy.visibility(of: image.name) == .public && policy.visibility(of: image.realName) == .public
+            return isPublic || (token.map { $0.grants(image.name) && $0.grants(image.realName) } ?? false)
+        }
+        let profile = token == nil ? services.blocks.json : services.blocks.jsonPrivate
+        guard let page else {
+            return .body(
+                status: .ok, headerLines: profile.headerLines, extraHeaders: "X-Total-Count: \(visible.count)\r\n",
+                body: CatalogSnapshot.json(visible[...]))
+        }
+        let start = min(max(page.offset, 0), visible.count)
+        let end = start + min(max(page.limit, 0), visible.count - start)
+        return .body(
+            status: .ok, headerLines: profile.headerLines, extraHeaders: page.headerLines(total: visible.count),
+            body: CatalogSnapshot.json(visible[start..<end]))
+    }
+}
+
+extension AccessGrant {
+    /// Whether the answer is the public one.
+    var isOpen: Bool {
+        if case .open = self { return true }
+        if case .list(nil) = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+
+@testable import TileServer
+
+/// Private images over a socket: what a request without a valid credential gets (every refusal of the issue's list),
+/// and what a token or signed URL gets.
+@Suite struct PrivateImageTests {
+    static func bearer(_ token: String) -> [String] { ["Authorization: Bearer \(token)"] }
+
+    /// The tile query the server hands out for `name` with `token`, from its descriptor.
+    static func tileQuery(_ server: Server, _ name: String, token: String) throws -> String {
+        let answer = try fetch(server, "/images/\(name).dzi", headers: bearer(token))
+        #expect(answer.status == 200)
+        return try #require(answer.header("Tiler-Tile-Query"))
+    }
+
+    static func version(_ server: Server, _ name: String, token: String) throws -> String {
+        let list = try #require(try fetch(server, "/api/images", headers: bearer(token)).json() as? [[String: Any]])
+        return try #require(list.first { $0["name"] as? String == name }?["version"] as? String)
+    }
+
+    @Test func refusesEveryRequestWithoutAValidCredential() async throws {
+        let fixture = try PrivateFixture()
+        try await withServer(fixture.pyramids, fixture.configuration) { server in
+            let aToken = try fixture.token("a/*")
+            let query = try Self.tileQuery(server, "a/one", token: aToken)
+            let version = try Self.version(server, "a/one", token: aToken)
+            let tile = "/images/a/one@\(version)_files/9/0_0.jpg"
+            let otherKey = try AccessPolicy(
+                file: try Self.policy(in: fixture, keyID: "k9"), environment: ProcessInfo.processInfo.environment)
+            // One signature character changed (not the last, whose unused bits would make it malformed instead).
+            var characters = Array(aToken)
+            characters[characters.count - 5] = characters[characters.count - 5] == "A" ? "B" : "A"
+            let tampered = String(characters)
+            let foreignSignature = fixture.policy.tileQuery(name: "a/two", version: try Self.version(server, "a/two", token: aToken), now: Self.now)
+            let oldVersion = fixture.policy.tileQuery(name: "a/one", version: "000000000000", now: Self.now)
+            let expiredSignature = "exp=\(Self.now - 10)&kid=k1&sig=" + Self.signature(of: query)
+            // (what, target, headers, status)
+            let cases: [(String, String, [String], Int)] = [
+                ("no token", "/images/a/one.dzi", [], 401),
+                ("no token, unknown name", "/images/a/nobody.dzi", [], 401),
+                ("no token, visible", "/api/images/a/one/visible?x=0&y=0&width=10&height=10&zoomScale=1", [], 401),
+                ("malformed token", "/images/a/one.dzi", Self.bearer("garbage"), 400),
+                ("not a bearer", "/images/a/one.dzi", ["Authorization: Basic YTpi"], 400),
+                ("unknown key id", "/images/a/one.dzi", Self.bearer(try otherKey.mint(images: "a/*", expires: Self.now + 600, scope: .read)), 401),
+                ("bad signature", "/images/a/one.dzi", Self.bearer(tampered), 401),
+                ("expired", "/images/a/one.dzi", Self.bearer(try fixture.token("a/*", seconds: -5)), 401),
+                ("wrong image", "/images/b/x.dzi", Self.bearer(aToken), 403),
+                ("wrong image, unknown name", "/images/b/nobody.dzi", Self.bearer(aToken), 403),
+                ("wrong scope", "/images/a/one.dzi", Self.bearer(try fixture.token("a/*", scope: .write)), 403),
+                ("a/* on ab", "/images/ab.dzi", Self.bearer(aToken), 403),
+                ("a/* on a/../b", "/images/a/../b/x.dzi", Self.bearer(aToken), 400),
+                ("a/* on a%2F..%2Fb", "/images/a%2F..%2Fb/x.dzi", Self.bearer(aToken), 400),
+                ("a/* on a symlinked name", "/images/a/link.dzi", Self.bearer(aToken), 403),
+                ("public name linked to a private image", "/images/pub/link.dzi", [], 401),
+                ("unsigned tile", tile, [], 401),
+                ("unsigned tile, unversioned", "/images/a/one_files/9/0_0.jpg", [], 401),
+                ("wrongly signed tile", tile + "?" + query.replacingOccurrences(of: "sig=", with: "sig=A"), [], 400),
+                (
+                    "tile signed with a wrong signature", tile + "?" + Self.replacingSignature(of: query, with: Self.signature(of: oldVersion)), [],
+                    401
+                ),
+                ("signature for another version", tile + "?" + oldVersion, [], 401),
+                ("A's signed URL with B's path", "/images/a/two@\(version)_files/9/0_0.jpg?" + query, [], 401),
+                ("B's signature on A's tile", tile + "?" + foreignSignature, [], 401),
+                ("expired signature", tile + "?" + expiredSignature, [], 401),
+                ("unknown signing key", tile + "?" + query.replacingOccurrences(of: "kid=k1", with: "kid=k9"), [], 401),
+                ("image list, expired token", "/api/images", Self.bearer(try fixture.token("a/*", seconds: -5)), 401),
+            ]
+            var bodies: [Int: Set<String>] = [:]
+            for (what, target, headers, status) in cases {
+                let answer = try fetch(server, target, headers: headers)
+                #expect(answer.status == status, "\(what): \(answer.status) \(answer.text)")
+                #expect(answer.header("Referrer-Policy") == "no-referrer", "\(what)")
+                #expect(!answer.text.contains(aToken) && !answer.text.contains("sig="), "\(what)")
+                if status == 401 {
+                    #expect(answer.header("WWW-Authenticate")?.hasPrefix("Bearer realm=\"tiler\"") == true, "\(what)")
+                }
+                if what.hasPrefix("no token") || what.hasPrefix("wrong image") { bodies[status, default: []].insert(answer.text) }
+            }
+            // An unknown name under a private prefix is refused exactly like a known one.
+            #expect(bodies[401]?.count == 1 && bodies[403]?.count == 1)
+        }
+    }
+
+    @Test func aTokenOpensItsImagesAndHandsOutSignedTileURLs() async throws {
+        let fixture = try PrivateFixture()
+        try await withServer(fixture.pyramids, fixture.configuration) { server in
+            let token = try fixture.token("a/*")
+            let descriptor = try fetch(server, "/images/a/one.dzi", headers: Self.bearer(token))
+            #expect(descriptor.status == 200 && descriptor.text.contains("<Image"))
+            #expect(descriptor.header("Cache-Control") == "private, no-store")
+            let query = try #require(descriptor.header("Tiler-Tile-Query"))
+            // The same URLs for every viewer in the window (another token, another key's token).
+            let otherToken = try fixture.token("a/one", key: "k2")
+            #expect(try Self.tileQuery(server, "a/one", token: otherToken) == query)
+            #expect(try fetch(server, "/images/a/one.dzi?token=\(otherToken)").status == 200)
+            let version = try Self.version(server, "a/one", token: token)
+            let tile = try fetch(server, "/images/a/one@\(version)_files/9/1_0.jpg?" + query)
+            #expect(tile.status == 200 && tile.body == PyramidFixture.tileBytes(level: 9, column: 1, row: 0, count: 64))
+            let expires = try #require(Int(query.split(separator: "&").first { $0.hasPrefix("exp=") }?.dropFirst(4) ?? ""))
+            let maxAge = try #require(Int(tile.header("Cache-Control")?.replacingOccurrences(of: "public, max-age=", with: "") ?? ""))
+            // Never outlives the signature; the window is an hour, so at least an hour remains.
+            #expect(maxAge <= expires - Self.now + 1 && maxAge >= 3600 - 2)
+            #expect(expires % 3600 == 0)
+            // A second request (a cache hit) says the same.
+            #expect(try fetch(server, "/images/a/one@\(version)_files/9/1_0.jpg?" + query).header("X-Cache") == "hit")
+            // The visible-rect answer's URLs are signed and work as they are.
+            let visible = try fetch(server, "/api/images/a/one/visible?x=0&y=0&width=600&height=400&zoomScale=1", headers: Self.bearer(token))
+            #expect(visible.status == 200 && visible.header("Cache-Control") == "private, no-store")
+            let object = try #require(try visible.json() as? [String: Any])
+            let tiles = try #require(object["tiles"] as? [[String: Any]])
+            let url = try #require(tiles.first?["url"] as? String)
+            #expect(url.hasSuffix(".jpg?" + query))
+            #expect(try fetch(server, url).status == 200)
+            // A bearer on a tile works too, and is kept out of shared caches.
+            let bearerTile = try fetch(server, "/images/a/one_files/9/1_0.jpg", headers: Self.bearer(token))
+            #expect(bearerTile.status == 200 && bearerTile.header("Cache-Control") == "private, no-cache")
+            // Public images are answered as always.
+            let open = try fetch(server, "/images/pub/open_files/9/0_0.jpg")
+            #expect(open.status == 200 && open.header("Cache-Control") == "no-cache")
+        }
+    }
+
+    @Test func theImageListShowsWhatTheTokenGrants() async throws {
+        let fixture = try PrivateFixture()
+        try await withServer(fixture.pyramids, fixture.configuration) { server in
+            let list1 = try Self.names(server, [], "")
+            #expect(list1 == ["pub/open"])
+            let list2 = try Self.names(server, Self.bearer(try fixture.token("a/*")), "")
+            #expect(list2 == ["a/one", "a/two", "pub/open"])
+            // The symlinked names are granted only with their real name: b/* grants neither a/link nor pub/link.
+            let list3 = try Self.names(server, Self.bearer(try fixture.token("b/*")), "")
+            #expect(list3 == ["b/x", "pub/open"])
+            let list4 = try Self.names(server, Self.bearer(try fixture.token("*")), "")
+            #expect(list4 == ["a/link", "a/one", "a/two", "ab", "b/x", "pub/link", "pub/open"])
+            let list5 = try Self.names(server, Self.bearer(try fixture.token("*")), "?offset=1&limit=2")
+            #expect(list5 == ["a/one", "a/two"])
+            #expect(try fetch(server, "/api/images", headers: Self.bearer(try fixture.token("*", scope: .write))).status == 403)
+        }
+    }
+
+    static func names(_ server: Server, _ headers: [String], _ query: String) throws -> [String] {
+        let answer = try fetch(server, "/api/images" + query, headers: headers)
+        #expect(answer.status == 200)
+        return try #require(try answer.json() as? [[String: Any]]).compactMap { $0["name"] as? String }
+    }
+
+    static var now: Int { Int(Date().timeIntervalSince1970) }
+
+    static func signature(of query: String) -> String {
+        String(query.split(separator: "&").first { $0.hasPrefix("sig=") }?.dropFirst(4) ?? "")
+    }
+
+    static func replacingSignature(of query: String, with signature: String) -> String {
+        query.split(separator: "&").map { $0.hasPrefix("sig=") ? "sig=" + signature : String($0) }.joined(separator: "&")
+    }
+
+    /// A policy file like the fixture's but whose one key has id `keyID` (same secret as k1).
+    static func policy(in fixture: PrivateFixture, keyID: String) throws -> String {
+        try fixture.pyramids.write(#"{"keys": [{"id": "\#(keyID)", "file": "keys/k1.key"}]}"#, to: "other-\(keyID).json")
+        return fixture.pyramids.base + "/other-\(keyID).json"
+    }
+}

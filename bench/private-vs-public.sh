@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Private images' cost: the same release `tiler serve` binary on the same pyramid, once public (no --access) and once
+# with an access policy that makes it private, alternately, in one run, with wrk on 127.0.0.1 (serve-vs-nginx.sh's
+# cases and method). The private server is asked for signed tile URLs (every tile request checks one HMAC-SHA256
+# signature) and for visible-rect queries with a bearer token (one token check, and signed URLs in the answer).
+#
+# Usage: bench/private-vs-public.sh [SECONDS] [ROUNDS]     (default 8 s per measurement, 5 rounds; medians reported;
+#        VERBOSE=1 also prints every measurement on stderr)
+# Cases: (a) one hot tile, (b) random tiles of one level that fits the cache, (c) random tiles over a level larger
+# than the cache, (d) visible-rect queries for random viewports.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER=${1:-8}
+ROUNDS=${2:-5}
+BENCH_DIR=${BENCH_DIR:-.bench-data}
+SIZE=${SIZE:-16384}
+CACHE_MB=${CACHE_MB:-64}
+CONNECTIONS=${CONNECTIONS:-64}
+
+scripts/setup wrk
+source bench/lib.sh
+prepare_serve_pyramid
+GRID=$(( (SIZE + 255) / 256 ))
+FITS_LEVEL=$((TOP - 1)) FITS_GRID=$(( (SIZE / 2 + 255) / 256 ))
+
+WORK=$(mktemp -d)
+trap 'kill $(cat "$WORK"/*.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$WORK"' EXIT
+head -c 48 /dev/urandom | base64 >"$WORK/k1.key"
+echo '{"default": "private", "keys": [{"id": "k1", "file": "k1.key"}]}' >"$WORK/policy.json"
+declare -A ports
+ports[public]=$(start_tiler public "$TILER" --cache-mb "$CACHE_MB")
+ports[private]=$(start_tiler private "$TILER" --cache-mb "$CACHE_MB" --access "$WORK/policy.json")
+TOKEN=$("$TILER" token --access "$WORK/policy.json" --images '*' --expires 2h)
+# The versioned tile prefix (both servers) and the signed query the private one hands out with its descriptor.
+VERSIONED=$(curl -s -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:${ports[private]}/api/images" |
+    /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["dzi"][:-4])')
+SIGNED=$(curl -s -D - -o /dev/null -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:${ports[private]}/images/img.dzi" |
+    tr -d '\r' | sed -n 's/^Tiler-Tile-Query: //p')
+[ -n "$SIGNED" ] || { echo "the private server handed out no signed tile query" >&2; exit 1; }
+[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${ports[private]}${VERSIONED}_files/$FITS_LEVEL/3_3.jpg")" = 401 ] ||
+    { echo "the private server served an unsigned tile" >&2; exit 1; }
+declare -A query=([public]="" [private]="$SIGNED")
+declare -A token=([public]="" [private]="$TOKEN")
+
+# measure SERVER CASE: one measurement of a case against one server, appended to its results.
+measure() {
+    local server=$1 case=$2 port=${ports[$1]}
+    export SERVER=$server
+    local q=${query[$server]}
+    case $case in
+        a) results[$server-a]+="$(wrk_run "$port" "${VERSIONED}_files/$FITS_LEVEL/3_3.jpg${q:+?$q}")"$'\n' ;;
+        b) results[$server-b]+="$(PREFIX=${VERSIONED}_files LEVEL=$FITS_LEVEL COLS=$FITS_GRID ROWS=$FITS_GRID QUERY=$q \
+            wrk_run "$port" bench/wrk/random-tiles.lua)"$'\n' ;;
+        c) results[$server-c]+="$(PREFIX=${VERSIONED}_files LEVEL=$TOP COLS=$GRID ROWS=$GRID QUERY=$q wrk_run "$port" bench/wrk/random-tiles.lua)"$'\n' ;;
+        d) results[$server-d]+="$(NAME=img WIDTH=$SIZE HEIGHT=$SIZE TOKEN=${token[$server]} wrk_run "$port" bench/wrk/random-viewports.lua)"$'\n' ;;
+    esac
+}
+declare -A results
+for round in $(seq "$ROUNDS"); do
+    for server in public private; do
+        q=${query[$server]}
+        PREFIX=${VERSIONED}_files LEVEL=$FITS_LEVEL COLS=$FITS_GRID ROWS=$FITS_GRID QUERY=$q \
+            wrk -t1 -c8 -d2s -s bench/wrk/random-tiles.lua "http://127.0.0.1:${ports[$server]}" >/dev/null
+    done
+    order=(public private)
+    (( round % 2 == 0 )) && order=(private public)
+    for case in a b c d; do
+        for server in "${order[@]}"; do measure "$server" $case; done
+    done
+done
+echo "wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s per measurement, $ROUNDS rounds, each case against public and private back to back (who goes first alternating); medians. $(nproc) cores"
+echo
+echo "| case | server | req/s | p50 ms | p99 ms | private ÷ public req/s |"
+echo "|---|---|---|---|---|---|"
+for case in a b c d; do
+    label=$(case $case in a) echo "(a) one hot tile" ;; b) echo "(b) random tiles, level fits cache" ;;
+        c) echo "(c) random tiles, level > cache" ;; d) echo "(d) visible-rect queries" ;; esac)
+    for server in public private; do
+        data=${results[$server-$case]}
+        rps=$(cut -d' ' -f1 <<<"${data%$'\n'}" | median)
+        p50=$(cut -d' ' -f2 <<<"${data%$'\n'}" | median)
+        p99=$(cut -d' ' -f3 <<<"${data%$'\n'}" | median)
+        eval "${server}_rps=$rps"
+        ratio=""
+        [ $server = private ] && ratio=$(awk -v t="$rps" -v n="$public_rps" 'BEGIN { printf "%.3fx", t / n }')
+        printf '| %s | %s | %.0f | %s | %s | %s |\n' "$label" "$server" "$rps" "$p50" "$p99" "$ratio"
+    done
+done
+echo
+for case in a b c d; do
+    ratios=$(paste -d' ' <(cut -d' ' -f1 <<<"${results[private-$case]%$'\n'}") <(cut -d' ' -f1 <<<"${results[public-$case]%$'\n'}") |
+        awk '{ printf "%.3f\n", $1 / $2 }')
+    echo "($case) private ÷ public by round: $(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
+done
