@@ -29,7 +29,7 @@ extension Router {
             return .file(file, profile: tileProfile, extraHeaders: headers)
         }
         if let key {
-            return missResponse(key, of: image, profile: tileProfile, extraHeaders: headers, route: exchange.route)
+            return missResponse(key, of: image, profile: tileProfile, extraHeaders: headers, exchange: &exchange)
         }
         return renderResponse(request, of: image, headers: headers)
     }

@@ -24,14 +24,15 @@ extension Router {
             return .file(file, profile: profile, extraHeaders: services.blocks.cacheHit)
         }
         exchange.cache = .miss
-        return missResponse(key, of: image, profile: profile, extraHeaders: services.blocks.cacheMiss, route: exchange.route)
+        return missResponse(key, of: image, profile: profile, extraHeaders: services.blocks.cacheMiss, exchange: &exchange)
     }
 
     /// Tile `key` of `image`, which was not cached, as ``TileLookup/miss(_:of:onRead:)`` finds it, answered with
-    /// `profile`.
+    /// `profile`; a miss that waits for a read already under way is marked a join in `exchange`.
     func missResponse(
-        _ key: TileKey, of image: CatalogImage, profile: ResponseProfile, extraHeaders: ByteBuffer, route: RouteLabel
+        _ key: TileKey, of image: CatalogImage, profile: ResponseProfile, extraHeaders: ByteBuffer, exchange: inout Exchange
     ) -> Response {
+        let route = exchange.route
         let services = self.services
         let deliver = self.deliver
         let miss = tiles.miss(key, of: image) { result in
@@ -43,6 +44,9 @@ extension Router {
         case .read(let result):
             return Self.response(to: result, profile: profile, extraHeaders: extraHeaders, route: route, services: services)
         case .reading:
+            return .later
+        case .joined:
+            exchange.cache = .join
             return .later
         }
     }

@@ -1,4 +1,5 @@
 import Glibc
+import NIOCore
 import NIOPosix
 import Synchronization
 
@@ -14,10 +15,10 @@ final class TileWarmer: Sendable {
     let limit: Int
     private let pending: Mutex<WarmingQueue>
     private let thread: NIOThreadPool
-    private let warm: @Sendable (TileKey, CatalogImage) -> Void
+    private let warm: @Sendable (TileKey, CatalogImage, NIODeadline) -> Void
 
-    /// Starts the warming thread; `warm` loads one tile (blocking) on it.
-    init(limit: Int, warm: @escaping @Sendable (TileKey, CatalogImage) -> Void) {
+    /// Starts the warming thread; `warm` loads one tile (blocking) on it, given when its query queued it.
+    init(limit: Int, warm: @escaping @Sendable (TileKey, CatalogImage, NIODeadline) -> Void) {
         self.limit = limit
         self.warm = warm
         pending = Mutex(WarmingQueue())
@@ -29,7 +30,8 @@ final class TileWarmer: Sendable {
     /// Cheap for an event loop: one lock, no file access; the thread skips tiles already cached.
     func enqueue(_ keys: [TileKey], of image: CatalogImage) {
         guard limit > 0, !keys.isEmpty else { return }
-        let mustStart = pending.withLock { $0.push(keys.prefix(limit), of: image, limit: limit) }
+        let now = NIODeadline.now()
+        let mustStart = pending.withLock { $0.push(keys.prefix(limit), of: image, at: now, limit: limit) }
         if mustStart {
             thread.submit { [self] state in drain(state) }
         }
@@ -42,8 +44,8 @@ final class TileWarmer: Sendable {
             pending.withLock { $0.removeAll() }
             return
         }
-        while let (key, image) = pending.withLock({ $0.pop() }) {
-            warm(key, image)
+        while let (key, image, queuedAt) = pending.withLock({ $0.pop() }) {
+            warm(key, image, queuedAt)
         }
     }
 
@@ -70,13 +72,13 @@ final class TileWarmer: Sendable {
 /// The warmer's pending tiles: batches (one per viewport), newest last; each batch's keys reversed, so the most
 /// wanted tile of the newest viewport is popped first.
 private struct WarmingQueue {
-    private var batches: [(image: CatalogImage, keys: [TileKey])] = []
+    private var batches: [(image: CatalogImage, queuedAt: NIODeadline, keys: [TileKey])] = []
     private var draining = false
     private var count = 0
 
     /// Adds a batch, dropping the oldest keys beyond `limit`. Returns whether the thread must be started.
-    mutating func push(_ keys: ArraySlice<TileKey>, of image: CatalogImage, limit: Int) -> Bool {
-        batches.append((image, keys.reversed()))
+    mutating func push(_ keys: ArraySlice<TileKey>, of image: CatalogImage, at queuedAt: NIODeadline, limit: Int) -> Bool {
+        batches.append((image, queuedAt, keys.reversed()))
         count += keys.count
         while count > limit {
             let excess = count - limit
@@ -93,11 +95,11 @@ private struct WarmingQueue {
     }
 
     /// The next tile to warm, or `nil` (and the thread stops) when none is left.
-    mutating func pop() -> (TileKey, CatalogImage)? {
+    mutating func pop() -> (TileKey, CatalogImage, NIODeadline)? {
         while let last = batches.indices.last {
             if let key = batches[last].keys.popLast() {
                 count -= 1
-                return (key, batches[last].image)
+                return (key, batches[last].image, batches[last].queuedAt)
             }
             batches.removeLast()
         }
