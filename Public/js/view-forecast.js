@@ -38,7 +38,9 @@ export class ViewTrend {
   }
 
   /**
-   * The view `ahead` ms after the last one if the gesture keeps its velocity, or `null` with fewer than two views.
+   * The view `ahead` ms after the last one if the gesture keeps its velocity, or `null` while the views recorded span
+   * less than half the window: a wheel zooms in steps, and two frames around one step would look like a zoom
+   * without end (measured: predictions two levels past where the wheel stopped).
    * @returns {View | null}
    */
   extrapolate(ahead) {
@@ -46,6 +48,7 @@ export class ViewTrend {
     if (n < 2) return null;
     const first = this.samples[0];
     const last = this.samples[n - 1];
+    if (last.t - first.t < this.window / 2) return null;
     const k = ahead / (last.t - first.t);
     return {
       zoomScale: Math.exp(last.logZoom + (last.logZoom - first.logZoom) * k),

@@ -156,6 +156,7 @@ import TileServer
             let statistics = server.statistics
             #expect(statistics.warmingLag.buckets.reduce(0, +) == 12 && statistics.warmingLag.sum > 0)
             #expect(statistics.diskReadsWarmingRequested == 1 && statistics.tileJoins == 0)
+            #expect(statistics.warmingCPUSeconds > 0)
             let metrics = try fetch(server, "/metrics").text
             #expect(metrics.contains("tiler_warming_lag_seconds_count 12\n"))
             #expect(metrics.contains("tiler_tile_warming_reads_requested_total 1\n"))

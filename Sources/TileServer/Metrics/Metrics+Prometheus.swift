@@ -48,6 +48,8 @@ extension Metrics {
             &out, "tiler_tile_warming_reads_requested_total", "counter", "Warmed tiles that a request then took.",
             numbers.diskReadsWarmingRequested)
         warmingLagHistogram(&out, numbers.warmingLag)
+        family(&out, "tiler_warming_cpu_seconds_total", "counter", "CPU time the warming thread has used.")
+        out += "tiler_warming_cpu_seconds_total \(numbers.warmingCPUSeconds)\n"
         sample(&out, "tiler_images", "gauge", "Pyramids being served.", numbers.images)
         sample(&out, "tiler_open_connections", "gauge", "Open client connections.", numbers.connections)
         sample(

@@ -32,6 +32,8 @@ public struct ServerStatistics: Sendable, Hashable {
     public var diskReadsWarmingRequested: Int
     /// Time from a visible-rect query to its tiles' arrival in the cache, for the tiles warming read.
     public var warmingLag: WarmingLagCounts
+    /// CPU time the warming thread has used, in seconds (its share of the machine).
+    public var warmingCPUSeconds = 0.0
     /// Pyramids being served.
     public var images: Int
     /// Open client connections.

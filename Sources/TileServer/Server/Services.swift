@@ -55,6 +55,7 @@ final class Services: Sendable {
             renderBudget: renderBudget)
         statistics.levelDirectories = catalog.directories.count
         statistics.levelDirectoryBudget = catalog.directories.capacity
+        statistics.warmingCPUSeconds = warmer.cpuSeconds
         return statistics
     }
 }

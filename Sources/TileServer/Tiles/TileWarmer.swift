@@ -1,18 +1,21 @@
-import Glibc
 import NIOCore
 import NIOPosix
 import Synchronization
 
 /// Loads the tiles visible-rect queries asked for into the cache in the background, so that the client's tile
-/// requests that follow hit memory — without ever slowing live requests down.
+/// requests that follow hit memory — without taking the machine from live requests.
 ///
-/// One thread, at the lowest scheduling priority (nice 19), so it runs on CPU time nobody else wants: under a
-/// browser's load it fills the cache at full speed; under a flood of queries it yields to the event loops.
-/// Pending tiles are kept newest viewport first and centre first, at most ``limit`` of them: the oldest
-/// viewports' tiles are dropped, since their clients have moved on.
+/// One thread at normal priority whose CPU time is kept within ``cpuShare`` of one core (``WarmingPace``): a warm read
+/// is mostly waiting for the disk, and must be done before the browser asks — at the lowest priority (nice 19) beside
+/// a browser on two cores, the reads a report had asked for were still waiting for a core when the browser asked
+/// (measured with bench/viewport-real.sh). Pending tiles are kept newest viewport first and centre first, at most
+/// ``limit`` of them: the oldest viewports' tiles are dropped, since their clients have moved on.
 final class TileWarmer: Sendable {
     /// Tiles that may wait to be warmed; beyond it the oldest are dropped.
     let limit: Int
+    /// The most CPU time the thread may use per wall time.
+    static let cpuShare = 0.25
+    private let cpuTime = Atomic<Int>(0)
     private let pending: Mutex<WarmingQueue>
     private let thread: NIOThreadPool
     private let warm: @Sendable (TileKey, CatalogImage, NIODeadline) -> Void
@@ -37,15 +40,18 @@ final class TileWarmer: Sendable {
         }
     }
 
+    /// The CPU time the warming thread has used, in seconds.
+    var cpuSeconds: Double { Double(cpuTime.load(ordering: .relaxed)) / 1e9 }
+
     private func drain(_ state: NIOThreadPool.WorkItemState) {
-        // On Linux this sets the calling thread's nice value, not the process's.
-        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         guard case .active = state else {
             pending.withLock { $0.removeAll() }
             return
         }
+        var pace = WarmingPace(share: Self.cpuShare)
         while let (key, image, queuedAt) = pending.withLock({ $0.pop() }) {
             warm(key, image, queuedAt)
+            cpuTime.add(Int(pace.pace()), ordering: .relaxed)
         }
     }
 

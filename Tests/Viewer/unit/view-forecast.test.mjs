@@ -23,6 +23,10 @@ test('a drag is extrapolated along its velocity, a zoom in log space; one view i
   assert.ok(trend.extrapolate(100).x < trend.samples[trend.samples.length - 1].x);
   trend.reset();
   assert.equal(trend.extrapolate(100), null);
+  // One wheel step between two frames 16 ms apart is no trend yet.
+  trend.add(0, { zoomScale: 1, x: 0, y: 0 });
+  trend.add(16, { zoomScale: 2 ** 0.25, x: 0, y: 0 });
+  assert.equal(trend.extrapolate(400), null);
 });
 
 test('a moving view at one zoom is reported as the rectangle covering it and its view ahead; at another zoom, the view ahead', () => {
