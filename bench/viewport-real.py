@@ -4,6 +4,8 @@ bench/viewport-real.sh (issue 33).
 
 Usage: viewport-real.py URL MODE OUT.json      MODE: on (reports reach the server) | blocked (CDP blocks every
                                                /visible request, so the element runs as if the server had no query)
+                                               | nohold (reports on, but tiles never wait for a report to name them:
+                                               the server's join alone keeps a request from reading twice)
 
 The session is the same every time, about 65 s: wheel zooms around fixed points, slow drags, flicks in four
 directions, clicks on the navigator (jumps), an animated zoom to 200 % and back to fit, wheel zooms out — twice
@@ -119,6 +121,8 @@ def main():
             if time.monotonic() > deadline:
                 raise SystemExit(f"viewport-real: the viewer did not load {url}/#image=img")
             time.sleep(0.1)
+        if mode == "nohold":
+            s.js("window.tiler.viewer.reporter.holdMs = 0")
         started = time.monotonic()
         for anchor in [(500, 380), (820, 460)]:
             cycle(s, anchor)

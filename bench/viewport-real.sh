@@ -4,14 +4,17 @@
 # `tiler serve --cache-mb 24 --access-log` on a SIZE² pyramid far larger than the cache, with the page cache dropped
 # before every run. Two modes, alternating, RUNS rounds (who goes first alternates by round):
 #   on       the element reports its viewport (and where it is going) to the visible-rect query;
-#   blocked  Chromium blocks every /visible request (CDP Network.setBlockedURLs): the element as without reports.
+#   blocked  Chromium blocks every /visible request (CDP Network.setBlockedURLs): the element as without reports;
+#   nohold   (only with MODES="on nohold blocked") reports on, but tiles are requested at once instead of after the
+#            report that names them: what ordering the wire is worth beside the server's join alone.
 # Per run, from the server's access log: tile requests, the share served from the server's memory (hits; joins — a
 # request that waited for a warming read or another request's read already under way — are counted apart, never as
 # hits), tile p50/p95 (server time, µs), reports; from /metrics: warm reads, the share of them no request ever took
-# (unrequested), and the warming lag (visible-rect query → tile in the cache; p50/p95 as histogram bucket bounds).
+# (unrequested), the warming lag (visible-rect query → tile in the cache; p50/p95 as histogram bucket bounds) and
+# the warming thread's CPU time over the session (its share of one core).
 #
 # Usage: bench/viewport-real.sh [RUNS]        (default 2 rounds: 4 sessions; release build)
-# Env:   SIZE (24000)  CACHE_MB (24)  BENCH_DIR (.bench-data/viewport-real)  TILER_BIN (a tiler to measure instead of
+# Env:   MODES ("on blocked")  SIZE (24000)  CACHE_MB (24)  BENCH_DIR (.bench-data/viewport-real)  TILER_BIN (a tiler to measure instead of
 #        building this checkout's)  KEEP_WORK=1 keeps the work folder (access logs, metrics, session files)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +23,7 @@ RUNS=${1:-2}
 SIZE=${SIZE:-24000}
 CACHE_MB=${CACHE_MB:-24}
 BENCH_DIR=${BENCH_DIR:-.bench-data/viewport-real}
+MODES=${MODES:-on blocked}
 
 scripts/setup chromium chromium-driver python3-selenium
 source bench/lib.sh
@@ -84,16 +88,17 @@ def lag(p):
             return "≤ " + (f"{bound * 1000:g} ms" if bound != float("inf") else "+Inf")
     return "-"
 s = json.load(open(session))
-print(f"| {mode} | {round_} | {s['seconds']:.0f} s | {n} | {hits / n if n else 0:.0%} | {joins} | {reports} ({s['predictedReports']} predicted) "
+shown_reports = f"{reports} ({s['predictedReports']} predicted)" if reports else "0"
+print(f"| {mode} | {round_} | {s['seconds']:.0f} s | {n} | {hits / n if n else 0:.0%} | {joins} | {shown_reports} "
       f"| {pct([m for m, _ in tiles], 0.5)} / {pct([m for m, _ in tiles], 0.95)} µs | {int(warm)} | "
-      f"{(warm - taken) / warm if warm else 0:.0%} | {lag(0.5)} / {lag(0.95)} |")
+      f"{(warm - taken) / warm if warm else 0:.0%} | {lag(0.5)} / {lag(0.95)} | {value('tiler_warming_cpu_seconds_total') / s['seconds']:.2%} |")
 EOF
 }
 
 echo
-echo "| reports | round | session | tile requests | from the server's memory | joins | visible-rect reports | tile p50 / p95 | warm reads | unrequested | warming lag p50 / p95 |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| reports | round | session | tile requests | from the server's memory | joins | visible-rect reports | tile p50 / p95 | warm reads | unrequested | warming lag p50 / p95 | warming CPU |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for round in $(seq "$RUNS"); do
-    if [ $((round % 2)) -eq 1 ]; then order="on blocked"; else order="blocked on"; fi
+    if [ $((round % 2)) -eq 1 ]; then order=$MODES; else order=$(tr ' ' '\n' <<<"$MODES" | tac | tr '\n' ' '); fi
     for mode in $order; do run "$mode" "$round"; done
 done

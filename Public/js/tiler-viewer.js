@@ -240,7 +240,8 @@ export class TilerViewer extends ViewerMethods {
   reportView(viewport, now) {
     if (!this.reporter) return;
     const t = performance.now();
-    const forecast = forecastReports(this.controller, this.trend, viewport, now, this.reportedAnimation);
+    const waiting = this.reporter.waiting.size > 0;
+    const forecast = forecastReports(this.controller, this.trend, viewport, now, this.reportedAnimation, waiting);
     this.reportedAnimation = this.controller.animation;
     if (forecast.target) this.reporter.predict(forecast.target, t);
     this.reporter.report(forecast.viewport, forecast.settled, t);

@@ -77,6 +77,8 @@ export class ViewportReporter {
     this.named = new Set();
     /** Tiles wanted but not yet named: key → when first wanted (ms). */
     this.waiting = new Map();
+    /** How long an unnamed tile may wait, in ms (0: tiles never wait; bench/viewport-real.sh compares). */
+    this.holdMs = HOLD_MS;
     /** Whether the last report was answered (else tiles are not held). */
     this.healthy = true;
     /** Reports sent so far, and of them the predicted end states of animations. */
@@ -150,8 +152,8 @@ export class ViewportReporter {
       if (i === 0 || this.named.has(r.key)) return true;
       const since = this.waiting.get(r.key) ?? now;
       waiting.set(r.key, since);
-      if (now - since >= HOLD_MS) return true;
-      wake = Math.min(wake, since + HOLD_MS);
+      if (now - since >= this.holdMs) return true;
+      wake = Math.min(wake, since + this.holdMs);
       return false;
     });
     this.waiting = waiting;

@@ -18,6 +18,7 @@ test('a drag is extrapolated along its velocity, a zoom in log space; one view i
   const ahead = trend.extrapolate(400);
   assert.ok(close(ahead.x, 160 + 400) && close(ahead.y, -80 - 200), JSON.stringify(ahead));
   assert.ok(close(ahead.zoomScale, 2 ** (560 / 100)));
+  assert.ok(close(trend.extrapolate(400, 200).zoomScale, 2 ** (360 / 100)), 'the zoom looks less far ahead');
   // Only the last 100 ms count: a change of direction shows at once.
   for (let t = 176; t <= 300; t += 16) trend.add(t, { zoomScale: 1, x: 160 - (t - 160), y: 0 });
   assert.ok(trend.extrapolate(100).x < trend.samples[trend.samples.length - 1].x);
@@ -89,6 +90,9 @@ test('per frame: a new animation reports its end once; a drag reports the stretc
   assert.equal(last.target, null);
   assert.equal(last.viewport.x, sv.x);
   assert.ok(close(last.viewport.width, 800 + 400, 1e-6), `covers 400 ms ahead: ${last.viewport.width}`);
+  controller.pan({ x: 400 - 176, y: 300 }, 176);
+  const waiting = forecastReports(controller, trend, viewport(), 176, null, true);
+  assert.deepEqual(waiting.viewport, viewport(), 'tiles of the view itself wait: the view first');
   controller.endPan(160);
   const a = controller.animation;
   f = forecastReports(controller, trend, viewport(), 170, null);
