@@ -76,6 +76,22 @@ export class ScrollController {
   }
 
   /**
+   * Where the current animation will have taken the view at time `t` ms (unless interrupted), or `null` when none
+   * runs: a flick's deceleration and every animated scroll or zoom know their path from their start.
+   * @returns {View | null}
+   */
+  animatedViewAt(t) {
+    const a = this.animation;
+    if (!a) return null;
+    const elapsed = Math.max(0, t - a.start);
+    if (a.kind === 'transition') {
+      const s = a.transition.sample(elapsed);
+      return { zoomScale: s.zoomScale, x: s.x, y: s.y };
+    }
+    return { zoomScale: this.scrollView.zoomScale, x: a.axes[0].sample(elapsed).position, y: a.axes[1].sample(elapsed).position };
+  }
+
+  /**
    * Stops any animation where it is. A caught flick or scrolling animation sends nothing more, as UIKit; a zoom
    * (animated from code, or a pinch settling back) still ends with `didEndZooming`: every `willBeginZooming` gets
    * its end.

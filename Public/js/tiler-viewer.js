@@ -14,6 +14,7 @@ import { attachKeyboard } from './keyboard.js';
 import { Navigator } from './navigator.js';
 import { ScrollIndicators } from './scroll-indicators.js';
 import { ViewportReporter, orderedLike, viewKey } from './viewport-reporter.js';
+import { ViewTrend, forecastReports } from './view-forecast.js';
 import { loadTileSource } from './tile-source.js';
 import { ViewerMethods } from './tiler-viewer-methods.js';
 import { STYLE } from './tiler-viewer-style.js';
@@ -113,7 +114,9 @@ export class TilerViewer extends ViewerMethods {
     });
     this.layer = new TileLayer(this.canvas, { pyramid: p, tileURL: source.tileURL }, { cache: this.cache, prefetch: this.settings.prefetch ?? 1 });
     const endpoint = this.getAttribute('visible-endpoint') || source.visibleEndpoint;
-    this.reporter = endpoint ? new ViewportReporter(endpoint, { fetch: this.access.fetch }) : null;
+    this.reporter = endpoint ? new ViewportReporter(endpoint, { fetch: this.access.fetch, onChange: () => this.invalidate() }) : null;
+    this.trend = new ViewTrend();
+    this.reportedAnimation = null;
     if (this.hasAttribute('navigator')) this.navigator = new Navigator(this.shadowRoot, p, (point) => this.controller.centreOn(point));
     this.gestures = new GestureInput(this.stage, this.controller, this);
     this.detachKeyboard = attachKeyboard(this, this.controller, () => this.isConnected, { scrollToTop: () => this.scrollToTop() });
@@ -227,11 +230,12 @@ export class TilerViewer extends ViewerMethods {
     const animating = this.controller.step(now);
     const viewport = this.layer.viewport(sv);
     const key = viewKey(viewport);
-    this.reporter?.report(viewport, this.controller.isIdle, performance.now());
+    this.reportView(viewport, now);
     const fading = this.layer.render(sv, now, (k) => this.loader.failed.has(k));
     const local = this.layer.requests();
     const order = this.reporter?.orderFor(key);
-    this.loader.want(order ? orderedLike(local, order) : local, (k) => this.cache.has(k));
+    const ordered = order ? orderedLike(local, order) : local;
+    this.loader.want(this.reporter ? this.reporter.ready(ordered, performance.now()) : ordered, (k) => this.cache.has(k));
     if (this.navigator) {
       this.navigator.drawOverview(this.cache.peek(this.layer.overviewKey)?.bitmap, sv.devicePixelRatio);
       this.navigator.update(sv.viewportImageRect);
@@ -242,6 +246,17 @@ export class TilerViewer extends ViewerMethods {
     this.updateStatus();
     if (animating || fading || showing) this.invalidate();
     if (this.controller.isIdle) this.settled = true;
+  }
+
+  /** Tells the server where the view is going (see view-forecast.js and viewport-reporter.js). */
+  reportView(viewport, now) {
+    if (!this.reporter) return;
+    const t = performance.now();
+    const waiting = this.reporter.waiting.size > 0;
+    const forecast = forecastReports(this.controller, this.trend, viewport, now, this.reportedAnimation, waiting);
+    this.reportedAnimation = this.controller.animation;
+    if (forecast.target) this.reporter.predict(forecast.target, t);
+    this.reporter.report(forecast.viewport, forecast.settled, t);
   }
 
   /** Fires `tilestatus` when loading starts or stops or the error message changes. */
@@ -289,6 +304,7 @@ export class TilerViewer extends ViewerMethods {
       lastFlick: this.controller.lastFlick,
       levelBias: this.layer.levelBias,
       reports: this.reporter?.sent ?? 0,
+      predictedReports: this.reporter?.predicted ?? 0,
     };
   }
 }

@@ -1,13 +1,27 @@
-// The viewport loop to the server: reports what the element shows to `tiler serve`'s visible-rect endpoint — on every
-// settle, and at most every `INTERVAL_MS` while the content moves — with the screen's contentScale, a one-ring
-// prefetch and a per-element viewer id, so the server's viewport-aware cache loads and keeps those tiles. The
-// answer's tile order is kept for the view it describes; drawing never waits for it. Reports are fire-and-forget:
-// never aborted, and a failed one (no answer, an error status, not JSON) is dropped without a word.
+// The viewport loop to the server: reports to `tiler serve`'s visible-rect endpoint where the element's view is and
+// where it is going — the end state of every animation as it starts (a flick's resting point after the delegate had
+// its say, an animated scroll or zoom), and while the content moves, the stretch it will cover next — with the
+// screen's contentScale, a one-ring prefetch and a per-element viewer id, so that the server's viewport-aware cache
+// has the tiles in memory when the element asks for them. Reports are rate-limited (a token bucket: at most one per
+// `INTERVAL_MS` on average, `BURST` at once), fire-and-forget, never aborted; a failed one is dropped without a word.
+//
+// Order on the wire: while reports are answered, a tile is requested once an answer has named it (the server has
+// queued it for warming by then, so the request finds it in memory or joins its read), or after `HOLD_MS` at most;
+// when reports fail, tiles are requested at once, as without a server.
 
 import { request } from './http.js';
+import { tileKey } from './tile-layer.js';
 
-/** The least time between two reports while the content moves, in ms (at most four a second). */
+/** The least time between two reports while the content moves, in ms; also the bucket's refill time per report. */
 export const INTERVAL_MS = 250;
+/** Reports that may go at once (the bucket's size): a flick's target right after the drag's last report. */
+export const BURST = 2;
+/** The longest a tile waits for an answer to name it before it is requested anyway, in ms. */
+export const HOLD_MS = 300;
+/** Tiles remembered as named; the oldest are forgotten first. */
+const NAMED_LIMIT = 4096;
+/** Views remembered as reported (a view reported again is not sent). */
+const RECENT_KEYS = 4;
 
 /**
  * @typedef {import('./geometry.js').Viewport} Viewport
@@ -32,41 +46,87 @@ export function orderedLike(requests, urls) {
 }
 
 /**
- * Sends throttled visible-rect queries to one endpoint.
+ * Sends rate-limited visible-rect queries to one endpoint and says which tiles may be requested.
  */
 export class ViewportReporter {
   /**
    * @param {string} endpoint The visible-rect URL without a query (`…/api/images/NAME/visible`).
-   * @param {{prefetch?: number, fetch?: typeof fetch}} [options] `fetch` is the page's unless given (tests pass a stub).
+   * @param {{prefetch?: number, fetch?: typeof fetch, onChange?: () => void}} [options] `fetch` is the page's unless
+   *   given (tests pass a stub); `onChange` runs when an answer names new tiles or a held tile's wait is over.
    */
-  constructor(endpoint, { prefetch = 1, fetch: fetcher } = {}) {
+  constructor(endpoint, { prefetch = 1, fetch: fetcher, onChange = () => {} } = {}) {
     this.endpoint = endpoint;
     this.prefetch = prefetch;
     this.fetch = fetcher;
+    this.onChange = onChange;
     /** A random id per element, sent as `viewer` (the server may ignore it). */
     this.viewer = Math.random().toString(36).slice(2, 10);
     this.lastSent = -Infinity;
-    this.lastKey = '';
+    this.tokens = BURST;
+    this.tokensAt = -Infinity;
+    /** The last views sent, by key. */
+    this.recent = [];
+    /** The report waiting for its turn: `{viewport, key, urgent}`. */
+    this.pending = null;
     this.timer = 0;
+    this.wakeTimer = 0;
     /** The last answer: the view it is for and its tile URLs in the server's order. */
     this.answer = null;
-    /** Reports sent so far. */
+    /** The keys (`level/col_row`) of the tiles some answer listed, the oldest first: by key, not URL, so that an
+     * element opened on an unversioned `.dzi` matches the server's versioned tile URLs. */
+    this.named = new Set();
+    /** Tiles wanted but not yet named: key → when first wanted (ms). */
+    this.waiting = new Map();
+    /** How long an unnamed tile may wait, in ms (0: tiles never wait; bench/viewport-real.sh compares). */
+    this.holdMs = HOLD_MS;
+    /** Whether the last report was answered (else tiles are not held). */
+    this.healthy = true;
+    /** Reports sent so far, and of them the predicted end states of animations. */
     this.sent = 0;
+    this.predicted = 0;
   }
 
   /**
-   * The view changed (`settled`: it came to rest) at time `now` ms: report it now, or soon if one was just sent.
+   * The view changed (`settled`: it came to rest) at time `now` ms: report `viewport` (the view, or the stretch it
+   * is about to cover) now, or once the rate allows. A settled view goes as soon as the bucket has a report.
    * @param {Viewport} viewport
    * @param {boolean} settled
    * @param {number} now
    */
   report(viewport, settled, now) {
+    this.enqueue(viewport, settled, now);
+  }
+
+  /** Where an animation that starts at `now` ends: reported as soon as the bucket has a report. */
+  predict(viewport, now) {
+    if (this.enqueue(viewport, true, now)) this.predicted += 1;
+  }
+
+  /** Queues a report (replacing a pending one unless that one is urgent and this is not); whether it is new. */
+  enqueue(viewport, urgent, now) {
     const key = viewKey(viewport);
-    if (key === this.lastKey) return;
+    if (this.recent.includes(key) || this.pending?.key === key) return false;
+    if (this.pending?.urgent && !urgent) return false;
+    this.pending = { viewport, key, urgent };
+    this.flush(now);
+    return true;
+  }
+
+  /** Sends the pending report if the rate allows, else sets a timer for when it will. */
+  flush(now) {
     clearTimeout(this.timer);
-    const wait = this.lastSent + INTERVAL_MS - now;
-    if (settled || wait <= 0) return this.send(viewport, key, now);
-    this.timer = setTimeout(() => this.send(viewport, key, performance.now()), wait);
+    const p = this.pending;
+    if (!p) return;
+    this.tokens = Math.min(BURST, this.tokens + Math.max(0, now - this.tokensAt) / INTERVAL_MS);
+    this.tokensAt = now;
+    const wait = Math.max((1 - this.tokens) * INTERVAL_MS, p.urgent ? 0 : this.lastSent + INTERVAL_MS - now);
+    if (wait > 0) {
+      this.timer = setTimeout(() => this.flush(performance.now()), wait);
+      return;
+    }
+    this.pending = null;
+    this.tokens -= 1;
+    this.send(p.viewport, p.key, now);
   }
 
   /** The server's tile URLs for the view `key`, in its order, or `null` if no answer for that view has arrived. */
@@ -74,9 +134,36 @@ export class ViewportReporter {
     return this.answer?.key === key ? this.answer.urls : null;
   }
 
+  /**
+   * Of `requests` (the overview first, most wanted first), those to request at `now` ms: the overview, the tiles an
+   * answer named, and those that have waited {@link HOLD_MS}; all of them while reports fail.
+   * @param {{key: string, url: string}[]} requests
+   * @param {number} now
+   */
+  ready(requests, now) {
+    clearTimeout(this.wakeTimer);
+    if (!this.healthy) {
+      this.waiting.clear();
+      return requests;
+    }
+    const waiting = new Map();
+    let wake = Infinity;
+    const ready = requests.filter((r, i) => {
+      if (i === 0 || this.named.has(r.key)) return true;
+      const since = this.waiting.get(r.key) ?? now;
+      waiting.set(r.key, since);
+      if (now - since >= this.holdMs) return true;
+      wake = Math.min(wake, since + this.holdMs);
+      return false;
+    });
+    this.waiting = waiting;
+    if (wake < Infinity) this.wakeTimer = setTimeout(() => this.onChange(), wake - now);
+    return ready;
+  }
+
   send(viewport, key, now) {
     this.lastSent = now;
-    this.lastKey = key;
+    this.recent = [key, ...this.recent.slice(0, RECENT_KEYS - 1)];
     this.sent += 1;
     const query = new URLSearchParams({
       x: String(viewport.x), y: String(viewport.y), width: String(viewport.width), height: String(viewport.height),
@@ -85,13 +172,37 @@ export class ViewportReporter {
     });
     request(`${this.endpoint}?${query}`, { what: 'the viewport report', fetch: this.fetch })
       .then(({ body }) => {
-        if (body?.tiles) this.answer = { key, urls: body.tiles.map((t) => new URL(t.url, this.endpoint).href) };
+        if (!Array.isArray(body?.tiles)) throw new TypeError('no tiles in the answer');
+        this.healthy = true;
+        const urls = body.tiles.map((t) => new URL(t.url, this.endpoint).href);
+        this.answer = { key, urls };
+        this.remember(body.tiles.map((t) => tileKey(t.level, t.col, t.row)));
+        this.onChange();
       })
-      .catch(() => {}); // A report is advice to the server's cache; losing one changes nothing on screen.
+      // A report is advice to the server's cache; losing one changes nothing on screen, but tiles stop waiting.
+      .catch(() => {
+        this.healthy = false;
+        this.recent = this.recent.filter((k) => k !== key);
+        this.onChange();
+      });
   }
 
-  /** Stops a pending report. */
+  /** Adds `keys` to the named tiles, forgetting the oldest beyond {@link NAMED_LIMIT}. */
+  remember(keys) {
+    for (const key of keys) {
+      this.named.delete(key);
+      this.named.add(key);
+    }
+    for (const key of this.named) {
+      if (this.named.size <= NAMED_LIMIT) break;
+      this.named.delete(key);
+    }
+  }
+
+  /** Stops a pending report and a pending wake-up. */
   cancel() {
     clearTimeout(this.timer);
+    clearTimeout(this.wakeTimer);
+    this.pending = null;
   }
 }

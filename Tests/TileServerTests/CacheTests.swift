@@ -156,6 +156,15 @@ import TileServer
             #expect(await eventually { server.statistics.diskReadsWarming == 12 })
             #expect(server.statistics.diskReads == 12 && server.statistics.cacheEntries == 12)
             #expect(try fetch(server, bigTile(3, 2)).header("X-Cache") == "hit")
+            // Each warmed tile's lag was counted; one of the twelve was then asked for, and counted once.
+            #expect(try fetch(server, bigTile(3, 2)).header("X-Cache") == "hit")
+            let statistics = server.statistics
+            #expect(statistics.warmingLag.buckets.reduce(0, +) == 12 && statistics.warmingLag.sum > 0)
+            #expect(statistics.diskReadsWarmingRequested == 1 && statistics.tileJoins == 0)
+            #expect(statistics.warmingCPUSeconds > 0)
+            let metrics = try fetch(server, "/metrics").text
+            #expect(metrics.contains("tiler_warming_lag_seconds_count 12\n"))
+            #expect(metrics.contains("tiler_tile_warming_reads_requested_total 1\n"))
             // A second query over the same tiles warms nothing more.
             #expect(try fetch(server, "/api/images/big/visible?x=0&y=0&width=1024&height=768&zoomScale=1").status == 200)
             try await Task.sleep(for: .milliseconds(200))

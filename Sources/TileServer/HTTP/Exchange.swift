@@ -105,4 +105,6 @@ enum CacheOutcome: Sendable {
     case hit
     /// Read from its file.
     case miss
+    /// Not in the cache, but already being read (by the warming thread or another request): waited for that read.
+    case join
 }

@@ -42,7 +42,13 @@ final class AccessLog {
             secondText = Self.isoSecond(now.tv_sec)
         }
         let milliseconds = Int(now.tv_nsec / 1_000_000)
-        let cache: StaticString = exchange.cache == .hit ? "hit" : exchange.cache == .miss ? "miss" : "-"
+        let cache: StaticString =
+            switch exchange.cache {
+            case .hit: "hit"
+            case .miss: "miss"
+            case .join: "join"
+            case .none: "-"
+            }
         switch format {
         case .json:
             buffer.writeStaticString("{\"time\":\"")

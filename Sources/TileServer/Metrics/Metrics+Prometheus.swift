@@ -41,6 +41,15 @@ extension Metrics {
         sample(
             &out, "tiler_tile_file_sends_total", "counter", "Tile misses not admitted to the cache, sent from their files without entering it.",
             numbers.fileSends)
+        sample(
+            &out, "tiler_tile_joins_total", "counter", "Tile misses that waited for a read already under way (warming or another request's).",
+            numbers.tileJoins)
+        sample(
+            &out, "tiler_tile_warming_reads_requested_total", "counter", "Warmed tiles that a request then took.",
+            numbers.diskReadsWarmingRequested)
+        warmingLagHistogram(&out, numbers.warmingLag)
+        family(&out, "tiler_warming_cpu_seconds_total", "counter", "CPU time the warming thread has used.")
+        out += "tiler_warming_cpu_seconds_total \(numbers.warmingCPUSeconds)\n"
         sample(&out, "tiler_images", "gauge", "Pyramids being served.", numbers.images)
         sample(&out, "tiler_open_connections", "gauge", "Open client connections.", numbers.connections)
         sample(
@@ -98,5 +107,17 @@ extension Metrics {
     private func sample(_ out: inout String, _ name: String, _ type: String, _ help: String, _ value: Int) {
         family(&out, name, type, help)
         out += "\(name) \(value)\n"
+    }
+
+    private func warmingLagHistogram(_ out: inout String, _ lag: WarmingLagCounts) {
+        let name = "tiler_warming_lag_seconds"
+        family(&out, name, "histogram", "Time from a visible-rect query to a tile it asked for arriving in the cache (warmed tiles).")
+        var cumulative = 0
+        for (offset, count) in lag.buckets.enumerated() {
+            cumulative += count
+            let bound = offset < Metrics.latencyBuckets.count ? "\(Metrics.latencyBuckets[offset])" : "+Inf"
+            out += "\(name)_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        }
+        out += "\(name)_sum \(lag.sum)\n\(name)_count \(cumulative)\n"
     }
 }

@@ -25,6 +25,15 @@ public struct ServerStatistics: Sendable, Hashable {
     /// Tile misses the cache did not admit (not asked for more often than the tile they would evict), sent from their
     /// files without entering the cache (`sendfile` from the page cache, or a read that does not wait for the disk).
     public var fileSends: Int
+    /// Tile misses that waited for a read already under way (a warming read or another request's) instead of reading:
+    /// not hits, not reads of their own.
+    public var tileJoins: Int
+    /// Of ``diskReadsWarming``, the warmed tiles some request took; the rest were warmed and never asked for.
+    public var diskReadsWarmingRequested: Int
+    /// Time from a visible-rect query to its tiles' arrival in the cache, for the tiles warming read.
+    public var warmingLag: WarmingLagCounts
+    /// CPU time the warming thread has used, in seconds (its share of the machine).
+    public var warmingCPUSeconds = 0.0
     /// Pyramids being served.
     public var images: Int
     /// Open client connections.
@@ -87,6 +96,9 @@ public struct ServerStatistics: Sendable, Hashable {
         diskReadsOnEventLoops = tiles.eventLoopReadCount
         diskReadsWarming = tiles.warmingReadCount
         fileSends = tiles.fileSendCount
+        tileJoins = tiles.joinCount
+        diskReadsWarmingRequested = tiles.warmedRequestedCount
+        warmingLag = tiles.warmingLag.snapshot()
         self.images = images
         self.connections = connections.count
         connectionsRefused = connections.refused

@@ -61,7 +61,8 @@ extension Router {
 
     /// Tile `key` of `image`, which was not cached, as ``TileLookup/miss(_:of:job:onRead:)`` finds it, answered with
     /// `profile`. A tile of a stored pyramid may have to be made from its pixels: the exchange then holds a job the
-    /// connection cancels if the client goes, so that a tile nobody waits for any more is not made.
+    /// connection cancels if the client goes, so that a tile nobody waits for any more is not made. A miss that waits
+    /// for a read already under way is marked a join in `exchange`.
     func missResponse(
         _ key: TileKey, of image: CatalogImage, profile: ResponseProfile, extraHeaders: ByteBuffer, exchange: inout Exchange
     ) -> Response {
@@ -90,6 +91,9 @@ extension Router {
         case .read(let result):
             return Self.response(to: result, profile: profile, extraHeaders: extraHeaders, route: route, services: services)
         case .reading:
+            return .later
+        case .joined:
+            exchange.cache = .join
             return .later
         }
     }

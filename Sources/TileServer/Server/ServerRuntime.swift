@@ -60,7 +60,7 @@ struct ServerRuntime: Sendable {
         let cors = CORSPolicy(origins: configuration.corsOrigins)
         context = Services(
             configuration: configuration, catalog: catalog, tiles: tiles,
-            warmer: TileWarmer(limit: configuration.maxPrefetchTiles) { key, image in tiles.warm(key, of: image) },
+            warmer: TileWarmer(limit: configuration.maxPrefetchTiles) { key, image, queuedAt in tiles.warm(key, of: image, queuedAt: queuedAt) },
             renders: RenderPool(
                 threads: configuration.iiif.renderThreads, queueLimit: configuration.iiif.renderQueueLimit,
                 jpegQuality: configuration.iiif.jpegQuality),

@@ -61,6 +61,7 @@ final class Services: Sendable {
         statistics.storedFilesOpen = catalog.storedFiles.count
         statistics.storedFileOpenings = catalog.storedFiles.openCount
         statistics.storedTilesAbandoned = tiles.abandonedMakeCount
+        statistics.warmingCPUSeconds = warmer.cpuSeconds
         return statistics
     }
 }

@@ -11,6 +11,8 @@ struct LoadedFile: Sendable {
     let etagLineLength: Int
     /// Where the body starts in ``buffer``.
     let bodyOffset: Int
+    /// Set on a tile the warming thread read, until a request first takes it.
+    var warmMark: WarmMark?
 
     /// Wraps a buffer already laid out as `ETag` line, `Content-Length` line, blank line and body (the file loader
     /// reads the body straight into place).

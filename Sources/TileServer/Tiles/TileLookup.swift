@@ -14,9 +14,12 @@ struct TileLookup {
         /// Read now without waiting for the disk — admitted into the cache, or, not admitted, read to be sent once —
         /// or failed for certain.
         case read(Result<LoadedFile, any Error>)
-        /// Being read on a file thread (this request's read or one already in flight): the result goes to the
-        /// `onRead` given, once, from another thread.
+        /// Being read on a file thread by this request: the result goes to the `onRead` given, once, from another
+        /// thread.
         case reading
+        /// Waiting for a read already under way (a warming read or another request's): the result goes to `onRead`
+        /// like ``reading``. Counted apart from hits and plain misses.
+        case joined
     }
 
     /// The tile cache and its reads, shared by every loop.
@@ -63,7 +66,10 @@ struct TileLookup {
                 break
             }
         }
-        guard let now = store.loadNow(key, of: image, opened: file, job: job, onResult: onRead) else { return .reading }
-        return .read(now)
+        switch store.loadNow(key, of: image, opened: file, job: job, onResult: onRead) {
+        case .now(let result): return .read(result)
+        case .reading: return .reading
+        case .joined: return .joined
+        }
     }
 }

@@ -14,6 +14,10 @@ final class TileStore: Sendable {
     private let inlineReads = Atomic<Int>(0)
     private let warmingReads = Atomic<Int>(0)
     private let fileSends = Atomic<Int>(0)
+    private let joins = Atomic<Int>(0)
+    private let warmedRequested = Atomic<Int>(0)
+    /// How long warmed tiles took from their visible-rect query to the cache.
+    let warmingLag = WarmingLag()
     /// Tile files larger than this are refused.
     let maxTileBytes: Int
     /// The memory tiles made from a stored pyramid's pixels may hold while made, shared with IIIF renders.
@@ -41,6 +45,10 @@ final class TileStore: Sendable {
     var warmingReadCount: Int { warmingReads.load(ordering: .relaxed) }
     /// Misses the cache did not admit, sent from their files without entering the cache.
     var fileSendCount: Int { fileSends.load(ordering: .relaxed) }
+    /// Misses that waited for a read already under way (a warming read or another request's) instead of reading.
+    var joinCount: Int { joins.load(ordering: .relaxed) }
+    /// Of ``warmingReadCount``, the warmed tiles a request took (from the cache, or by joining the warming read).
+    var warmedRequestedCount: Int { warmedRequested.load(ordering: .relaxed) }
 
     /// Counts a miss the cache did not admit, sent from its file instead.
     func countFileSend() {
@@ -49,7 +57,16 @@ final class TileStore: Sendable {
 
     /// The cached tile for `key`, marked most recently used; counts a cache hit or miss.
     func cached(_ key: TileKey) -> LoadedFile? {
-        cache.value(for: key)
+        guard let file = cache.value(for: key) else { return nil }
+        claim(file)
+        return file
+    }
+
+    /// Counts the first request for a warmed tile.
+    private func claim(_ file: LoadedFile) {
+        if let mark = file.warmMark, mark.claim() {
+            warmedRequested.add(1, ordering: .relaxed)
+        }
     }
 
     /// Loads tile `key` of `image` for an event loop: at once when its bytes are in the page cache (as nginx reads
@@ -57,17 +74,24 @@ final class TileStore: Sendable {
     /// Joins a load already under way for `key`, so concurrent misses still read once. `opened`, the tile's file
     /// already open on this loop, spares the event loop's read an `openat`.
     ///
-    /// - Returns: The result when it was had at once (`onResult` is then never called), or `nil`: `onResult` will be
-    ///   called once, on another thread.
+    /// - Returns: The result when it was had at once (`onResult` is then never called), or how `onResult` will be
+    ///   called once, on another thread: after this miss's own read, or after a read already under way (a join).
     func loadNow(
         _ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil, job: RenderJob? = nil,
         onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void
-    ) -> Result<LoadedFile, any Error>? {
+    ) -> LoadStart {
         if case .stored = image.source { interest.withLock { $0[key, default: []].append(job) } }
-        guard flights.lead(key, otherwise: onResult) else { return nil }
+        let joined: @Sendable (Result<LoadedFile, any Error>) -> Void = { [self] result in
+            if case .success(let file) = result { claim(file) }
+            onResult(result)
+        }
+        guard flights.lead(key, otherwise: joined) else {
+            joins.add(1, ordering: .relaxed)
+            return .joined
+        }
         if let file = cache.peek(key) {
             complete(key, with: .success(file))
-            return .success(file)
+            return .now(.success(file))
         }
         let result: Result<LoadedFile, any Error>
         do {
@@ -82,7 +106,7 @@ final class TileStore: Sendable {
                 _ = flights.join(key, onResult: onResult)
                 // The file opened for this miss is the file read: the thread gets the descriptor, not the name.
                 threadPool.submit { [self] state in read(key, of: image, opened: opened, state: state) }
-                return nil
+                return .reading
             }
             inlineReads.add(1, ordering: .relaxed)
             result = .success(store(file, for: key, of: image))
@@ -90,18 +114,44 @@ final class TileStore: Sendable {
             result = .failure(error)
         }
         complete(key, with: result)
-        return result
+        return .now(result)
     }
 
-    /// Reads tile `key` of `image` into the cache unless it is there or being read: for the warming thread, which
-    /// never joins a request's read nor makes one wait for it (it runs at the lowest priority). Blocking.
-    func warm(_ key: TileKey, of image: CatalogImage) {
+    /// How ``loadNow(_:of:opened:onResult:)`` went.
+    enum LoadStart {
+        /// Had at once; the callback is never called.
+        case now(Result<LoadedFile, any Error>)
+        /// This miss's own read, on a file thread.
+        case reading
+        /// A read already under way (a warming read or another request's), which this miss waits for.
+        case joined
+    }
+
+    /// Reads tile `key` of `image` into the cache unless it is there or being read, for the warming thread; a query
+    /// asked for it at `queuedAt` (the lag is counted). The read is a flight of its own, so a request for the tile
+    /// arriving meanwhile joins it rather than reading the file a second time. It never joins a request's read.
+    /// Blocking.
+    func warm(_ key: TileKey, of image: CatalogImage, queuedAt: NIODeadline) {
         guard image.isServed, !cache.contains(key), flights.waiterCount(for: key) == nil else { return }
-        guard let file = try? readTile(key, of: image, pageCacheOnly: false) else { return }
-        if !cache.contains(key) {
-            warmingReads.add(1, ordering: .relaxed)
-            _ = store(file, for: key, of: image)
+        // Lost a race with a request's miss: that read will do.
+        guard flights.lead(key, otherwise: { _ in }) else { return }
+        let result: Result<LoadedFile, any Error>
+        if let file = cache.peek(key) {
+            result = .success(file)
+        } else {
+            do {
+                guard var file = try readTile(key, of: image, pageCacheOnly: false) else {
+                    throw FileLoadError(kind: .unreadable, message: "tile not read")
+                }
+                file.warmMark = WarmMark()
+                warmingReads.add(1, ordering: .relaxed)
+                result = .success(store(file, for: key, of: image))
+                warmingLag.record(nanoseconds: (NIODeadline.now() - queuedAt).nanoseconds)
+            } catch {
+                result = .failure(error)
+            }
         }
+        complete(key, with: result)
     }
 
     /// Loads tile `key` of `image` and calls `onResult` once, on a thread-pool thread: with the tile, or with a

@@ -1,23 +1,27 @@
-import Glibc
+import NIOCore
 import NIOPosix
 import Synchronization
 
 /// Loads the tiles visible-rect queries asked for into the cache in the background, so that the client's tile
-/// requests that follow hit memory — without ever slowing live requests down.
+/// requests that follow hit memory — without taking the machine from live requests.
 ///
-/// One thread, at the lowest scheduling priority (nice 19), so it runs on CPU time nobody else wants: under a
-/// browser's load it fills the cache at full speed; under a flood of queries it yields to the event loops.
-/// Pending tiles are kept newest viewport first and centre first, at most ``limit`` of them: the oldest
-/// viewports' tiles are dropped, since their clients have moved on.
+/// One thread at normal priority whose CPU time is kept within ``cpuShare`` of one core (``WarmingPace``): a warm read
+/// is mostly waiting for the disk, and must be done before the browser asks — at the lowest priority (nice 19) beside
+/// a browser on two cores, the reads a report had asked for were still waiting for a core when the browser asked
+/// (measured with bench/viewport-real.sh). Pending tiles are kept newest viewport first and centre first, at most
+/// ``limit`` of them: the oldest viewports' tiles are dropped, since their clients have moved on.
 final class TileWarmer: Sendable {
     /// Tiles that may wait to be warmed; beyond it the oldest are dropped.
     let limit: Int
+    /// The most CPU time the thread may use per wall time.
+    static let cpuShare = 0.25
+    private let cpuTime = Atomic<Int>(0)
     private let pending: Mutex<WarmingQueue>
     private let thread: NIOThreadPool
-    private let warm: @Sendable (TileKey, CatalogImage) -> Void
+    private let warm: @Sendable (TileKey, CatalogImage, NIODeadline) -> Void
 
-    /// Starts the warming thread; `warm` loads one tile (blocking) on it.
-    init(limit: Int, warm: @escaping @Sendable (TileKey, CatalogImage) -> Void) {
+    /// Starts the warming thread; `warm` loads one tile (blocking) on it, given when its query queued it.
+    init(limit: Int, warm: @escaping @Sendable (TileKey, CatalogImage, NIODeadline) -> Void) {
         self.limit = limit
         self.warm = warm
         pending = Mutex(WarmingQueue())
@@ -29,21 +33,25 @@ final class TileWarmer: Sendable {
     /// Cheap for an event loop: one lock, no file access; the thread skips tiles already cached.
     func enqueue(_ keys: [TileKey], of image: CatalogImage) {
         guard limit > 0, !keys.isEmpty else { return }
-        let mustStart = pending.withLock { $0.push(keys.prefix(limit), of: image, limit: limit) }
+        let now = NIODeadline.now()
+        let mustStart = pending.withLock { $0.push(keys.prefix(limit), of: image, at: now, limit: limit) }
         if mustStart {
             thread.submit { [self] state in drain(state) }
         }
     }
 
+    /// The CPU time the warming thread has used, in seconds.
+    var cpuSeconds: Double { Double(cpuTime.load(ordering: .relaxed)) / 1e9 }
+
     private func drain(_ state: NIOThreadPool.WorkItemState) {
-        // On Linux this sets the calling thread's nice value, not the process's.
-        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         guard case .active = state else {
             pending.withLock { $0.removeAll() }
             return
         }
-        while let (key, image) = pending.withLock({ $0.pop() }) {
-            warm(key, image)
+        var pace = WarmingPace(share: Self.cpuShare)
+        while let (key, image, queuedAt) = pending.withLock({ $0.pop() }) {
+            warm(key, image, queuedAt)
+            cpuTime.add(Int(pace.pace()), ordering: .relaxed)
         }
     }
 
@@ -70,13 +78,13 @@ final class TileWarmer: Sendable {
 /// The warmer's pending tiles: batches (one per viewport), newest last; each batch's keys reversed, so the most
 /// wanted tile of the newest viewport is popped first.
 private struct WarmingQueue {
-    private var batches: [(image: CatalogImage, keys: [TileKey])] = []
+    private var batches: [(image: CatalogImage, queuedAt: NIODeadline, keys: [TileKey])] = []
     private var draining = false
     private var count = 0
 
     /// Adds a batch, dropping the oldest keys beyond `limit`. Returns whether the thread must be started.
-    mutating func push(_ keys: ArraySlice<TileKey>, of image: CatalogImage, limit: Int) -> Bool {
-        batches.append((image, keys.reversed()))
+    mutating func push(_ keys: ArraySlice<TileKey>, of image: CatalogImage, at queuedAt: NIODeadline, limit: Int) -> Bool {
+        batches.append((image, queuedAt, keys.reversed()))
         count += keys.count
         while count > limit {
             let excess = count - limit
@@ -93,11 +101,11 @@ private struct WarmingQueue {
     }
 
     /// The next tile to warm, or `nil` (and the thread stops) when none is left.
-    mutating func pop() -> (TileKey, CatalogImage)? {
+    mutating func pop() -> (TileKey, CatalogImage, NIODeadline)? {
         while let last = batches.indices.last {
             if let key = batches[last].keys.popLast() {
                 count -= 1
-                return (key, batches[last].image)
+                return (key, batches[last].image, batches[last].queuedAt)
             }
             batches.removeLast()
         }

@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { INTERVAL_MS, ViewportReporter, orderedLike, viewKey } from '../../../Public/js/viewport-reporter.js';
+import { BURST, HOLD_MS, INTERVAL_MS, ViewportReporter, orderedLike, viewKey } from '../../../Public/js/viewport-reporter.js';
 
 test('an answer belongs to a view up to 1/100 point', () => {
   const view = { x: 10.001, y: -5, width: 800, height: 600, zoomScale: 0.5, contentScale: 2 };
@@ -85,4 +85,55 @@ test('reports while moving are throttled; cancel drops the pending one', async (
   reporter.report({ ...view, x: 120 }, true, 1000 + INTERVAL_MS / 2);
   assert.equal(calls.length, 2, 'a settled view is reported at once');
   assert.equal(reporter.sent, 2);
+});
+
+test("predicted end states go at once within the bucket; past it they wait their turn, and the rate stays at most one per interval", async () => {
+  const { reporter, calls } = reporterAnswering(() => Response.json({ tiles: [] }));
+  reporter.report(view, false, 1000);
+  reporter.predict({ ...view, x: 5000 }, 1001);
+  assert.equal(calls.length, 2, 'a flick target right after the drag report');
+  assert.equal(reporter.predicted, 1);
+  reporter.predict({ ...view, x: 6000 }, 1002);
+  assert.equal(calls.length, 2, 'the bucket is empty');
+  reporter.report({ ...view, x: 300 }, false, 1003);
+  assert.equal(reporter.pending.viewport.x, 6000, 'a pending prediction is not replaced by a moving view');
+  reporter.predict({ ...view, x: 5000 }, 1004);
+  assert.equal(reporter.pending.viewport.x, 6000, 'a view just reported is not queued again');
+  reporter.cancel();
+  // Over a simulated minute of reports every frame, the bucket lets at most one per interval through (plus the burst).
+  const moving = reporterAnswering(() => Response.json({ tiles: [] }));
+  for (let t = 0; t < 60_000; t += 16) moving.reporter.predict({ ...view, x: t }, t);
+  moving.reporter.cancel();
+  assert.ok(moving.calls.length <= 60_000 / INTERVAL_MS + BURST, `${moving.calls.length} reports`);
+  assert.ok(moving.calls.length >= 60_000 / INTERVAL_MS - 1);
+});
+
+test('tiles wait for an answer naming them, at most HOLD_MS; not at all while reports fail', async () => {
+  let respond = () => Response.json({ tiles: [{ level: 11, col: 0, row: 1, url: '/t/a.jpg' }] });
+  const changes = [];
+  const calls = [];
+  const reporter = new ViewportReporter(endpoint, {
+    fetch: async (url) => {
+      calls.push(url);
+      return respond();
+    },
+    onChange: () => changes.push('change'),
+  });
+  const r = (name) => ({ key: name, url: `http://h/t/${name}.jpg` });
+  // Matched by key, whatever the URLs (an unversioned .dzi's tiles against the server's versioned URLs).
+  const wanted = [r('overview'), { key: '11/0_1', url: 'http://h/other/a.jpg' }, r('b')];
+  assert.deepEqual(reporter.ready(wanted, 0).map((x) => x.key), ['overview'], 'nothing named yet: only the overview');
+  reporter.report(view, true, 0);
+  await settle();
+  assert.ok(changes.length >= 1, 'the answer asks for a frame');
+  assert.deepEqual(reporter.ready(wanted, 10).map((x) => x.key), ['overview', '11/0_1'], 'the named tile goes');
+  assert.deepEqual(reporter.ready(wanted, HOLD_MS - 1).map((x) => x.key), ['overview', '11/0_1']);
+  assert.deepEqual(reporter.ready(wanted, HOLD_MS).map((x) => x.key), ['overview', '11/0_1', 'b'], 'b waited long enough');
+  reporter.cancel();
+  respond = () => Promise.reject(new TypeError('Failed to fetch'));
+  reporter.report({ ...view, x: 999 }, true, 1000);
+  await settle();
+  assert.equal(reporter.healthy, false);
+  const fresh = [r('overview'), r('c')];
+  assert.deepEqual(reporter.ready(fresh, 1001).map((x) => x.key), ['overview', 'c'], 'reports failing: no waiting');
 });
