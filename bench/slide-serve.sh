@@ -2,12 +2,14 @@
 # Serving a whole-slide image in place through OpenSlide, against the same slide served the other ways, in one run,
 # alternating (wrk -t2 -c$CONNECTIONS, seeded random tiles: every server gets the same requests):
 #   tiler-slide   `tiler serve` on a Hamamatsu VMS slide of a SIZE² picture (bench/make-vms.py: 4 × 4 JPEGs with restart
-#                 markers), read in place with OpenSlide; a 16 MiB tile cache, so random tiles are nearly all made
+#                 markers and an optimisation file), read in place with OpenSlide (default cache: the hot tile)
+#   tiler-slide-cold  the same with `--cache-mb 0`: every tile is made (read with OpenSlide, encoded) per request
 #   tiler-folder  `tiler serve` on the same slide sliced to a folder by `tiler slice` (through the same reader)
 #   dzg           python3-openslide's DeepZoomGenerator over the same slide (bench/slide-dzg-server.py: one handle,
 #                 Python's threading HTTP server, as openslide-python's deepzoom_server.py), JPEG quality 85 as Tiler's
 # Cases: (a) one hot tile (cached by tiler); (b) random tiles of the finest level; (c) random tiles two levels down
-# (made from OpenSlide's coarser levels). Goals (issue 32): (b), (c) tiler-slide ≥ 3× dzg; (a) tiler-slide ≈ tiler-folder.
+# (made from OpenSlide's coarser levels). Goals (issue 32): (b), (c) tiler-slide-cold ≥ 3× dzg; (a) tiler-slide ≈
+# tiler-folder.
 #
 # Usage: bench/slide-serve.sh [SECONDS] [ROUNDS]      (default 8 s, 3 rounds; medians and every round's ratio)
 set -euo pipefail
@@ -38,7 +40,8 @@ WORK=$(mktemp -d)
 trap 'kill $(cat "$WORK"/*.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$WORK"' EXIT
 declare -A ports prefix
 ROOT=$SLIDE_ROOT
-ports[tiler-slide]=$(start_tiler tiler-slide "$TILER" --cache-mb 16)
+ports[tiler-slide]=$(start_tiler tiler-slide "$TILER")
+ports[tiler-slide-cold]=$(start_tiler tiler-slide-cold "$TILER" --cache-mb 0)
 ROOT=$FOLDER_ROOT
 ports[tiler-folder]=$(start_tiler tiler-folder "$TILER")
 DZG_PORT=18093
@@ -46,7 +49,8 @@ DZG_PORT=18093
 echo $! >"$WORK/dzg.pid"
 for _ in $(seq 100); do grep -q "listening" "$WORK/dzg.out" 2>/dev/null && break; sleep 0.1; done
 ports[dzg]=$DZG_PORT
-prefix=([tiler-slide]=/images/img/slide_files [tiler-folder]=/images/img_files [dzg]=/images/img_files)
+prefix=([tiler-slide]=/images/img/slide_files [tiler-slide-cold]=/images/img/slide_files [tiler-folder]=/images/img_files
+    [dzg]=/images/img_files)
 curl -fsS "http://127.0.0.1:${ports[tiler-slide]}/api/images" | grep -q '"vendor":"hamamatsu"' || { echo "tiler does not serve the slide" >&2; exit 1; }
 # The same tile from each server, to say what is compared: sizes and a decoded difference.
 for server in tiler-slide tiler-folder dzg; do
@@ -59,7 +63,7 @@ for round in $(seq "$ROUNDS"); do
     for server in tiler-slide tiler-folder; do
         results[$server-a]+="$(run "${ports[$server]}" "${prefix[$server]}/$TOP/3_3.jpg")"$'\n'
     done
-    for server in tiler-slide tiler-folder dzg; do
+    for server in tiler-slide-cold tiler-folder dzg; do
         results[$server-b]+="$(PREFIX=${prefix[$server]} LEVEL=$TOP COLS=$GRID ROWS=$GRID run "${ports[$server]}" bench/wrk/random-tiles.lua)"$'\n'
         results[$server-c]+="$(PREFIX=${prefix[$server]} LEVEL=$((TOP - 2)) COLS=$GRID2 ROWS=$GRID2 run "${ports[$server]}" bench/wrk/random-tiles.lua)"$'\n'
     done
@@ -74,7 +78,7 @@ for case in a b c; do
     label=$(case $case in a) echo "(a) one hot tile" ;; b) echo "(b) random level-$TOP tiles" ;; c) echo "(c) random level-$((TOP - 2)) tiles" ;; esac)
     dzg_rps=$(cut -d' ' -f1 <<<"${results[dzg-$case]:-0}" | median)
     folder_rps=$(cut -d' ' -f1 <<<"${results[tiler-folder-$case]%$'\n'}" | median)
-    for server in tiler-slide tiler-folder dzg; do
+    for server in tiler-slide tiler-slide-cold tiler-folder dzg; do
         data=${results[$server-$case]:-}
         [ -n "$data" ] || continue
         rps=$(cut -d' ' -f1 <<<"${data%$'\n'}" | median)
@@ -89,6 +93,6 @@ done
 echo
 ratios() { paste -d' ' <(cut -d' ' -f1 <<<"${results[$1]%$'\n'}") <(cut -d' ' -f1 <<<"${results[$2]%$'\n'}") | awk '{ printf "%.2f ", $1 / $2 }'; }
 echo "(a) tiler-slide ÷ tiler-folder by round: $(ratios tiler-slide-a tiler-folder-a)"
-echo "(b) tiler-slide ÷ dzg by round: $(ratios tiler-slide-b dzg-b)"
-echo "(c) tiler-slide ÷ dzg by round: $(ratios tiler-slide-c dzg-c)"
+echo "(b) tiler-slide-cold ÷ dzg by round: $(ratios tiler-slide-cold-b dzg-b)"
+echo "(c) tiler-slide-cold ÷ dzg by round: $(ratios tiler-slide-cold-c dzg-c)"
 echo "tile $TOP/3_3 bytes: tiler-slide $(stat -c %s "$WORK/tiler-slide.jpg"), tiler-folder $(stat -c %s "$WORK/tiler-folder.jpg"), dzg $(stat -c %s "$WORK/dzg.jpg")"
