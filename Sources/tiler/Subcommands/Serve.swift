@@ -10,8 +10,10 @@ struct Serve: ParsableCommand {
         discussion: """
             Pyramids are named by their path relative to ROOT without .dzi (ROOT/maps/city.dzi is "maps/city") and \
             appear and disappear while serving; pyramidal TIFF, BigTIFF, OME-TIFF and Aperio SVS files (*.tif, *.tiff, \
-            *.btf, *.tf8, *.svs) are served in place, named without their extension. Routes: /api/images, /api/images/NAME/visible?x=&y=&width=&height=\
-            &zoomScale=[&contentScale=][&prefetch=], /images/NAME.dzi, /images/NAME_files/L/C_R.EXT, /healthz, \
+            *.btf, *.tf8, *.svs) are served in place, named without their extension, and so are the whole-slide images \
+            OpenSlide reads (*.ndpi, *.vms, *.vmu, *.mrxs, *.scn, *.bif, *.svslide, and TIFFs the TIFF reader does not serve). \
+            Routes: /api/images, /api/images/NAME/visible?x=&y=&width=&height=&zoomScale=[&contentScale=][&prefetch=], \
+            /api/images/NAME/properties, /api/images/NAME/associated/KIND (a slide's label, macro, thumbnail), /images/NAME.dzi, /images/NAME_files/L/C_R.EXT, /healthz, \
             /metrics, the IIIF Image API 3.0 (level 2) at /iiif/3/ID/info.json and /iiif/3/ID/REGION/SIZE/ROTATION/QUALITY.FORMAT \
             (ID is the name with / written %2F), and the viewer at /. Stops gracefully on SIGINT or SIGTERM; SIGHUP rescans ROOT. \
             Every option can also be set by a TILER_* environment variable (TILER_PORT=9000, TILER_TRUST_PROXY=1, \

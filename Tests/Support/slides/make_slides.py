@@ -6,6 +6,8 @@
 - vms-broken/slide.vms: the same with one of its JPEGs missing;
 - planes.tiff: a generic tiled pyramidal TIFF (tifffile, Deflate) with separate colour planes: OpenSlide reads it,
   Tiler's own TIFF reader does not, 1024 x 1024 pixels;
+- alpha.tiff: the same kind of TIFF with an alpha channel (a gradient, a transparent band), 512 x 512 pixels, for the
+  compositing of OpenSlide's premultiplied pixels over the background;
 - labelled.svs: an Aperio SVS of one resolution (tifffile, Deflate) with a thumbnail, a label and a macro image, laid
   out as OpenSlide's Aperio page describes (the label and macro named on their description's second line).
 
@@ -71,8 +73,8 @@ def write_vms(folder, whole):
         key_file.write("\n".join(lines) + "\n")
 
 
-def write_planes_tiff(path, whole):
-    levels = [numpy.asarray(whole)]
+def write_planes_tiff(path, whole, alpha=None):
+    levels = [numpy.asarray(whole if alpha is None else Image.merge("RGBA", (*whole.split(), alpha)))]
     while levels[-1].shape[1] > 256:
         image = Image.fromarray(levels[-1])
         levels.append(numpy.asarray(image.resize(((image.width + 1) // 2, (image.height + 1) // 2), Image.BOX)))
@@ -80,7 +82,7 @@ def write_planes_tiff(path, whole):
         for index, level in enumerate(levels):
             tiff.write(
                 numpy.moveaxis(level, 2, 0), tile=(256, 256), compression="zlib", photometric="rgb", planarconfig="separate",
-                subfiletype=1 if index else 0)
+                subfiletype=1 if index else 0, extrasamples=None if alpha is None else ("unassalpha",))
 
 
 def write_labelled_svs(path, whole):
@@ -104,6 +106,9 @@ def main():
     # Whole tiles only: OpenSlide 3.4.1 reads partial edge tiles of separate-plane TIFFs wrongly (libtiff's RGBA
     # interface warns "Raster width of 256 shall not be larger than image width").
     write_planes_tiff(os.path.join(out, "planes.tiff"), picture(1024, 1024, 5))
+    ramp = numpy.tile(numpy.arange(512, dtype=numpy.uint16) // 2, (512, 1)).astype(numpy.uint8)
+    ramp[200:260, :] = 0
+    write_planes_tiff(os.path.join(out, "alpha.tiff"), picture(512, 512, 15), Image.fromarray(ramp, "L"))
     write_labelled_svs(os.path.join(out, "labelled.svs"), picture(700, 500, 9))
 
 

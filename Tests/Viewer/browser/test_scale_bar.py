@@ -95,7 +95,7 @@ class ScaleBarAppTests(ViewerTestCase):
     def test_slides_show_a_scale_bar_and_their_label_in_the_picker(self):
         b = self.browser
         self.open_app("")
-        b.wait(lambda: b.js("return document.querySelectorAll('.card').length === 3"), "the three slides listed")
+        b.wait(lambda: b.js("return document.querySelectorAll('.card').length === 4"), "the four slides listed")
         labels = b.js("return [...document.querySelectorAll('.card')].map(c => [c.querySelector('.name').textContent,"
                       " c.querySelector('img.slide-label')?.getAttribute('src') ?? null])")
         self.assertEqual(dict(labels)["labelled"], "/api/images/labelled/associated/label")
