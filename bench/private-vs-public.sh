@@ -8,6 +8,8 @@
 #        VERBOSE=1 also prints every measurement on stderr)
 # Cases: (a) one hot tile, (b) random tiles of one level that fits the cache, (c) random tiles over a level larger
 # than the cache, (d) visible-rect queries for random viewports.
+# Besides req/s it reports each server's CPU time per request (user + system, from /proc/PID/stat around each
+# measurement): on a machine shared with other work, throughput swings from round to round, CPU per request much less.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER=${1:-8}
@@ -42,17 +44,29 @@ SIGNED=$(curl -s -D - -o /dev/null -H "Authorization: Bearer $TOKEN" "http://127
 declare -A query=([public]="" [private]="$SIGNED")
 declare -A token=([public]="" [private]="$TOKEN")
 
-# measure SERVER CASE: one measurement of a case against one server, appended to its results.
+# cpu_ticks SERVER: the server process's user + system time so far, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$(cat "$WORK/$1.pid")/stat"; }
+TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
+
+# measure SERVER CASE: one measurement of a case against one server, appended to its results ("req/s p50 p99 errors
+# cpu-µs-per-request").
 measure() {
-    local server=$1 case=$2 port=${ports[$1]}
+    local server=$1 case=$2 port=${ports[$1]} before result
     export SERVER=$server
     local q=${query[$server]}
+    before=$(cpu_ticks "$server")
+    result=$(measure_case "$server" "$case" "$port" "$q")
+    awk -v r="$result" -v t=$(( ($(cpu_ticks "$server") - before) * TICK_US )) -v s="$SECONDS_PER" \
+        'BEGIN { split(r, f, " "); printf "%s %.2f\n", r, (f[1] > 0) ? t / (f[1] * s) : 0 }'
+}
+
+measure_case() {
+    local server=$1 case=$2 port=$3 q=$4
     case $case in
-        a) results[$server-a]+="$(wrk_run "$port" "${VERSIONED}_files/$FITS_LEVEL/3_3.jpg${q:+?$q}")"$'\n' ;;
-        b) results[$server-b]+="$(PREFIX=${VERSIONED}_files LEVEL=$FITS_LEVEL COLS=$FITS_GRID ROWS=$FITS_GRID QUERY=$q \
-            wrk_run "$port" bench/wrk/random-tiles.lua)"$'\n' ;;
-        c) results[$server-c]+="$(PREFIX=${VERSIONED}_files LEVEL=$TOP COLS=$GRID ROWS=$GRID QUERY=$q wrk_run "$port" bench/wrk/random-tiles.lua)"$'\n' ;;
-        d) results[$server-d]+="$(NAME=img WIDTH=$SIZE HEIGHT=$SIZE TOKEN=${token[$server]} wrk_run "$port" bench/wrk/random-viewports.lua)"$'\n' ;;
+        a) wrk_run "$port" "${VERSIONED}_files/$FITS_LEVEL/3_3.jpg${q:+?$q}" ;;
+        b) PREFIX=${VERSIONED}_files LEVEL=$FITS_LEVEL COLS=$FITS_GRID ROWS=$FITS_GRID QUERY=$q wrk_run "$port" bench/wrk/random-tiles.lua ;;
+        c) PREFIX=${VERSIONED}_files LEVEL=$TOP COLS=$GRID ROWS=$GRID QUERY=$q wrk_run "$port" bench/wrk/random-tiles.lua ;;
+        d) NAME=img WIDTH=$SIZE HEIGHT=$SIZE TOKEN=${token[$server]} wrk_run "$port" bench/wrk/random-viewports.lua ;;
     esac
 }
 declare -A results
@@ -65,13 +79,13 @@ for round in $(seq "$ROUNDS"); do
     order=(public private)
     (( round % 2 == 0 )) && order=(private public)
     for case in a b c d; do
-        for server in "${order[@]}"; do measure "$server" $case; done
+        for server in "${order[@]}"; do results[$server-$case]+="$(measure "$server" $case)"$'\n'; done
     done
 done
 echo "wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s per measurement, $ROUNDS rounds, each case against public and private back to back (who goes first alternating); medians. $(nproc) cores"
 echo
-echo "| case | server | req/s | p50 ms | p99 ms | private ÷ public req/s |"
-echo "|---|---|---|---|---|---|"
+echo "| case | server | req/s | p50 ms | p99 ms | CPU µs/request | private ÷ public req/s | private ÷ public CPU/request |"
+echo "|---|---|---|---|---|---|---|---|"
 for case in a b c d; do
     label=$(case $case in a) echo "(a) one hot tile" ;; b) echo "(b) random tiles, level fits cache" ;;
         c) echo "(c) random tiles, level > cache" ;; d) echo "(d) visible-rect queries" ;; esac)
@@ -80,10 +94,12 @@ for case in a b c d; do
         rps=$(cut -d' ' -f1 <<<"${data%$'\n'}" | median)
         p50=$(cut -d' ' -f2 <<<"${data%$'\n'}" | median)
         p99=$(cut -d' ' -f3 <<<"${data%$'\n'}" | median)
-        eval "${server}_rps=$rps"
-        ratio=""
+        cpu=$(cut -d' ' -f5 <<<"${data%$'\n'}" | median)
+        eval "${server}_rps=$rps ${server}_cpu=$cpu"
+        ratio="" cpu_ratio=""
         [ $server = private ] && ratio=$(awk -v t="$rps" -v n="$public_rps" 'BEGIN { printf "%.3fx", t / n }')
-        printf '| %s | %s | %.0f | %s | %s | %s |\n' "$label" "$server" "$rps" "$p50" "$p99" "$ratio"
+        [ $server = private ] && cpu_ratio=$(awk -v t="$cpu" -v n="$public_cpu" 'BEGIN { printf "%.3fx", t / n }')
+        printf '| %s | %s | %.0f | %s | %s | %s | %s | %s |\n' "$label" "$server" "$rps" "$p50" "$p99" "$cpu" "$ratio" "$cpu_ratio"
     done
 done
 echo
@@ -91,4 +107,7 @@ for case in a b c d; do
     ratios=$(paste -d' ' <(cut -d' ' -f1 <<<"${results[private-$case]%$'\n'}") <(cut -d' ' -f1 <<<"${results[public-$case]%$'\n'}") |
         awk '{ printf "%.3f\n", $1 / $2 }')
     echo "($case) private ÷ public by round: $(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
+    ratios=$(paste -d' ' <(cut -d' ' -f5 <<<"${results[private-$case]%$'\n'}") <(cut -d' ' -f5 <<<"${results[public-$case]%$'\n'}") |
+        awk '{ printf "%.3f\n", $1 / $2 }')
+    echo "($case) private ÷ public CPU per request by round: $(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
 done

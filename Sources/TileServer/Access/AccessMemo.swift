@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 
 /// What one connection has already verified: signed tile URLs and tokens (valid ones only; each is used until its
@@ -20,7 +21,7 @@ final class AccessMemo {
 
     /// The expiry of a signed tile URL of `name` with query `query` verified before, or nil.
     func signedExpiry(name: Substring, query: Substring) -> Int? {
-        for entry in signed where entry.query.utf8.elementsEqual(query.utf8) && entry.name.utf8.elementsEqual(name.utf8) {
+        for entry in signed where Self.same(entry.query, query) && Self.same(entry.name, name) {
             return entry.expires
         }
         return nil
@@ -33,7 +34,7 @@ final class AccessMemo {
 
     /// A token verified before whose text is `text`, or nil.
     func token(_ text: Substring) -> AccessToken? {
-        for entry in tokens where entry.text.utf8.elementsEqual(text.utf8) {
+        for entry in tokens where Self.same(entry.text, text) {
             return entry.token
         }
         return nil
@@ -63,6 +64,18 @@ final class AccessMemo {
         let lines = (now, expires, ByteBuffer(string: line + "X-Cache: hit\r\n"), ByteBuffer(string: line + "X-Cache: miss\r\n"))
         cacheControl = lines
         return hit ? lines.2 : lines.3
+    }
+
+    /// Whether `text` and `other` are the same bytes (a `memcmp` where both are contiguous, as native strings are:
+    /// this runs on every private tile request).
+    private static func same(_ text: String, _ other: Substring) -> Bool {
+        let count = text.utf8.count
+        guard count == other.utf8.count else { return false }
+        guard count > 0 else { return true }
+        let compared = text.utf8.withContiguousStorageIfAvailable { left in
+            other.utf8.withContiguousStorageIfAvailable { right in memcmp(left.baseAddress!, right.baseAddress!, count) == 0 }
+        }
+        return (compared ?? nil) ?? text.utf8.elementsEqual(other.utf8)
     }
 
     private static func put<Entry>(_ entry: Entry, into entries: inout [Entry], at next: inout Int) {
