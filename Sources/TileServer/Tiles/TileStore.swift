@@ -81,6 +81,8 @@ final class TileStore: Sendable {
             return .joined
         }
         if let file = cache.peek(key) {
+            // Warmed between this request's cache lookup and now.
+            claim(file)
             flights.complete(key, with: .success(file))
             return .now(.success(file))
         }
@@ -180,7 +182,8 @@ final class TileStore: Sendable {
     private func read(_ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil, state: NIOThreadPool.WorkItemState) {
         let result: Result<LoadedFile, any Error>
         if let file = cache.peek(key) {
-            // Filled by a flight that completed between this caller's miss and its join.
+            // Filled by a flight that completed between this caller's miss and its join (perhaps a warming read).
+            claim(file)
             result = .success(file)
         } else if case .cancelled = state {
             result = .failure(CancellationError())
