@@ -44,9 +44,8 @@ export class ViewTrend {
 
   /**
    * The view `ahead` ms after the last one (its zoom `zoomAhead` ms after) if the gesture keeps its velocity, or `null`
-   * while the views recorded span
-   * less than half the window: a wheel zooms in steps, and two frames around one step would look like a zoom
-   * without end (measured: predictions two levels past where the wheel stopped).
+   * while the views recorded span less than half the window: a wheel zooms in steps, and two frames around one step
+   * would look like a zoom without end (measured: predictions two levels past where the wheel stopped).
    * @returns {View | null}
    */
   extrapolate(ahead, zoomAhead = ahead) {

@@ -81,7 +81,7 @@ export class ViewportReporter {
     this.holdMs = HOLD_MS;
     /** Whether the last report was answered (else tiles are not held). */
     this.healthy = true;
-    /** Reports sent so far, and of them the predicted end states of animations. */
+    /** Reports sent so far; animations' predicted end states queued (a queued one may give way to a newer one). */
     this.sent = 0;
     this.predicted = 0;
   }

@@ -90,6 +90,8 @@ final class TileStore: Sendable {
             return .joined
         }
         if let file = cache.peek(key) {
+            // Warmed between this request's cache lookup and now.
+            claim(file)
             complete(key, with: .success(file))
             return .now(.success(file))
         }
@@ -189,7 +191,8 @@ final class TileStore: Sendable {
     private func read(_ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil, state: NIOThreadPool.WorkItemState) {
         let result: Result<LoadedFile, any Error>
         if let file = cache.peek(key) {
-            // Filled by a flight that completed between this caller's miss and its join.
+            // Filled by a flight that completed between this caller's miss and its join (perhaps a warming read).
+            claim(file)
             result = .success(file)
         } else if abandoned(key) {
             result = .failure(CancellationError())

@@ -298,6 +298,27 @@ class ServedElementTests(ViewerTestCase):
         self.assertRegex(last["viewer"][0], r"^[0-9a-z]+$")
         self.assertGreaterEqual(self.visible_count() - before, len(reports), "the server received them")
 
+    def test_a_flicks_resting_point_is_reported_as_the_finger_lifts(self):
+        b = self.browser
+        self.open_view("pic", {"zoomScale": 1, "x": 900, "y": 600})
+        b.drain()
+        start = time.time()
+        mouse = lambda kind, x, y, **extra: b.cdp("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", **extra})
+        mouse("mousePressed", 600, 300, buttons=1, clickCount=1, timestamp=start)
+        for step in range(1, 13):
+            mouse("mouseMoved", 600 - 12 * step, 300 - 2 * step, buttons=1, timestamp=start + 0.01 * step)
+        mouse("mouseReleased", 456, 276, buttons=0, clickCount=1, timestamp=start + 0.125)
+        # The deceleration lasts seconds; its resting point is reported within a frame or two of the release.
+        moving = b.wait(lambda: (s := b.state()) and s["predictedReports"] >= 1 and s, "the flick's target to be reported", 5)
+        self.assertFalse(moving["gestureIdle"], "reported while the content still glides")
+        settled = moving["lastFlick"]["settled"]
+        reports = [urllib.parse.parse_qs(urllib.parse.urlparse(r["url"]).query) for r in b.network() if "/visible?" in r["url"]]
+        targets = [q for q in reports if close(float(q["x"][0]), settled["x"], 1e-9) and close(float(q["y"][0]), settled["y"], 1e-9)]
+        self.assertEqual(len(targets), 1, f"one report of the resting point {settled} among {len(reports)}")
+        self.assertEqual(float(targets[0]["width"][0]), moving["view"]["width"], "the view itself, not a stretch")
+        state = b.wait_complete()
+        self.assertEqual((state["view"]["x"], state["view"]["y"]), (settled["x"], settled["y"]))
+
     def test_app_insets_let_both_corners_be_scrolled_clear_of_the_chrome(self):
         b = self.browser
         self.open_view("pic", {"zoomScale": 1, "x": 500, "y": 500}, hide_chrome=False)
