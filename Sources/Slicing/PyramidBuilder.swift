@@ -52,6 +52,10 @@ public final class PyramidBuilder: Sendable {
         var meter = ProgressMeter(interval: options.progressInterval, callback: progress)
         try options.validate()
         try Self.validate(stored)
+        if options.container == .tiff && stored.channels != 1 && stored.channels != 3 {
+            throw SliceError(
+                .invalidOptions, "a pyramidal TIFF holds JPEG tiles: images with alpha are not supported (use --container folder or szi)")
+        }
         if cancellation.isCancelled { throw SliceError.cancelledError }
         let staging = try StagingFolder.create(directory: directory, name: name, force: options.force, container: options.container)
         let cancellation = self.cancellation
@@ -71,7 +75,7 @@ public final class PyramidBuilder: Sendable {
                 megapixelsPerSecond: Double(pyramid.width) * Double(pyramid.height) / 1e6 / max(seconds, 1e-9),
                 peakResidentBytes: ResidentMemory.peakBytes(), peakBufferBytes: outcome.peakBufferBytes,
                 dziPath: staging.destinationDZI, filesPath: staging.destinationFiles, container: options.container.rawValue,
-                path: options.container == .szi ? staging.destinationArchive : staging.destinationDZI, fileBytes: outcome.fileBytes)
+                path: options.container == .folder ? staging.destinationDZI : staging.destinationArchive, fileBytes: outcome.fileBytes)
         } catch {
             staging.discard()
             throw error
