@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "TileGeometry", "ImageCodecs", "Archive", "TestSupport",
+                "TileServer", "TileGeometry", "ImageCodecs", "Archive", "Slicing", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
