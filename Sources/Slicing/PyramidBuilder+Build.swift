@@ -7,8 +7,10 @@ extension PyramidBuilder {
         let tiles: Int
         let bytes: Int
         let peakBufferBytes: Int
-        /// The archive's size in bytes, for an SZI.
+        /// The one file's size in bytes, for an SZI or a TIFF.
         var fileBytes: Int?
+        /// The levels a TIFF stores (down to one tile), when fewer than the pyramid's.
+        var storedLevels: Int?
     }
 
     /// Builds the whole pyramid inside `staging`: starts the workers, streams the source through the levels, waits
@@ -73,7 +75,9 @@ extension PyramidBuilder {
             try staging.writeDescriptor(descriptor)
         }
         meter.tick(force: true, snapshot)
-        return BuildOutcome(tiles: written.tiles, bytes: written.bytes, peakBufferBytes: strips.peakBytes, fileBytes: fileBytes)
+        return BuildOutcome(
+            tiles: written.tiles, bytes: written.bytes, peakBufferBytes: strips.peakBytes, fileBytes: fileBytes,
+            storedLevels: tiff.map { pyramid.maxLevel - $0.smallestLevel + 1 })
     }
 
     /// Reads every source row into the top level, checking for cancellation and worker failures between reads.

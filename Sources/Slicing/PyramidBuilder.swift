@@ -70,7 +70,7 @@ public final class PyramidBuilder: Sendable {
             try staging.publish(force: options.force)
             let seconds = meter.elapsedSeconds
             return SliceSummary(
-                width: pyramid.width, height: pyramid.height, channels: source.channels, levels: pyramid.levelCount,
+                width: pyramid.width, height: pyramid.height, channels: source.channels, levels: outcome.storedLevels ?? pyramid.levelCount,
                 tiles: outcome.tiles, bytesWritten: outcome.bytes, seconds: seconds,
                 megapixelsPerSecond: Double(pyramid.width) * Double(pyramid.height) / 1e6 / max(seconds, 1e-9),
                 peakResidentBytes: ResidentMemory.peakBytes(), peakBufferBytes: outcome.peakBufferBytes,

@@ -58,7 +58,7 @@ import Testing
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(summary["container"] as? String == "tiff")
         // Levels 10 (700 × 300: 3 × 2 tiles), 9 (350 × 150: 2 × 1) and 8 (175 × 75: one tile).
-        #expect(summary["tiles"] as? Int == 6 + 2 + 1)
+        #expect(summary["tiles"] as? Int == 6 + 2 + 1 && summary["levels"] as? Int == 3)
         let dump = try ExternalTool.run("/usr/bin/tiffdump", [out])
         #expect(dump.status == 0 && dump.output.contains("BigTIFF"), "\(dump.output.prefix(300))")
         let info = try TilerProcess.run(["info", out])
