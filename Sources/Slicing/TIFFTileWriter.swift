@@ -23,7 +23,8 @@ final class TIFFTileWriter: TileSink {
     }
 
     private struct State {
-        var levels: [Int: Level]
+        /// The stored levels, smallest first: Deep Zoom level `smallestLevel + index`.
+        var levels: [Level]
         var tables: [UInt8]?
         var stored = 0
         var bytes = 0
@@ -49,26 +50,26 @@ final class TIFFTileWriter: TileSink {
         self.pyramid = pyramid
         self.channels = channels
         smallestLevel = Self.smallestLevel(of: pyramid)
-        var levels: [Int: Level] = [:]
+        var levels: [Level] = []
         for level in smallestLevel...pyramid.maxLevel {
             let path = "\(folder)/level-\(level).spool"
             let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else {
-                for other in levels.values { close(other.spool) }
+                for other in levels { close(other.spool) }
                 throw SliceError.system(.write, "cannot create \(path)", errno: errno)
             }
             unlink(path)
             let grid = pyramid.grid(level)
             let count = grid.columns * grid.rows
-            levels[level] = Level(
-                spool: fd, columns: grid.columns, offsets: .init(repeating: 0, count: count), sizes: .init(repeating: 0, count: count))
+            levels.append(
+                Level(spool: fd, columns: grid.columns, offsets: .init(repeating: 0, count: count), sizes: .init(repeating: 0, count: count)))
         }
         state = Mutex(State(levels: levels))
     }
 
     deinit {
         state.withLock { state in
-            for level in state.levels.values { close(level.spool) }
+            for level in state.levels { close(level.spool) }
         }
     }
 
@@ -84,16 +85,16 @@ final class TIFFTileWriter: TileSink {
             if state.tables == nil { state.tables = split.tables }
             // A tile whose tables differ from the shared ones (optimised Huffman tables) keeps its own.
             let data = split.tables == state.tables ? split.abbreviated : bytes
-            var entry = state.levels[level]!
-            let offset = entry.end
-            let slot = row * entry.columns + column
-            entry.offsets[slot] = offset
-            entry.sizes[slot] = UInt32(data.count)
-            entry.end += UInt64(data.count)
-            state.levels[level] = entry
+            // Mutated in place through the array: copying a level out and back would copy its tile tables per tile.
+            let index = level - smallestLevel
+            let offset = state.levels[index].end
+            let slot = row * state.levels[index].columns + column
+            state.levels[index].offsets[slot] = offset
+            state.levels[index].sizes[slot] = UInt32(data.count)
+            state.levels[index].end += UInt64(data.count)
             state.stored += 1
             state.bytes += data.count
-            return (entry.spool, offset, data)
+            return (state.levels[index].spool, offset, data)
         }
         var done = 0
         while done < reserved.data.count {
@@ -114,7 +115,7 @@ final class TIFFTileWriter: TileSink {
         let state = self.state.withLock { $0 }
         var levels: [TIFFFileLayout.Level] = []
         for level in stride(from: pyramid.maxLevel, through: smallestLevel, by: -1) {
-            let entry = state.levels[level]!
+            let entry = state.levels[level - smallestLevel]
             if let missing = entry.sizes.firstIndex(of: 0) {
                 throw SliceError(.write, "tile \(level)/\(missing % entry.columns)_\(missing / entry.columns) was never written")
             }
@@ -130,7 +131,8 @@ final class TIFFTileWriter: TileSink {
         do throws(SliceError) {
             try layout.writeHeader(to: fd, path: path)
             for (index, level) in stride(from: pyramid.maxLevel, through: smallestLevel, by: -1).enumerated() {
-                try Self.copy(from: state.levels[level]!.spool, count: state.levels[level]!.end, to: fd, at: layout.dataOffsets[index], path: path)
+                let entry = state.levels[level - smallestLevel]
+                try Self.copy(from: entry.spool, count: entry.end, to: fd, at: layout.dataOffsets[index], path: path)
             }
         } catch {
             close(fd)
