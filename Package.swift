@@ -41,7 +41,7 @@ let package = Package(
         // A deterministic photo-like procedural picture of any size (demo and benchmark input).
         .target(name: "SampleImage", dependencies: ["ImageCodecs"]),
         // The streaming pyramid builder (dzsave's shape).
-        .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs", "Archive"]),
+        .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs", "Archive", "CFileIO"]),
         // A generic LRU cache with a byte budget (no locking of its own; the server wraps it).
         .target(name: "TileCache"),
         // The SwiftNIO HTTP server: tiles, descriptors, the visible-rect query, metrics, the viewer.
@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "TileGeometry", "ImageCodecs", "Archive", "TestSupport",
+                "TileServer", "TileGeometry", "ImageCodecs", "Archive", "Slicing", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -71,3 +71,7 @@ int tiler_is_range_in_page_cache(int fd, off_t offset, size_t size) {
     unsigned long long pages = last - first + 1;
     return status.nr_cache >= pages ? 1 : 0;
 }
+
+ssize_t tiler_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t count) {
+    return copy_file_range(in, in_offset, out, out_offset, count, 0);
+}

@@ -7,8 +7,10 @@ extension PyramidBuilder {
         let tiles: Int
         let bytes: Int
         let peakBufferBytes: Int
-        /// The archive's size in bytes, for an SZI.
+        /// The one file's size in bytes, for an SZI or a TIFF.
         var fileBytes: Int?
+        /// The levels a TIFF stores (down to one tile), when fewer than the pyramid's.
+        var storedLevels: Int?
     }
 
     /// Builds the whole pyramid inside `staging`: starts the workers, streams the source through the levels, waits
@@ -16,22 +18,27 @@ extension PyramidBuilder {
     func build(_ source: any RowSource, pyramid: Pyramid, in staging: StagingFolder, meter: inout ProgressMeter) throws(SliceError)
         -> BuildOutcome
     {
-        let folder: TileWriter?
-        let archive: ArchiveTileWriter?
-        if options.container == .szi {
-            folder = nil
+        var folder: TileWriter?
+        var archive: ArchiveTileWriter?
+        var tiff: TIFFTileWriter?
+        let writer: any TileSink
+        switch options.container {
+        case .folder:
+            folder = try TileWriter(filesPath: staging.filesPath, levels: pyramid.levelCount, fileExtension: options.fileExtension)
+            writer = folder!
+        case .szi:
             archive = try ArchiveTileWriter(
                 path: staging.archivePath, name: staging.name, fileExtension: options.fileExtension, zip64Threshold: options.zip64Threshold)
-        } else {
-            folder = try TileWriter(filesPath: staging.filesPath, levels: pyramid.levelCount, fileExtension: options.fileExtension)
-            archive = nil
+            writer = archive!
+        case .tiff:
+            tiff = try TIFFTileWriter(folder: staging.path, pyramid: pyramid, channels: source.channels)
+            writer = tiff!
         }
         defer { folder?.closeFolders() }
-        let writer: any TileSink = archive ?? folder!
         let strips = StripPool(perLevel: Self.stripsPerLevel)
         let workers = TileWorkerPool(
             pyramid: pyramid, channels: source.channels, threads: options.threads, makeEncoder: options.makeEncoder,
-            writer: writer, strips: strips, cancellation: cancellation)
+            writer: writer, strips: strips, cancellation: cancellation, padsEdgeTiles: tiff != nil)
         workers.start()
         let totalTiles = Self.tileCount(of: pyramid)
         var rowsRead = 0
@@ -58,14 +65,19 @@ extension PyramidBuilder {
         let descriptor = DZIDescriptor(
             width: pyramid.width, height: pyramid.height, tileSize: pyramid.tileSize, overlap: pyramid.overlap, format: options.fileExtension)
         var fileBytes: Int?
+        var written = workers.written
         if let archive {
             fileBytes = Int(try archive.finish(descriptor: descriptor.xml))
+        } else if let tiff {
+            fileBytes = Int(try tiff.finish(into: staging.archivePath, bigTIFF: options.bigTIFF))
+            written = tiff.written
         } else {
             try staging.writeDescriptor(descriptor)
         }
         meter.tick(force: true, snapshot)
-        let written = workers.written
-        return BuildOutcome(tiles: written.tiles, bytes: written.bytes, peakBufferBytes: strips.peakBytes, fileBytes: fileBytes)
+        return BuildOutcome(
+            tiles: written.tiles, bytes: written.bytes, peakBufferBytes: strips.peakBytes, fileBytes: fileBytes,
+            storedLevels: tiff.map { pyramid.maxLevel - $0.smallestLevel + 1 })
     }
 
     /// Reads every source row into the top level, checking for cancellation and worker failures between reads.

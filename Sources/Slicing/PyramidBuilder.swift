@@ -53,6 +53,10 @@ public final class PyramidBuilder: Sendable {
         var meter = ProgressMeter(interval: options.progressInterval, callback: progress)
         try options.validate()
         try Self.validate(stored)
+        if options.container == .tiff && stored.channels != 1 && stored.channels != 3 {
+            throw SliceError(
+                .invalidOptions, "a pyramidal TIFF holds JPEG tiles: images with alpha are not supported (use --container folder or szi)")
+        }
         if cancellation.isCancelled { throw SliceError.cancelledError }
         let staging = try StagingFolder.create(directory: directory, name: name, force: options.force, container: options.container)
         let cancellation = self.cancellation
@@ -67,12 +71,12 @@ public final class PyramidBuilder: Sendable {
             try staging.publish(force: options.force)
             let seconds = meter.elapsedSeconds
             return SliceSummary(
-                width: pyramid.width, height: pyramid.height, channels: source.channels, levels: pyramid.levelCount,
+                width: pyramid.width, height: pyramid.height, channels: source.channels, levels: outcome.storedLevels ?? pyramid.levelCount,
                 tiles: outcome.tiles, bytesWritten: outcome.bytes, seconds: seconds,
                 megapixelsPerSecond: Double(pyramid.width) * Double(pyramid.height) / 1e6 / max(seconds, 1e-9),
                 peakResidentBytes: ResidentMemory.peakBytes(), peakBufferBytes: outcome.peakBufferBytes,
                 dziPath: staging.destinationDZI, filesPath: staging.destinationFiles, container: options.container.rawValue,
-                path: options.container == .szi ? staging.destinationArchive : staging.destinationDZI, fileBytes: outcome.fileBytes)
+                path: options.container == .folder ? staging.destinationDZI : staging.destinationArchive, fileBytes: outcome.fileBytes)
         } catch {
             staging.discard()
             throw error

@@ -12,8 +12,10 @@ public struct SliceOptions: Sendable {
     public var makeEncoder: @Sendable () throws -> any TileEncoding
     /// Worker threads that encode and write tiles (the calling thread decodes and shrinks), `1 ... 256`.
     public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
-    /// How the pyramid is stored: a folder of tile files, or one `.szi` archive.
+    /// How the pyramid is stored: a folder of tile files, one `.szi` archive or one pyramidal `.tif`.
     public var container: PyramidContainer = .folder
+    /// For ``PyramidContainer/tiff``: write BigTIFF even when the file would fit in classic TIFF's 4 GiB.
+    public var bigTIFF = false
     /// Archive offsets and counts from this on are written as ZIP64 (tests lower it to check those records).
     var zip64Threshold = UInt64(UInt32.max)
     /// Replace an existing `NAME.dzi` / `NAME_files` — only once the new pyramid is complete.
@@ -38,5 +40,10 @@ public struct SliceOptions: Sendable {
             throw fail("tile extension \"\(fileExtension)\" must be letters and digits, like jpg or png")
         }
         guard progressInterval >= 0 else { throw fail("progress interval must not be negative") }
+        if container == .tiff {
+            guard fileExtension == "jpg" else { throw fail("a pyramidal TIFF holds JPEG tiles: use --format jpg (not \(fileExtension))") }
+            guard overlap == 0 else { throw fail("a pyramidal TIFF's tiles do not overlap: use --overlap 0") }
+            guard tileSize % 16 == 0 else { throw fail("a TIFF's tile size must be a multiple of 16 (not \(tileSize))") }
+        }
     }
 }

@@ -6,7 +6,7 @@ public struct SliceSummary: Sendable, Hashable, Codable {
     public var height: Int
     /// Samples per pixel of the source (and of the tiles handed to the encoder).
     public var channels: Int
-    /// Pyramid levels written (`maxLevel + 1`, down to 1×1).
+    /// Pyramid levels written (`maxLevel + 1`, down to 1×1; for a TIFF, the levels stored, down to one tile).
     public var levels: Int
     /// Tile files written.
     public var tiles: Int

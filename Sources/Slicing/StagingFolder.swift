@@ -29,17 +29,17 @@ struct StagingFolder {
     var destinationDZI: String { "\(directory)/\(name).dzi" }
     /// Where the tile folder goes.
     var destinationFiles: String { "\(directory)/\(name)_files" }
-    /// The staged archive (for ``PyramidContainer/szi``).
-    var archivePath: String { "\(path)/\(name).szi" }
-    /// Where the archive goes.
-    var destinationArchive: String { "\(directory)/\(name).szi" }
-    /// What publishing puts in place: `NAME.dzi` and `NAME_files`, or `NAME.szi`.
-    var destinations: [String] { container == .szi ? [destinationArchive] : [destinationDZI, destinationFiles] }
+    /// The staged one-file pyramid (`NAME.szi` or `NAME.tif`).
+    var archivePath: String { "\(path)/\(name)\(container.fileExtension ?? "")" }
+    /// Where the one-file pyramid goes.
+    var destinationArchive: String { "\(directory)/\(name)\(container.fileExtension ?? "")" }
+    /// What publishing puts in place: `NAME.dzi` and `NAME_files`, or the one file.
+    var destinations: [String] { container == .folder ? [destinationDZI, destinationFiles] : [destinationArchive] }
 
     /// Checks the destination and creates the staging folder with its owner file.
     ///
     /// - Throws: ``SliceError/Reason/invalidOptions`` for a bad name, ``SliceError/Reason/destinationExists`` when
-    ///   `NAME.dzi` or `NAME_files` (`NAME.szi` for an archive) exists and `force` is off,
+    ///   `NAME.dzi` or `NAME_files` (`NAME.szi` or `NAME.tif` for one file) exists and `force` is off,
     ///   ``SliceError/Reason/destination`` when `directory` is missing, not a folder, or not writable.
     static func create(directory given: String, name: String, force: Bool, container: PyramidContainer = .folder) throws(SliceError)
         -> StagingFolder
@@ -80,7 +80,7 @@ struct StagingFolder {
 
     /// Moves the staged pyramid into place (replacing the old one if `force`) and deletes the staging folder.
     func publish(force: Bool) throws(SliceError) {
-        if container == .szi {
+        if container != .folder {
             try publishArchive(force: force)
             discard()
             return

@@ -25,12 +25,16 @@ final class TileWorkerPool: @unchecked Sendable {
     private let writer: any TileSink
     private let strips: StripPool
     private let cancellation: SliceCancellation
+    /// Whether edge tiles are encoded at the full tile size, their last column and row repeated (a TIFF's tiles all
+    /// have one size).
+    private let padsEdgeTiles: Bool
 
     /// Creates a pool; no thread runs before ``start()``.
     init(
         pyramid: Pyramid, channels: Int, threads: Int, makeEncoder: @escaping @Sendable () throws -> any TileEncoding,
-        writer: any TileSink, strips: StripPool, cancellation: SliceCancellation
+        writer: any TileSink, strips: StripPool, cancellation: SliceCancellation, padsEdgeTiles: Bool = false
     ) {
+        self.padsEdgeTiles = padsEdgeTiles
         self.pyramid = pyramid
         self.channels = channels
         self.threads = threads
@@ -151,7 +155,13 @@ final class TileWorkerPool: @unchecked Sendable {
             precondition(rect.maxY <= job.strip.firstRow + job.strip.capacityRows, "tile reaches past its strip")
             let file: [UInt8]
             do {
-                file = try encoder.encode(origin, width: rect.width, height: rect.height, rowStride: job.strip.rowBytes, channels: channels)
+                if padsEdgeTiles && (rect.width < pyramid.tileSize || rect.height < pyramid.tileSize) {
+                    file = try EdgePadding.encode(
+                        origin, width: rect.width, height: rect.height, rowStride: job.strip.rowBytes, channels: channels, size: pyramid.tileSize,
+                        encoder: encoder)
+                } else {
+                    file = try encoder.encode(origin, width: rect.width, height: rect.height, rowStride: job.strip.rowBytes, channels: channels)
+                }
             } catch {
                 throw SliceError(.encoder, "cannot encode tile \(level)/\(column)_\(job.tileRow): \(SliceError.oneLine(error))")
             }

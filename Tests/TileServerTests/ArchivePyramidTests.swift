@@ -88,6 +88,11 @@ import TileGeometry
             let tile = try fetch(server, "/images/vipsmade_files/10/2_1.jpeg")
             #expect(tile.status == 200)
             #expect(tile.body.map { String(format: "%02x", $0) }.joined() == expected.output.trimmingCharacters(in: .whitespacesAndNewlines))
+            // IIIF renders a region from the archive's tiles (read through the tile store, decoded, resampled).
+            let region = try fetch(server, "/iiif/3/vipsmade/100,100,400,300/200,/0/default.png")
+            #expect(region.status == 200)
+            let pixels = try decodeImage(region.body)
+            #expect(pixels.width == 200 && pixels.height == 150)
         }
     }
 

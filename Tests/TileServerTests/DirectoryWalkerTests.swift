@@ -19,4 +19,21 @@ import Testing
         let found = try scanner.scan().listed.map(\.name).sorted()
         #expect(found == ["maps/city", "photo"])
     }
+
+    @Test func archivesAreFoundAndANameGoesToADZIThenAnSZIThenATIFF() throws {
+        let fixture = try PyramidFixture()
+        try fixture.addArchive("packed", width: 300, height: 300)
+        try fixture.addArchive("upper", width: 300, height: 300, fileName: "UPPER.SZI")
+        try fixture.addPyramid("both", width: 300, height: 300)
+        try fixture.addArchive("both", width: 300, height: 300)
+        try fixture.addArchive("pair", width: 300, height: 300)
+        try Data("II*\0".utf8).write(to: URL(fileURLWithPath: fixture.root + "/pair.tif"))
+        // A slice's staging folder holding an archive being written.
+        try FileManager.default.createDirectory(atPath: fixture.root + "/.packed.tiler-ab12cd", withIntermediateDirectories: true)
+        try fixture.addArchive("hidden", width: 300, height: 300, fileName: ".packed.tiler-ab12cd/packed.szi")
+        let listing = try DirectoryWalker.list(fixture.root, relative: "")
+        let found = listing.descriptors.map { "\($0.name) \($0.kind)" }.sorted()
+        #expect(found == ["UPPER archive", "both descriptor", "packed archive", "pair archive"])
+        #expect(listing.refused.map(\.path).sorted() == ["both.szi", "pair.tif"], "\(listing.refused)")
+    }
 }

@@ -38,11 +38,31 @@ import Testing
         (["--container", "zip"], "--container"),
         (["-o", "a.szi", "--name", "b"], "--name"),
         (["-o", "a.szi", "--container", "folder"], "--container"),
+        (["-o", "a.tif", "--container", "szi"], "--container"),
+        (["--bigtiff"], "--bigtiff"),
     ])
     func badContainerOptionsAreRefused(extra: [String], word: String) throws {
         let result = try TilerProcess.run(["slice", "whatever.jpg"] + extra)
         #expect(result.status != 0 && !result.signalled)
         #expect(result.stderr.contains(word), "\(result.stderr)")
+    }
+
+    @Test func outputNamedTIFWritesOneBigTIFFWhenAsked() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let input = try fixtures.image("photo.jpg", width: 700, height: 300, format: .jpeg(quality: 90))
+        let out = fixtures.path("out/pic.tif")
+        let result = try TilerProcess.run(["slice", input, "-o", out, "--bigtiff", "--json", "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(entries(fixtures.path("out")) == ["pic.tif"])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(summary["container"] as? String == "tiff")
+        // Levels 10 (700 × 300: 3 × 2 tiles), 9 (350 × 150: 2 × 1) and 8 (175 × 75: one tile).
+        #expect(summary["tiles"] as? Int == 6 + 2 + 1 && summary["levels"] as? Int == 3)
+        let dump = try ExternalTool.run("/usr/bin/tiffdump", [out])
+        #expect(dump.status == 0 && dump.output.contains("BigTIFF"), "\(dump.output.prefix(300))")
+        let info = try TilerProcess.run(["info", out])
+        #expect(info.stdout.contains("stored pyramid (pyramid layout, BigTIFF): 3 levels"), "\(info.stdout)")
     }
 
     @Test func killedSliceLeavesNoArchiveAndTheNextSweepsItsStaging() throws {

@@ -35,4 +35,11 @@ int tiler_is_in_page_cache(int fd, size_t size);
  */
 int tiler_is_range_in_page_cache(int fd, off_t offset, size_t size);
 
+/*
+ * Copies up to `count` bytes from `in` at `*in_offset` to `out` at `*out_offset` inside the kernel
+ * (copy_file_range), advancing both offsets. Returns the bytes copied, or -1 with errno (EXDEV,
+ * EINVAL, ENOSYS or EOPNOTSUPP where the kernel or file system cannot: copy by reading then).
+ */
+ssize_t tiler_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t count);
+
 #endif

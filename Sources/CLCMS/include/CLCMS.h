@@ -80,7 +80,13 @@ int tiler_lcms_test_cmyk_profile(unsigned char **out, size_t *length);
 int tiler_lcms_test_reference(const void *icc, size_t length, const unsigned char *rgb, unsigned char *out,
                               size_t pixels);
 
-/* Frees a buffer from tiler_lcms_test_cmyk_profile. Accepts NULL. */
+/*
+ * lcms's built-in sRGB profile (IEC 61966-2.1 primaries and tone curve, D50-adapted), serialised: what a pyramidal
+ * TIFF written by tiler slice records as its colour space. Returns 0 and a buffer to free with tiler_lcms_free, or -1.
+ */
+int tiler_lcms_srgb_profile(unsigned char **out, size_t *length);
+
+/* Frees a buffer from tiler_lcms_test_cmyk_profile or tiler_lcms_srgb_profile. Accepts NULL. */
 void tiler_lcms_free(void *buffer);
 
 #endif

@@ -115,7 +115,11 @@ extension ImageCatalog {
             id: id, name: found.name, descriptor: descriptor, root: root,
             source: .stored(
                 StoredTiles(
-                    pyramid: pyramid, colour: pyramid.colourProfile.flatMap { StoredColour(profile: $0, channels: finest.channels) },
+                    pyramid: pyramid,
+                    // An sRGB profile (as `tiler slice --container tiff` records) needs no conversion: tiles pass through.
+                    colour: pyramid.colourProfile.flatMap {
+                        SRGBProfile.isEquivalent($0, channels: finest.channels) ? nil : StoredColour(profile: $0, channels: finest.channels)
+                    },
                     format: format, quality: 85)),
             descriptorFile: file, signature: signature, realName: Self.realName(real, root: root))
     }

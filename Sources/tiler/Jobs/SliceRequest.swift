@@ -10,6 +10,7 @@ struct SliceRequest {
     var output: String
     var name: String?
     var container: PyramidContainer = .folder
+    var bigTIFF = false
     var tileSize: Int
     var overlap: Int
     var format: String
@@ -63,6 +64,7 @@ struct SliceRequest {
         options.threads = threads
         options.force = force
         options.container = container
+        options.bigTIFF = bigTIFF
         options.progressInterval = 0.1
         let created = try OutputFolder.create(output)
         for leftover in StagingSweep.removeLeftovers(in: output) { StandardError.print("tiler: \(leftover)") }

@@ -5,9 +5,10 @@ import TileGeometry
 extension InfoReport {
     /// Whether `tiler serve` passes the tiles of stored `level` through untouched: JPEG it can hand out as stored,
     /// 256-pixel tiles, the size of a Deep Zoom level of the finest (halved, rounded up), and no colour profile to
-    /// convert from (as `StoredTiles` decides per tile; edge tiles, stored padded, are always made).
+    /// convert from (none, or an sRGB one), as `StoredTiles` decides per tile; edge tiles, stored padded, are always made.
     static func passesThrough(_ level: TIFFPyramid.Level, finest: TIFFPyramid.Level, profile: [UInt8]?) -> Bool {
-        guard level.jpegPassThrough, level.tileWidth == 256, level.tileHeight == 256, profile == nil else { return false }
+        guard level.jpegPassThrough, level.tileWidth == 256, level.tileHeight == 256 else { return false }
+        if let profile, !SRGBProfile.isEquivalent(profile, channels: level.channels) { return false }
         return (0...30).contains { k in
             (finest.width + (1 << k) - 1) >> k == level.width && (finest.height + (1 << k) - 1) >> k == level.height
         }

@@ -10,7 +10,9 @@ struct Slice: ParsableCommand {
         abstract: "Slice a huge PNG, JPEG or TIFF into a Deep Zoom tile pyramid, streaming, on every core.",
         discussion: """
             Writes DIR/NAME.dzi and DIR/NAME_files/LEVEL/COL_ROW.EXT, or with --container szi (or -o DIR/NAME.szi) one \
-            file DIR/NAME.szi: a stored ZIP of the same files under NAME/, as vips dzsave --container zip writes. The pyramid is built in a hidden folder beside \
+            file DIR/NAME.szi: a stored ZIP of the same files under NAME/, as vips dzsave --container zip writes; with \
+            --container tiff (or -o DIR/NAME.tif) one tiled pyramidal TIFF with JPEG tiles, laid out as COG's \
+            (BigTIFF past 4 GiB or with --bigtiff), which tiler serve serves in place. The pyramid is built in a hidden folder beside \
             the destination and moved into place only when complete: on any error or interruption nothing is left \
             behind, and an existing pyramid is replaced (with --force) only once the new one is whole. Hidden folders \
             that killed slices left in the output folder are removed first (those of running slices and of other \
@@ -21,11 +23,14 @@ struct Slice: ParsableCommand {
     @Argument(help: "The PNG, JPEG, TIFF or BigTIFF to slice (recognised by its content).")
     var input: String
 
-    @Option(name: .shortAndLong, help: "The folder to write into (created if missing), or DIR/NAME.szi for one SZI file.")
+    @Option(name: .shortAndLong, help: "The folder to write into (created if missing), or DIR/NAME.szi or DIR/NAME.tif for one file.")
     var output = "."
 
-    @Option(help: "How to store the pyramid: folder (NAME.dzi + NAME_files/) or szi (one NAME.szi).")
+    @Option(help: "How to store the pyramid: folder (NAME.dzi + NAME_files/), szi (one NAME.szi) or tiff (one NAME.tif).")
     var container: String?
+
+    @Flag(help: "With --container tiff: write BigTIFF even when the file would fit in 4 GiB.")
+    var bigtiff = false
 
     @Option(help: "The pyramid's name (default: the input's base name).")
     var name: String?
@@ -84,20 +89,21 @@ struct Slice: ParsableCommand {
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be 1–256") }
         if keepColour && strictColour { throw ValidationError("--keep-colour and --strict-colour cannot be used together") }
         if let name { try SliceRequest.validate(name: name) }
-        if let container, PyramidContainer(rawValue: container) == nil { throw ValidationError("--container must be folder or szi") }
-        if PyramidContainer.implied(byOutput: output) != nil {
-            guard container == nil || container == "szi" else {
-                throw ValidationError("-o \(output) names an SZI file but --container is \(container!)")
+        if let container, PyramidContainer(rawValue: container) == nil { throw ValidationError("--container must be folder, szi or tiff") }
+        if let implied = PyramidContainer.implied(byOutput: output) {
+            guard container == nil || container == implied.rawValue else {
+                throw ValidationError("-o \(output) names a .\(implied.rawValue) file but --container is \(container!)")
             }
-            guard name == nil else { throw ValidationError("-o \(output) names the SZI file: leave out --name") }
+            guard name == nil else { throw ValidationError("-o \(output) names the file: leave out --name") }
         }
+        if bigtiff && destination.container != .tiff { throw ValidationError("--bigtiff needs --container tiff (or -o NAME.tif)") }
     }
 
     /// The folder, name and container `-o`, `--name` and `--container` ask for.
     var destination: (folder: String, name: String?, container: PyramidContainer) {
-        if PyramidContainer.implied(byOutput: output) != nil {
+        if let implied = PyramidContainer.implied(byOutput: output) {
             let url = URL(fileURLWithPath: output)
-            return (url.deletingLastPathComponent().path, url.deletingPathExtension().lastPathComponent, .szi)
+            return (url.deletingLastPathComponent().path, url.deletingPathExtension().lastPathComponent, implied)
         }
         return (output, name, container.flatMap(PyramidContainer.init(rawValue:)) ?? .folder)
     }
@@ -106,7 +112,8 @@ struct Slice: ParsableCommand {
         let destination = destination
         if let name = destination.name { try SliceRequest.validate(name: name) }
         let request = SliceRequest(
-            input: input, output: destination.folder, name: destination.name, container: destination.container, tileSize: tileSize, overlap: overlap,
+            input: input, output: destination.folder, name: destination.name, container: destination.container, bigTIFF: bigtiff, tileSize: tileSize,
+            overlap: overlap,
             format: format, quality: quality,
             pngLevel: pngLevel, optimizeHuffman: optimizeHuffman, lossless: lossless,
             threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, force: force, autorotate: !noAutorotate, decodeOptions: decodeOptions())

@@ -1,0 +1,161 @@
+import Foundation
+
+/// The bytes before the tile data of a tiled, JPEG-compressed pyramidal TIFF laid out for reading over HTTP ranges
+/// (as COG's layout asks): the header, then every level's IFD with the values that do not fit in it, finest level
+/// first (IFD 0 the full image, then reduced-resolution images, NewSubfileType 1), then the tile data, smallest level
+/// first. Classic TIFF, or BigTIFF when the file would pass 4 GiB (or when asked).
+///
+/// Everything is sized before anything is written: the tile tables' sizes depend only on the tile counts, so the
+/// offset of every byte is known from the spooled tile sizes.
+struct TIFFFileLayout {
+    /// One stored level: its size, and its tiles' offsets in its spool and sizes, row-major.
+    struct Level {
+        let width: Int
+        let height: Int
+        let offsets: [UInt64]
+        let sizes: [UInt32]
+        let spoolSize: UInt64
+    }
+
+    let levels: [Level]
+    let tileSize: Int
+    let channels: Int
+    let jpegTables: [UInt8]
+    let iccProfile: [UInt8]
+    /// Whether the file is BigTIFF.
+    let bigTIFF: Bool
+    /// Where each level's tile data starts (in ``levels``' order, finest first).
+    let dataOffsets: [UInt64]
+    /// The file's size in bytes.
+    let fileSize: UInt64
+    /// The header and IFDs, ready to write at offset 0.
+    private let header: [UInt8]
+
+    init(levels: [Level], tileSize: Int, channels: Int, jpegTables: [UInt8], iccProfile: [UInt8], forceBigTIFF: Bool) {
+        self.levels = levels
+        self.tileSize = tileSize
+        self.channels = channels
+        self.jpegTables = jpegTables
+        self.iccProfile = iccProfile
+        let tileBytes = levels.reduce(UInt64(0)) { $0 + $1.spoolSize }
+        var big = forceBigTIFF
+        if !big {
+            // The header's size in classic TIFF, to see whether everything fits below 4 GiB.
+            let classicHeader = Self.build(levels, tileSize, channels, jpegTables, iccProfile, big: false, dataOffsets: levels.map { _ in 0 }).count
+            big = UInt64(classicHeader) + tileBytes > UInt64(UInt32.max)
+        }
+        bigTIFF = big
+        let size = Self.build(levels, tileSize, channels, jpegTables, iccProfile, big: big, dataOffsets: levels.map { _ in 0 }).count
+        // Smallest level first: the levels are finest first, so their data goes in reverse order.
+        var offsets = [UInt64](repeating: 0, count: levels.count)
+        var cursor = UInt64(size)
+        for index in levels.indices.reversed() {
+            offsets[index] = cursor
+            cursor += levels[index].spoolSize
+        }
+        dataOffsets = offsets
+        fileSize = cursor
+        header = Self.build(levels, tileSize, channels, jpegTables, iccProfile, big: big, dataOffsets: offsets)
+        precondition(header.count == size, "TIFF header size changed with the offsets")
+    }
+
+    /// Writes the header and IFDs at the start of `fd`.
+    func writeHeader(to fd: Int32, path: String) throws(SliceError) {
+        var done = 0
+        while done < header.count {
+            let count = header.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw SliceError.system(.write, "cannot write \(path)", errno: count < 0 ? errno : EIO) }
+            done += count
+        }
+    }
+
+    /// One IFD entry: tag, type, count and the value's bytes (little-endian).
+    private struct Entry {
+        let tag: UInt16
+        let type: UInt16
+        let count: Int
+        let value: [UInt8]
+    }
+
+    private static let short: UInt16 = 3
+    private static let long: UInt16 = 4
+    private static let long8: UInt16 = 16
+    private static let undefined: UInt16 = 7
+    private static let ascii: UInt16 = 2
+
+    private static func shorts(_ values: [Int]) -> [UInt8] { values.flatMap { le(UInt16($0)) } }
+    private static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+
+    /// The header and every IFD with its out-of-line values, given where each level's tile data starts.
+    private static func build(
+        _ levels: [Level], _ tileSize: Int, _ channels: Int, _ tables: [UInt8], _ icc: [UInt8], big: Bool, dataOffsets: [UInt64]
+    ) -> [UInt8] {
+        var out: [UInt8] = [0x49, 0x49]
+        if big {
+            out += le(UInt16(43)) + le(UInt16(8)) + le(UInt16(0)) + le(UInt64(16))
+        } else {
+            out += le(UInt16(42)) + le(UInt32(8))
+        }
+        for (index, level) in levels.enumerated() {
+            let entries = self.entries(level, index: index, tileSize, channels, tables, icc, big: big, dataOffset: dataOffsets[index])
+            append(entries, last: index == levels.count - 1, big: big, to: &out)
+        }
+        return out
+    }
+
+    private static func entries(
+        _ level: Level, index: Int, _ tileSize: Int, _ channels: Int, _ tables: [UInt8], _ icc: [UInt8], big: Bool, dataOffset: UInt64
+    ) -> [Entry] {
+        let ycbcr = channels == 3
+        var entries = [
+            Entry(tag: 254, type: long, count: 1, value: le(UInt32(index == 0 ? 0 : 1))),
+            Entry(tag: 256, type: long, count: 1, value: le(UInt32(level.width))),
+            Entry(tag: 257, type: long, count: 1, value: le(UInt32(level.height))),
+            Entry(tag: 258, type: short, count: channels, value: shorts(Array(repeating: 8, count: channels))),
+            Entry(tag: 259, type: short, count: 1, value: shorts([7])),
+            Entry(tag: 262, type: short, count: 1, value: shorts([ycbcr ? 6 : 1])),
+            Entry(tag: 277, type: short, count: 1, value: shorts([channels])),
+            Entry(tag: 284, type: short, count: 1, value: shorts([1])),
+            Entry(tag: 305, type: ascii, count: 6, value: Array("tiler\0".utf8)),
+            Entry(tag: 322, type: long, count: 1, value: le(UInt32(tileSize))),
+            Entry(tag: 323, type: long, count: 1, value: le(UInt32(tileSize))),
+            Entry(
+                tag: 324, type: big ? long8 : long, count: level.offsets.count,
+                value: big ? level.offsets.flatMap { le(dataOffset + $0) } : level.offsets.flatMap { le(UInt32(truncatingIfNeeded: dataOffset + $0)) }
+            ),
+            Entry(tag: 325, type: long, count: level.sizes.count, value: level.sizes.flatMap { le($0) }),
+        ]
+        if !tables.isEmpty { entries.append(Entry(tag: 347, type: undefined, count: tables.count, value: tables)) }
+        if ycbcr { entries.append(Entry(tag: 530, type: short, count: 2, value: shorts([2, 2]))) }
+        if index == 0 && !icc.isEmpty { entries.append(Entry(tag: 34675, type: undefined, count: icc.count, value: icc)) }
+        return entries
+    }
+
+    /// Appends an IFD at the end of `out` (word-aligned), its out-of-line values right after it, and points the
+    /// next-IFD field at the end (where the next IFD goes) unless it is the `last`.
+    private static func append(_ entries: [Entry], last: Bool, big: Bool, to out: inout [UInt8]) {
+        if out.count % 2 == 1 { out.append(0) }
+        let start = out.count
+        let inline = big ? 8 : 4
+        let ifdSize = big ? 8 + entries.count * 20 + 8 : 2 + entries.count * 12 + 4
+        var values: [UInt8] = []
+        var ifd: [UInt8] = big ? le(UInt64(entries.count)) : le(UInt16(entries.count))
+        for entry in entries {
+            ifd += le(entry.tag) + le(entry.type)
+            ifd += big ? le(UInt64(entry.count)) : le(UInt32(entry.count))
+            if entry.value.count <= inline {
+                ifd += entry.value + [UInt8](repeating: 0, count: inline - entry.value.count)
+            } else {
+                if values.count % 2 == 1 { values.append(0) }
+                let at = UInt64(start + ifdSize + values.count)
+                ifd += big ? le(at) : le(UInt32(at))
+                values += entry.value
+            }
+        }
+        var next = UInt64(start + ifdSize + values.count)
+        next += next % 2
+        ifd += big ? le(last ? 0 : next) : le(UInt32(last ? 0 : next))
+        out += ifd + values
+    }
+}

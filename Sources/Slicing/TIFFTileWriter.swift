@@ -1,0 +1,180 @@
+import CFileIO
+import Foundation
+import ImageCodecs
+import Synchronization
+import TileGeometry
+
+/// Collects the JPEG tiles of a pyramidal TIFF as the workers finish them: each stored level's tiles appended to a
+/// spool file of their own in the staging folder (offsets reserved under a lock, one `pwrite` each), their tables
+/// stripped into one shared `JPEGTables`. ``finish(into:bigTIFF:)`` then writes the TIFF (``TIFFFileLayout``): every
+/// IFD first, then the levels' tile data, smallest level first, copied from the spools in the kernel.
+///
+/// Stored levels are the Deep Zoom levels from the finest down to the first that fits in one tile; tiles of smaller
+/// levels are not stored (a reader makes them from that one). Memory: 12 bytes per stored tile.
+final class TIFFTileWriter: TileSink {
+    /// One stored level's spool and tile table.
+    struct Level {
+        let spool: Int32
+        let columns: Int
+        var end: UInt64 = 0
+        /// Per tile (row-major): offset in the spool, and size (0: not written yet).
+        var offsets: [UInt64]
+        var sizes: [UInt32]
+    }
+
+    private struct State {
+        /// The stored levels, smallest first: Deep Zoom level `smallestLevel + index`.
+        var levels: [Level]
+        var tables: [UInt8]?
+        var stored = 0
+        var bytes = 0
+    }
+
+    let pyramid: Pyramid
+    /// The smallest Deep Zoom level stored.
+    let smallestLevel: Int
+    /// 1 (grey) or 3 (RGB, stored YCbCr 4:2:0).
+    let channels: Int
+    private let state: Mutex<State>
+
+    /// The smallest level stored for `pyramid`: the first, going down, that fits in one tile.
+    static func smallestLevel(of pyramid: Pyramid) -> Int {
+        (0...pyramid.maxLevel).last { level in
+            let size = pyramid.levelSize(level)
+            return size.width <= pyramid.tileSize && size.height <= pyramid.tileSize
+        } ?? pyramid.maxLevel
+    }
+
+    /// Creates a spool per stored level in `folder` (the staging folder; unlinked at once, so nothing is left).
+    init(folder: String, pyramid: Pyramid, channels: Int) throws(SliceError) {
+        self.pyramid = pyramid
+        self.channels = channels
+        smallestLevel = Self.smallestLevel(of: pyramid)
+        var levels: [Level] = []
+        for level in smallestLevel...pyramid.maxLevel {
+            let path = "\(folder)/level-\(level).spool"
+            let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                for other in levels { close(other.spool) }
+                throw SliceError.system(.write, "cannot create \(path)", errno: errno)
+            }
+            unlink(path)
+            let grid = pyramid.grid(level)
+            let count = grid.columns * grid.rows
+            levels.append(
+                Level(spool: fd, columns: grid.columns, offsets: .init(repeating: 0, count: count), sizes: .init(repeating: 0, count: count)))
+        }
+        state = Mutex(State(levels: levels))
+    }
+
+    deinit {
+        state.withLock { state in
+            for level in state.levels { close(level.spool) }
+        }
+    }
+
+    /// Tiles stored and their bytes (stripped of tables).
+    var written: (tiles: Int, bytes: Int) { state.withLock { ($0.stored, $0.bytes) } }
+
+    func writeTile(_ bytes: [UInt8], level: Int, column: Int, row: Int) throws(SliceError) {
+        guard level >= smallestLevel else { return }
+        guard let split = JPEGTables.split(bytes) else {
+            throw SliceError(.encoder, "tile \(level)/\(column)_\(row) is not a JPEG the TIFF can store")
+        }
+        let reserved = state.withLock { state -> (fd: Int32, offset: UInt64, data: [UInt8]) in
+            if state.tables == nil { state.tables = split.tables }
+            // A tile whose tables differ from the shared ones (optimised Huffman tables) keeps its own.
+            let data = split.tables == state.tables ? split.abbreviated : bytes
+            // Mutated in place through the array: copying a level out and back would copy its tile tables per tile.
+            let index = level - smallestLevel
+            let offset = state.levels[index].end
+            let slot = row * state.levels[index].columns + column
+            state.levels[index].offsets[slot] = offset
+            state.levels[index].sizes[slot] = UInt32(data.count)
+            state.levels[index].end += UInt64(data.count)
+            state.stored += 1
+            state.bytes += data.count
+            return (state.levels[index].spool, offset, data)
+        }
+        var done = 0
+        while done < reserved.data.count {
+            let count = reserved.data.withUnsafeBytes {
+                pwrite(reserved.fd, $0.baseAddress! + done, $0.count - done, off_t(reserved.offset) + off_t(done))
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw SliceError.system(.write, "cannot write tile \(level)/\(column)_\(row)", errno: count < 0 ? errno : EIO) }
+            done += count
+        }
+    }
+
+    /// Writes the TIFF at `path` (which must not exist): IFDs, then the spooled tiles, smallest level first.
+    ///
+    /// - Parameter bigTIFF: Always BigTIFF; otherwise only when the file would pass 4 GiB.
+    /// - Returns: The file's size in bytes.
+    func finish(into path: String, bigTIFF: Bool) throws(SliceError) -> UInt64 {
+        let state = self.state.withLock { $0 }
+        var levels: [TIFFFileLayout.Level] = []
+        for level in stride(from: pyramid.maxLevel, through: smallestLevel, by: -1) {
+            let entry = state.levels[level - smallestLevel]
+            if let missing = entry.sizes.firstIndex(of: 0) {
+                throw SliceError(.write, "tile \(level)/\(missing % entry.columns)_\(missing / entry.columns) was never written")
+            }
+            let size = pyramid.levelSize(level)
+            levels.append(
+                TIFFFileLayout.Level(width: size.width, height: size.height, offsets: entry.offsets, sizes: entry.sizes, spoolSize: entry.end))
+        }
+        let layout = TIFFFileLayout(
+            levels: levels, tileSize: pyramid.tileSize, channels: channels, jpegTables: state.tables ?? [], iccProfile: SRGBProfile.bytes,
+            forceBigTIFF: bigTIFF)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SliceError.system(.write, "cannot create \(path)", errno: errno) }
+        do throws(SliceError) {
+            try layout.writeHeader(to: fd, path: path)
+            for (index, level) in stride(from: pyramid.maxLevel, through: smallestLevel, by: -1).enumerated() {
+                let entry = state.levels[level - smallestLevel]
+                try Self.copy(from: entry.spool, count: entry.end, to: fd, at: layout.dataOffsets[index], path: path)
+            }
+        } catch {
+            close(fd)
+            throw error
+        }
+        guard close(fd) == 0 else { throw SliceError.system(.write, "cannot write \(path)", errno: errno) }
+        return layout.fileSize
+    }
+
+    /// Copies `count` bytes from the start of `spool` to `output` at `offset`, in the kernel (`copy_file_range`),
+    /// falling back to `pread`/`pwrite` where that is refused.
+    private static func copy(from spool: Int32, count: UInt64, to output: Int32, at offset: UInt64, path: String) throws(SliceError) {
+        var source: off_t = 0
+        var destination = off_t(offset)
+        var left = Int(count)
+        while left > 0 {
+            let copied = tiler_copy_file_range(spool, &source, output, &destination, left)
+            if copied > 0 {
+                left -= copied
+                continue
+            }
+            if copied < 0 && errno == EINTR { continue }
+            if copied < 0 && ![EXDEV, EINVAL, ENOSYS, EOPNOTSUPP].contains(errno) {
+                throw SliceError.system(.write, "cannot write \(path)", errno: errno)
+            }
+            break
+        }
+        guard left > 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while left > 0 {
+            let got = buffer.withUnsafeMutableBytes { pread(spool, $0.baseAddress!, min($0.count, left), source) }
+            guard got > 0 else { throw SliceError.system(.write, "cannot read a tile spool for \(path)", errno: got < 0 ? errno : EIO) }
+            var done = 0
+            while done < got {
+                let put = buffer.withUnsafeBytes { pwrite(output, $0.baseAddress! + done, got - done, destination + off_t(done)) }
+                if put < 0 && errno == EINTR { continue }
+                guard put > 0 else { throw SliceError.system(.write, "cannot write \(path)", errno: put < 0 ? errno : EIO) }
+                done += put
+            }
+            source += off_t(got)
+            destination += off_t(got)
+            left -= got
+        }
+    }
+}

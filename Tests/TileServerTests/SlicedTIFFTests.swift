@@ -1,0 +1,58 @@
+import Foundation
+import ImageCodecs
+import Slicing
+import Testing
+import TileGeometry
+
+@testable import TileServer
+
+/// A pyramidal TIFF written by `tiler slice --container tiff`, served in place: every full interior tile of every
+/// stored level passed through as stored (its sRGB profile needs no conversion), edge tiles and the levels below
+/// one tile made, all of them the pixels the folder layout's tiles have.
+@Suite struct SlicedTIFFTests {
+    @Test func interiorTilesArePassedThroughAndMatchTheFolderLayout() async throws {
+        let fixture = try PyramidFixture()
+        let picture = TestPicture.make(width: 1100, height: 700)
+        let source = fixture.base + "/picture.png"
+        try Data(try PNGEncoder().encode(picture)).write(to: URL(fileURLWithPath: source))
+        for container in [PyramidContainer.tiff, .folder] {
+            var options = TileFormat.jpeg(quality: 85).sliceOptions()
+            options.container = container
+            options.threads = 2
+            _ = try PyramidBuilder(options: options).slice(try ImageDecoder.open(path: source), into: fixture.base, name: "made")
+        }
+        try FileManager.default.moveItem(atPath: fixture.base + "/made.tif", toPath: fixture.root + "/made.tif")
+        let stored = try TIFFPyramid(path: fixture.root + "/made.tif")
+        try await withServer(fixture) { server in
+            let geometry = Pyramid(width: 1100, height: 700, tileSize: 256, overlap: 0)
+            var passed = 0
+            for level in (geometry.maxLevel - 2)...geometry.maxLevel {
+                let grid = geometry.grid(level)
+                for row in 0..<grid.rows {
+                    for column in 0..<grid.columns {
+                        let response = try fetch(server, "/images/made_files/\(level)/\(column)_\(row).jpg")
+                        #expect(response.status == 200)
+                        let rect = geometry.tileRect(level: level, column: column, row: row)
+                        let folderTile = [UInt8](
+                            try Data(contentsOf: URL(fileURLWithPath: "\(fixture.base)/made_files/\(level)/\(column)_\(row).jpg")))
+                        if rect.width == 256 && rect.height == 256 {
+                            // Passed through: the stored bytes, tagged as such, and the very pixels of the folder's tile.
+                            #expect(response.body == (try stored.jpegTile(level: geometry.maxLevel - level, column: column, row: row)))
+                            #expect(response.header("ETag")?.hasSuffix("p\"") == true, "\(level)/\(column)_\(row)")
+                            #expect(try decodeImage(response.body) == (try decodeImage(folderTile)))
+                            passed += 1
+                        } else {
+                            // Made: the stored (padded) tile decoded, cropped and encoded again — two JPEG generations at
+                            // Q85 against the folder's one, on a detailed picture: within 6 levels on average.
+                            let difference = meanDifference(try decodeImage(response.body), try decodeImage(folderTile))
+                            #expect((difference ?? 99) < 6, "edge tile \(level)/\(column)_\(row)")
+                        }
+                    }
+                }
+            }
+            #expect(passed == 8 + 2 + 0)
+            let small = try fetch(server, "/images/made_files/3/0_0.jpg")
+            #expect(small.status == 200 && small.header("ETag")?.hasSuffix("m\"") == true)
+        }
+    }
+}

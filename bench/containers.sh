@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# One file per pyramid: `tiler slice` to a folder, to an SZI and to a pyramidal TIFF, against `vips dzsave` (folder
+# and .szi) and `vips tiffsave --tile --pyramid --compression jpeg`, in one run, on the same 32768² JPEG; then copying
+# each result (`cp -r`, a stand-in for uploading it); then serving the folder, the SZI and the TIFF with `tiler serve`
+# against nginx on the folder, alternately, with wrk on 127.0.0.1 (the cases of serve-vs-nginx.sh).
+#
+# Usage: bench/containers.sh [SECONDS] [ROUNDS]   (serving: default 8 s per measurement, 3 rounds, medians and the
+#        spread of the rounds' ratios reported; slicing and copying: one run each)
+# Env:   BENCH_DIR (default .bench-data), SIZE (32768), CACHE_MB (64), CONNECTIONS (64), SETTLE_SECONDS (6, see lib.sh).
+#
+# Every tool writes 256-px tiles, overlap 0, JPEG quality 85 4:2:0. The machine may be shared: quote the spread.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER=${1:-8}
+ROUNDS=${2:-3}
+BENCH_DIR=${BENCH_DIR:-.bench-data}
+SIZE=${SIZE:-32768}
+CACHE_MB=${CACHE_MB:-64}
+CONNECTIONS=${CONNECTIONS:-64}
+
+scripts/setup libvips-tools time nginx-light wrk
+swift build -c release --product tiler >/dev/null
+TILER="$(swift build -c release --show-bin-path)/tiler"
+mkdir -p "$BENCH_DIR"
+INPUT="$BENCH_DIR/sample-$SIZE.jpg"
+[ -s "$INPUT" ] || "$TILER" sample "$INPUT" --size "${SIZE}x${SIZE}" --quality 90 --subsampling 444 --quiet
+source bench/lib.sh
+OUT="$BENCH_DIR/containers"
+mkdir -p "$OUT"
+
+# ---- slicing ---------------------------------------------------------------------------------------------------------
+cat "$INPUT" >/dev/null # the page cache warm for every tool
+rm -f "$BENCH_DIR"/containers-*.times
+slice() {
+    local name=$1
+    shift
+    measure "containers-$name" "$OUT/$name" "$@"
+}
+slice tiler-folder "$TILER" slice "$INPUT" -o "$OUT/tiler-folder" --name img --quality 85 --quiet
+slice vips-folder vips dzsave "$INPUT" "$OUT/vips-folder/img" --tile-size 256 --overlap 0 --suffix ".jpg[Q=85]"
+slice tiler-szi "$TILER" slice "$INPUT" -o "$OUT/tiler-szi/img.szi" --quality 85 --quiet
+slice vips-szi vips dzsave "$INPUT" "$OUT/vips-szi/img.szi" --tile-size 256 --overlap 0 --suffix ".jpg[Q=85]"
+slice tiler-tiff "$TILER" slice "$INPUT" -o "$OUT/tiler-tiff/img.tif" --quality 85 --quiet
+slice vips-tiff vips tiffsave "$INPUT" "$OUT/vips-tiff/img.tif" --tile --tile-width 256 --tile-height 256 --pyramid \
+    --compression jpeg --Q 85 --bigtiff
+
+echo "slicing a ${SIZE}² JPEG, one run each; $(nproc) cores; $(vips --version); tiler release build"
+echo
+echo "| output | tool | wall s | cpu s | peak MiB | files | MiB on disk | cp -r s |"
+echo "|---|---|---|---|---|---|---|---|"
+declare -A wall rss
+for name in tiler-folder vips-folder tiler-szi vips-szi tiler-tiff vips-tiff; do
+    read -r w c m <"$BENCH_DIR/containers-$name.times"
+    wall[$name]=$w
+    rss[$name]=$m
+    files=$(find "$OUT/$name" -type f | wc -l)
+    disk=$(du -sm "$OUT/$name" | cut -f1)
+    rm -rf "$OUT/copy"
+    sync
+    sleep "${SETTLE_SECONDS:-6}"
+    copy=$(/usr/bin/time -f "%e" cp -r "$OUT/$name" "$OUT/copy" 2>&1 >/dev/null | tail -1)
+    rm -rf "$OUT/copy"
+    printf '| %s | %s | %.2f | %.2f | %.0f | %d | %d | %.2f |\n' "${name#*-}" "${name%%-*}" "$w" "$c" "$((m / 1024))" "$files" "$disk" "$copy"
+done
+echo
+ratio() { awk -v a="${wall[$1]}" -v b="${wall[$2]}" 'BEGIN { printf "%.2fx", a / b }'; }
+echo "wall ratios: tiler SZI ÷ vips .szi $(ratio tiler-szi vips-szi) (goal ≤ 0.4), tiler TIFF ÷ vips tiffsave" \
+    "$(ratio tiler-tiff vips-tiff) (goal ≤ 0.65), tiler SZI ÷ tiler folder $(ratio tiler-szi tiler-folder), tiler TIFF ÷" \
+    "tiler folder $(ratio tiler-tiff tiler-folder) (goals ≤ 1)"
+echo "peak RSS: tiler SZI $((rss[tiler-szi] / 1024)) MiB vs vips $((rss[vips-szi] / 1024)); tiler TIFF" \
+    "$((rss[tiler-tiff] / 1024)) MiB vs vips $((rss[vips-tiff] / 1024))"
+
+# ---- serving ---------------------------------------------------------------------------------------------------------
+ROOT="$OUT/serve-root"
+rm -rf "$ROOT"
+mkdir -p "$ROOT"
+mv "$OUT/tiler-folder/img.dzi" "$ROOT/folder.dzi"
+mv "$OUT/tiler-folder/img_files" "$ROOT/folder_files"
+mv "$OUT/tiler-szi/img.szi" "$ROOT/packed.szi"
+mv "$OUT/tiler-tiff/img.tif" "$ROOT/stored.tif"
+TOP=$("$TILER" info "$INPUT" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["pyramid"]["maxLevel"])')
+GRID=$(((SIZE + 255) / 256))
+FITS=$((TOP - 2)) FITS_GRID=$(((SIZE / 4 + 255) / 256))
+
+WORK=$(mktemp -d)
+trap 'kill $(cat "$WORK"/*.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$WORK"' EXIT
+NGINX_PORT=18083
+write_nginx_conf "$NGINX_PORT"
+nginx -c "$WORK/nginx.conf"
+TILER_PORT=$(start_tiler tiler "$TILER" --cache-mb "$CACHE_MB")
+cat "$ROOT/packed.szi" "$ROOT/stored.tif" >/dev/null
+declare -A results
+# measure_serve SERVER(nginx|folder|packed|stored) CASE(a|b|c)
+measure_serve() {
+    local server=$1 case=$2 port=$TILER_PORT name=$1
+    [ "$server" = nginx ] && port=$NGINX_PORT name=folder
+    export SERVER=$server
+    case $case in
+        a) results[$server-a]+="$(wrk_run "$port" "/images/${name}_files/$FITS/3_3.jpg")"$'\n' ;;
+        b) results[$server-b]+="$(PREFIX=/images/${name}_files LEVEL=$FITS COLS=$FITS_GRID ROWS=$FITS_GRID wrk_run "$port" bench/wrk/random-tiles.lua)"$'\n' ;;
+        c) results[$server-c]+="$(PREFIX=/images/${name}_files LEVEL=$TOP COLS=$GRID ROWS=$GRID wrk_run "$port" bench/wrk/random-tiles.lua)"$'\n' ;;
+    esac
+}
+SERVERS="nginx folder packed stored"
+for round in $(seq "$ROUNDS"); do
+    for case in a b c; do
+        for server in $SERVERS; do measure_serve "$server" "$case"; done
+    done
+done
+
+echo
+echo "serving (wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s × $ROUNDS rounds, medians; tiler --cache-mb $CACHE_MB; level $FITS fits" \
+    "the cache, level $TOP does not)"
+echo
+echo "| case | server | req/s | p50 ms | p99 ms | ÷ tiler folder (rounds) | ÷ nginx |"
+echo "|---|---|---|---|---|---|---|"
+label() { case $1 in a) echo "one hot tile" ;; b) echo "random tiles, level $FITS (in cache)" ;; c) echo "random tiles, level $TOP (beyond cache)" ;; esac; }
+for case in a b c; do
+    folder=$(cut -d' ' -f1 <<<"${results[folder-$case]}" | median)
+    nginx=$(cut -d' ' -f1 <<<"${results[nginx-$case]}" | median)
+    for server in $SERVERS; do
+        rows=${results[$server-$case]}
+        rate=$(cut -d' ' -f1 <<<"$rows" | median)
+        p50=$(cut -d' ' -f2 <<<"$rows" | median)
+        p99=$(cut -d' ' -f3 <<<"$rows" | median)
+        spread=$(paste -d' ' <(cut -d' ' -f1 <<<"$rows") <(cut -d' ' -f1 <<<"${results[folder-$case]}") |
+            awk 'NF == 2 && $2 > 0 { r = $1 / $2; if (min == "" || r < min) min = r; if (r > max) max = r } END { printf "%.2f–%.2f", min, max }')
+        printf '| %s | %s | %.0f | %.3f | %.3f | %.2fx (%s) | %.2fx |\n' "$(label "$case")" "$server" "$rate" "$p50" "$p99" \
+            "$(awk -v a="$rate" -v b="$folder" 'BEGIN { print a / b }')" "$spread" "$(awk -v a="$rate" -v b="$nginx" 'BEGIN { print a / b }')"
+    done
+done
+echo
+echo "servers: nginx = nginx on the folder; folder, packed (.szi), stored (.tif) = one tiler serve on one ROOT holding all three"
