@@ -34,13 +34,16 @@ import Testing
                 #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: 1, count: 1000))
             }
             var statistics = server.statistics
-            #expect(statistics.fileSends == 5 && statistics.diskReads == 3 && statistics.cacheEvictions == 0)
-            #expect(try fetch(server, "/metrics").text.contains("tiler_tile_file_sends_total 5"))
+            // Sent from their files, none admitted. (Now and then, on a machine busy writing, the kernel refuses a read
+            // that must not wait even for a resident page, and that miss is read on a file thread instead.)
+            #expect(statistics.fileSends >= 3 && statistics.fileSends + statistics.diskReads == 8 && statistics.cacheEvictions == 0)
+            #expect(try fetch(server, "/metrics").text.contains("tiler_tile_file_sends_total \(statistics.fileSends)"))
+            let sends = statistics.fileSends
 
             // Asked for again, a tile is now more popular than the least recently used one: read into the cache.
             let sent = try fetch(server, bigTile(4, 1))
             statistics = server.statistics
-            #expect(statistics.diskReads == 4 && statistics.cacheEvictions == 1 && statistics.fileSends == 5)
+            #expect(statistics.diskReads == 9 - sends && statistics.cacheEvictions == 1 && statistics.fileSends == sends)
             let cached = try fetch(server, bigTile(4, 1))
             #expect(cached.header("X-Cache") == "hit" && cached.body == sent.body)
             // The same entity tag either way.
@@ -120,7 +123,9 @@ import Testing
             // thread read it instead. Where it could not, the file was all in memory and was sent.
             #expect(statistics.fileSends == (resident ? 1 : 0), "resident after dropping: \(resident)")
             #expect(statistics.diskReads == (resident ? 3 : 4))
-            #expect(statistics.diskReadsOnEventLoops == 3)
+            // The three cached tiles were read on event loops (from the page cache; on a machine busy writing, one may
+            // have gone to a file thread), the dropped one never.
+            #expect(statistics.diskReadsOnEventLoops <= 3)
         }
     }
 
