@@ -77,21 +77,7 @@ struct ArchiveReport {
             out.member("tiles", archive.tileCount)
             out.member("otherEntries", archive.otherEntries)
             out.member("passThrough", true)
-            out.key("levels")
-            out.openArray()
-            for level in 0...pyramid.maxLevel {
-                let size = pyramid.levelSize(level)
-                let grid = pyramid.grid(level)
-                out.openObject()
-                out.member("level", level)
-                out.member("width", size.width)
-                out.member("height", size.height)
-                out.member("columns", grid.columns)
-                out.member("rows", grid.rows)
-                out.member("tiles", present(level))
-                out.closeObject()
-            }
-            out.closeArray()
+            InfoReport.writeLevels(of: pyramid, present: present, to: &out)
             out.closeObject()
         } + "\n"
     }

@@ -95,23 +95,30 @@ struct InfoReport {
             out.member("maxLevel", pyramid.maxLevel)
             out.member("levelCount", pyramid.levelCount)
             out.member("tiles", tileCount)
-            out.key("levels")
-            out.openArray()
-            for level in 0...pyramid.maxLevel {
-                let size = pyramid.levelSize(level)
-                let grid = pyramid.grid(level)
-                out.openObject()
-                out.member("level", level)
-                out.member("width", size.width)
-                out.member("height", size.height)
-                out.member("columns", grid.columns)
-                out.member("rows", grid.rows)
-                out.closeObject()
-            }
-            out.closeArray()
+            Self.writeLevels(of: pyramid, to: &out)
             out.closeObject()
             out.closeObject()
         } + "\n"
+    }
+
+    /// Writes the `levels` member: each level's size and tile grid, and, with `present`, how many of its tiles a
+    /// container holds.
+    static func writeLevels(of pyramid: Pyramid, present: ((Int) -> Int)? = nil, to out: inout JSONWriter) {
+        out.key("levels")
+        out.openArray()
+        for level in 0...pyramid.maxLevel {
+            let size = pyramid.levelSize(level)
+            let grid = pyramid.grid(level)
+            out.openObject()
+            out.member("level", level)
+            out.member("width", size.width)
+            out.member("height", size.height)
+            out.member("columns", grid.columns)
+            out.member("rows", grid.rows)
+            if let present { out.member("tiles", present(level)) }
+            out.closeObject()
+        }
+        out.closeArray()
     }
 
     static func bytes(_ count: Int) -> String {
