@@ -131,18 +131,19 @@ struct Router {
         var suffix = "." + image.descriptor.format
         if let query = signedTileQuery(for: image, grant: grant) { suffix += "?" + query }
         let body = answer.json(tileURLPrefix: image.versionedPrefix + "_files/", tileURLSuffix: suffix)
-        warm(answer, of: image)
+        warm(answer, of: image, viewer: query.value(named: "viewer"))
         return .ok(ByteBuffer(string: body), profile: grant.isOpen ? services.blocks.json : services.blocks.jsonPrivate)
     }
 
     /// Marks the viewport's tiles most recently used (the centre one first) and loads the missing ones in the
-    /// background, so the client's tile requests that follow hit memory and the tiles evicted are off-screen ones.
-    private func warm(_ answer: VisibleTiles, of image: CatalogImage) {
+    /// background, so the client's tile requests that follow hit memory and the tiles evicted are off-screen ones. A
+    /// report from `viewer` supersedes what its earlier reports still had pending.
+    private func warm(_ answer: VisibleTiles, of image: CatalogImage, viewer: Substring?) {
         guard !answer.tiles.isEmpty else { return }
         let keys = answer.tiles.map { TileKey(image: image.id, address: TileAddress(level: $0.level, column: $0.column, row: $0.row)) }
         // When every tile is cached already (the steady state), there is nothing to warm.
         if tiles.touch(keys) < keys.count {
-            services.warmer.enqueue(keys, of: image)
+            services.warmer.enqueue(keys, of: image, viewer: viewer)
         }
     }
 

@@ -9,7 +9,8 @@ import Synchronization
 /// is mostly waiting for the disk, and must be done before the browser asks — at the lowest priority (nice 19) beside
 /// a browser on two cores, the reads a report had asked for were still waiting for a core when the browser asked
 /// (measured with bench/viewport-real.sh). Pending tiles are kept newest viewport first and centre first, at most
-/// ``limit`` of them: the oldest viewports' tiles are dropped, since their clients have moved on.
+/// ``limit`` of them: the oldest viewports' tiles are dropped, since their clients have moved on, and a viewer's new
+/// report supersedes what its earlier ones still had pending (the element sends a `viewer` id with each report).
 final class TileWarmer: Sendable {
     /// Tiles that may wait to be warmed; beyond it the oldest are dropped.
     let limit: Int
@@ -29,12 +30,14 @@ final class TileWarmer: Sendable {
         thread.start()
     }
 
-    /// Queues `keys` (tiles of `image`, the most wanted first) ahead of everything pending.
+    /// Queues `keys` (tiles of `image`, the most wanted first) ahead of everything pending, dropping what earlier
+    /// reports of the same `viewer` (an id of at most 64 bytes; nil: none) still had pending.
     /// Cheap for an event loop: one lock, no file access; the thread skips tiles already cached.
-    func enqueue(_ keys: [TileKey], of image: CatalogImage) {
+    func enqueue(_ keys: [TileKey], of image: CatalogImage, viewer: Substring? = nil) {
         guard limit > 0, !keys.isEmpty else { return }
         let now = NIODeadline.now()
-        let mustStart = pending.withLock { $0.push(keys.prefix(limit), of: image, at: now, limit: limit) }
+        let viewer = viewer.flatMap { $0.utf8.count <= 64 && !$0.isEmpty ? String($0) : nil }
+        let mustStart = pending.withLock { $0.push(keys.prefix(limit), of: image, viewer: viewer, at: now, limit: limit) }
         if mustStart {
             thread.submit { [self] state in drain(state) }
         }
@@ -78,13 +81,21 @@ final class TileWarmer: Sendable {
 /// The warmer's pending tiles: batches (one per viewport), newest last; each batch's keys reversed, so the most
 /// wanted tile of the newest viewport is popped first.
 private struct WarmingQueue {
-    private var batches: [(image: CatalogImage, queuedAt: NIODeadline, keys: [TileKey])] = []
+    private var batches: [(image: CatalogImage, viewer: String?, queuedAt: NIODeadline, keys: [TileKey])] = []
     private var draining = false
     private var count = 0
 
-    /// Adds a batch, dropping the oldest keys beyond `limit`. Returns whether the thread must be started.
-    mutating func push(_ keys: ArraySlice<TileKey>, of image: CatalogImage, at queuedAt: NIODeadline, limit: Int) -> Bool {
-        batches.append((image, queuedAt, keys.reversed()))
+    /// Adds a batch, dropping the batches of `viewer` it supersedes and the oldest keys beyond `limit`. Returns whether
+    /// the thread must be started.
+    mutating func push(_ keys: ArraySlice<TileKey>, of image: CatalogImage, viewer: String?, at queuedAt: NIODeadline, limit: Int) -> Bool {
+        if let viewer {
+            batches.removeAll { batch in
+                guard batch.viewer == viewer else { return false }
+                count -= batch.keys.count
+                return true
+            }
+        }
+        batches.append((image, viewer, queuedAt, keys.reversed()))
         count += keys.count
         while count > limit {
             let excess = count - limit
