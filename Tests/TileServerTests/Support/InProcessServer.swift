@@ -57,19 +57,22 @@ final class InProcessConnection: Sendable {
         try await send("\(method) \(target) HTTP/1.1\r\nHost: test\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n")
     }
 
-    /// Reads one response (within 30 s: a guard against hangs, generous for a loaded machine); `head` says it answers a
-    /// HEAD request.
+    /// Reads one response; `head` says it answers a HEAD request. Gives up after 120 s of waiting — a guard against
+    /// hangs, and long: this polls on the cooperative pool, which other tests' blocking socket calls can hold for many
+    /// seconds, and the answer is drained once more before giving up.
     func readResponse(head: Bool = false) async throws -> RawResponse {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
+        var lastChance = false
         while true {
             if let response = try pending.withLock({ try RawResponse.parse(&$0, head: head) }) { return response }
             if let buffer = try await connection.channel.readOutbound(as: ByteBuffer.self) {
                 pending.withLock { $0.append(contentsOf: buffer.readableBytesView) }
-            } else if ContinuousClock.now > deadline {
-                throw RawClientError(description: "no complete response within 30 s")
+            } else if lastChance {
+                throw RawClientError(description: "no complete response within 120 s")
             } else if !connection.channel.isActive {
                 throw RawClientError(description: "connection closed before a complete response")
             } else {
+                lastChance = ContinuousClock.now > deadline
                 try await Task.sleep(for: .milliseconds(1))
             }
         }

@@ -6,6 +6,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ViewerAccess } from '../../../Public/js/viewer-access.js';
 
+// Debian 12's Node 18 has EventTarget and Event but not the browser's CustomEvent (Node 19 added it).
+globalThis.CustomEvent ??= class CustomEvent extends Event {
+  constructor(type, init = {}) {
+    super(type, init);
+    this.detail = init.detail ?? null;
+  }
+};
+
 /** An object with what ViewerAccess uses of the element. */
 function element({ source = null, connected = true } = {}) {
   const target = new EventTarget();
