@@ -35,10 +35,13 @@ import Testing
             }
             var statistics = server.statistics
             // Sent from their files, none admitted. (Now and then, on a machine busy writing, the kernel refuses a read
-            // that must not wait even for a resident page, and that miss is read on a file thread instead.)
-            #expect(statistics.fileSends >= 3 && statistics.fileSends + statistics.diskReads == 8 && statistics.cacheEvictions == 0)
+            // that must not wait even for a resident page: that miss is read on a file thread into the cache instead.)
+            let fallbacks = 5 - statistics.fileSends
+            #expect(fallbacks <= 2 && statistics.diskReads == 3 + fallbacks && statistics.cacheEvictions <= fallbacks)
             #expect(try fetch(server, "/metrics").text.contains("tiler_tile_file_sends_total \(statistics.fileSends)"))
             let sends = statistics.fileSends
+            // What follows depends on the cache holding the first three tiles: checked when every miss was sent.
+            guard fallbacks == 0 else { return }
 
             // Asked for again, a tile is now more popular than the least recently used one: read into the cache.
             let sent = try fetch(server, bigTile(4, 1))
