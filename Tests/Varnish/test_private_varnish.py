@@ -10,7 +10,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "Tests", "Support"))
 from proxy_checks import check, free_port, get, start_tiler, summary  # noqa: E402
+from varnish_process import start_varnish, stop_varnish  # noqa: E402
 
 TILER = os.environ.get("TILER_BIN", os.path.join(REPO, ".build", "debug", "tiler"))
 VCL = os.path.join(REPO, "deploy", "varnish", "tiler.vcl")
@@ -42,24 +42,7 @@ def main():
         with open(policy, "w") as f:
             json.dump({"default": "private", "keys": [{"id": "k1", "file": "k1.key"}]}, f)
         replica = start_tiler(TILER, root, "--trust-proxy", "--access", policy)
-        with open(VCL) as f:
-            vcl = f.read()
-        for default, port in zip(["8081", "8082", "8083"], [replica[1], free_port(), free_port()]):
-            vcl = vcl.replace('.port = "%s";' % default, '.port = "%d";' % port)
-        vcl_path = os.path.join(folder, "tiler.vcl")
-        with open(vcl_path, "w") as f:
-            f.write(vcl)
-        port = free_port()
-        os.makedirs(varnish_dir)
-        subprocess.run(["varnishd", "-f", vcl_path, "-a", f"127.0.0.1:{port}", "-n", varnish_dir,
-                        "-P", os.path.join(varnish_dir, "pid"), "-s", "malloc,64m"], check=True, stdout=subprocess.DEVNULL)
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            try:
-                if get(port, "/healthz")[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.2)
+        port, _ = start_varnish(folder, VCL, [replica[1], free_port(), free_port()])
 
         def token(minutes):
             return subprocess.run([TILER, "token", "--access", policy, "--images", "secret/*", "--expires", f"{minutes}m"],
@@ -123,13 +106,7 @@ def main():
     except Exception as error:  # a broken step is a failed check, reported like the others
         check("the scenario ran to the end", False, repr(error))
     finally:
-        pid_file = os.path.join(varnish_dir, "pid")
-        if os.path.exists(pid_file):
-            with open(pid_file) as f:
-                try:
-                    os.kill(int(f.read().strip()), signal.SIGTERM)
-                except (ProcessLookupError, ValueError):
-                    pass
+        stop_varnish(varnish_dir)
         if replica:
             replica[0].kill()
             replica[0].wait()

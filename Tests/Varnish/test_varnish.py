@@ -30,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "Tests", "Support"))
 from proxy_checks import PUBLIC_HOST, check, free_port, get, poisoning_checks, start_tiler, summary  # noqa: E402
+from varnish_process import start_varnish, stop_varnish  # noqa: E402
 
 TILER = os.environ.get("TILER_BIN", os.path.join(REPO, ".build", "debug", "tiler"))
 VCL = os.path.join(REPO, "deploy", "varnish", "tiler.vcl")
@@ -150,26 +151,7 @@ def main():
         paths = list(expected)
         random.Random(7).shuffle(paths)
         ports = [port for _, port in replicas] + [free_port()]
-        with open(VCL) as f:
-            vcl = f.read()
-        for default, port in zip(["8081", "8082", "8083"], ports):
-            vcl, count = re.subn(r'\.port = "%s";' % default, '.port = "%d";' % port, vcl)
-            check(f"the shipped VCL names backend port {default} once", count == 1, f"{count} times")
-        vcl_path = os.path.join(folder, "tiler.vcl")
-        with open(vcl_path, "w") as f:
-            f.write(vcl)
-        varnish_port = free_port()
-        os.makedirs(varnish_dir)
-        subprocess.run(["varnishd", "-f", vcl_path, "-a", f"127.0.0.1:{varnish_port}", "-n", varnish_dir,
-                        "-P", os.path.join(varnish_dir, "pid"), "-s", "malloc,128m"], check=True,
-                       stdout=subprocess.DEVNULL)
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            try:
-                if get(varnish_port, "/healthz")[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.2)
+        varnish_port, _ = start_varnish(folder, VCL, ports, storage="malloc,128m")
         status, headers, _ = get(varnish_port, prefixes["a"] + ".dzi")
         check("Varnish answers a pyramid's descriptor from a replica", status == 200, status)
         backend = headers.get("X-Backend", "")
@@ -225,13 +207,7 @@ def main():
     except Exception as error:  # a broken step is a failed check, reported like the others
         check("the scenario ran to the end", False, repr(error))
     finally:
-        pid_file = os.path.join(varnish_dir, "pid")
-        if os.path.exists(pid_file):
-            with open(pid_file) as f:
-                try:
-                    os.kill(int(f.read().strip()), signal.SIGTERM)
-                except (ProcessLookupError, ValueError):
-                    pass
+        stop_varnish(varnish_dir)
         for server, _ in replicas:
             if server.poll() is None:
                 server.kill()
