@@ -38,35 +38,11 @@ import TileGeometry
         try await EmbeddedConnection.with(testConfiguration(root: fixture.root)) { try await body($0, fixture) }
     }
 
-    /// The body of the first response in `text` (after the blank line), as bytes.
-    static func body(_ text: String) -> [UInt8] {
-        guard let range = text.range(of: "\r\n\r\n") else { return [] }
-        return Array(text[range.upperBound...].utf8)
-    }
-
     static func get(_ connection: EmbeddedConnection, _ target: String) async throws -> (status: Int, bytes: [UInt8]) {
-        try await connection.channel.writeInbound(ByteBuffer(string: "GET \(target) HTTP/1.1\r\nHost: t\r\n\r\n"))
-        var out = ByteBuffer()
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if var part = try await connection.channel.readOutbound(as: ByteBuffer.self) {
-                out.writeBuffer(&part)
-                let view = Array(out.readableBytesView)
-                if let end = view.firstRange(of: Array("\r\n\r\n".utf8)) {
-                    let head = String(decoding: view[..<end.lowerBound], as: UTF8.self)
-                    let length =
-                        head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-                        .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
-                    if view.count - end.upperBound >= length {
-                        let status = Int(head.split(separator: " ")[1]) ?? 0
-                        return (status, Array(view[end.upperBound..<(end.upperBound + length)]))
-                    }
-                }
-            } else {
-                try await Task.sleep(for: .milliseconds(2))
-            }
-        }
-        return (0, [])
+        let client = InProcessConnection(connection)
+        try await client.request(target)
+        let response = try await client.readResponse()
+        return (response.status, response.body)
     }
 
     @Test func pyramidalTIFFsAreListedBesideFolderPyramids() async throws {
