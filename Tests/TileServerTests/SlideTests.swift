@@ -10,7 +10,7 @@ import TileGeometry
 /// tests write in documented vendor formats (Hamamatsu VMS, a generic TIFF with separate colour planes), found beside
 /// the TIFF source's files, each Deep Zoom tile compared with what OpenSlide itself (python3-openslide's
 /// DeepZoomGenerator over `read_region`) makes; and bad slides — unreadable, unopenable, a companion file missing or
-/// removed while served, a slide replaced while served — an error for that image alone.
+/// removed or replaced while served, a slide replaced while served — an error for that image alone.
 @Suite(.serialized) struct SlideTests {
     static func withServer(_ body: (EmbeddedConnection, PyramidFixture) async throws -> Void) async throws {
         let fixture = try await blocking { () throws -> PyramidFixture in
@@ -163,6 +163,31 @@ import TileGeometry
             #expect(try await Self.get(connection, "/images/small_files/4/0_0.jpg").status == 200)
             try FileManager.default.moveItem(atPath: kept, toPath: jpeg)
             #expect(try await Self.get(connection, "/images/vms/slide_files/10/3_2.jpg").status == 200, "opened again once it is back")
+        }
+    }
+
+    // OpenSlide opens a VMS's JPEGs by name on every read: a JPEG replaced under an open handle would be read as part of
+    // the slide first opened, its pixels served under the old version.
+    @Test func aCompanionFileReplacedWhileServedIsNoticed() async throws {
+        try await Self.withServer { connection, fixture in
+            let before = try #require(connection.runtime.context.catalog.images.first { $0.name == "vms/slide" })
+            let first = try await Self.get(connection, "/images/vms/slide_files/10/3_2.jpg")
+            #expect(first.status == 200)
+            #expect(Self.slide(connection, "vms/slide")?.isCurrent == true)
+            // JPEG (0,0) has the size and restart layout of (1,1): OpenSlide would read it without complaint.
+            let replacement = fixture.base + "/replacement.jpg"
+            try FileManager.default.copyItem(atPath: fixture.root + "/vms/slide(0,0).jpg", toPath: replacement)
+            #expect(rename(replacement, fixture.root + "/vms/slide(1,1).jpg") == 0)
+            #expect(Self.slide(connection, "vms/slide")?.isCurrent == false)
+            for tile in ["10/2_2", "10/0_0", "9/1_1"] {
+                let stale = try await Self.get(connection, "/images/vms/slide_files/\(tile).jpg")
+                #expect(stale.status == 500, "\(tile): the handle reads a replaced JPEG, so no tile is made from it")
+            }
+            connection.runtime.context.catalog.rescan()
+            let after = try #require(connection.runtime.context.catalog.images.first { $0.name == "vms/slide" })
+            #expect(after.id != before.id && after.version != before.version, "a new version, so cached URLs of the old one are not reused")
+            let fresh = try await Self.get(connection, "/images/vms/slide_files/10/3_2.jpg")
+            #expect(fresh.status == 200 && fresh.bytes != first.bytes, "made from the new JPEG")
         }
     }
 

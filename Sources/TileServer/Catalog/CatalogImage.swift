@@ -47,10 +47,11 @@ final class CatalogImage: Sendable {
             descriptorFile: descriptorFile, signature: signature, realName: realName)
     }
 
-    /// Creates an entry whose tiles come from `source`.
+    /// Creates an entry whose tiles come from `source`; `companions` are the identities of the other files a slide is
+    /// read from (part of the version).
     init(
         id: Int, name: String, descriptor: DZIDescriptor, root: String, source: TileSource, descriptorFile: LoadedFile, signature: FileSignature,
-        realName: String? = nil
+        companions: [FileSignature?] = [], realName: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -62,7 +63,7 @@ final class CatalogImage: Sendable {
         self.descriptorFile = descriptorFile
         self.signature = signature
         self.urlPrefix = "/images/" + PercentEncoding.encodePath(name)
-        self.version = PyramidVersion.of(descriptorFile: descriptorFile, signature: signature)
+        self.version = PyramidVersion.of(descriptorFile: descriptorFile, signature: signature, companions: companions)
         self.versionedPrefix = urlPrefix + "@" + version
     }
 
@@ -88,6 +89,12 @@ final class CatalogImage: Sendable {
     /// The tiles folder, for a folder pyramid.
     var folder: FolderTiles? {
         if case .folder(let folder) = source { return folder }
+        return nil
+    }
+
+    /// The slide, for a whole-slide image read through OpenSlide.
+    var slide: SlidePyramid? {
+        if case .stored(let stored) = source { return stored.pyramid as? SlidePyramid }
         return nil
     }
 

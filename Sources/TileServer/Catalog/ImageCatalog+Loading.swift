@@ -29,7 +29,9 @@ extension ImageCatalog {
     /// fresh one, or why there is none.
     func resolve(_ found: DirectoryWalker.Found, previous: CatalogImage?, state: inout ScanState) -> Outcome {
         guard let signature = FileSignature(path: found.path) else { return .notYet }
-        if let previous, previous.signature == signature, previous.folder.map({ FileSignature.isDirectory($0.directory) }) ?? true {
+        if let previous, previous.signature == signature, previous.folder.map({ FileSignature.isDirectory($0.directory) }) ?? true,
+            previous.slide?.companions.areCurrent ?? true
+        {
             return .serve(previous)
         }
         if state.rejected[found.path] == signature { return .rejected }
@@ -121,7 +123,8 @@ extension ImageCatalog {
                         SRGBProfile.isEquivalent($0, channels: finest.channels) ? nil : StoredColour(profile: $0, channels: finest.channels)
                     },
                     format: format, quality: 85)),
-            descriptorFile: file, signature: signature, realName: Self.realName(real, root: root))
+            descriptorFile: file, signature: signature, companions: (pyramid as? SlidePyramid)?.companions.files.map { $0.signature } ?? [],
+            realName: Self.realName(real, root: root))
     }
 
     /// The name a file at real path `real` inside `root` would be served under: relative to `root`, without its

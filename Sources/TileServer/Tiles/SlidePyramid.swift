@@ -12,6 +12,8 @@ final class SlidePyramid: StoredPyramid {
     let path: String
     /// The file when it was opened: a read finding another (replaced, rewritten) fails instead of serving it as this.
     let signature: FileSignature
+    /// The other files the slide is read from (a VMS's JPEGs, a MIRAX folder's), checked the same way.
+    let companions: SlideCompanions
     /// OpenSlide's format name, e.g. `"aperio"`, `"mirax"`.
     let vendor: String
     /// The levels as OpenSlide gives them, finest first.
@@ -39,6 +41,7 @@ final class SlidePyramid: StoredPyramid {
         let slide = try Slide(path: path)
         self.path = path
         self.signature = signature
+        companions = SlideCompanions(path: path, vendor: slide.vendor)
         vendor = slide.vendor
         levels = slide.levels
         storedLevels = slide.levels.map {
@@ -61,7 +64,7 @@ final class SlidePyramid: StoredPyramid {
     /// - Throws: ``SlideError`` — `.changed` when the file is no longer the one first opened, or what opening throws.
     func slide() throws(SlideError) -> Slide {
         if let slide = handles.handle(id) { return slide }
-        guard FileSignature(path: path) == signature else {
+        guard isCurrent else {
             throw SlideError(kind: .changed, path: path, reason: "the file changed since it was opened")
         }
         let slide = try Slide(path: path)
@@ -73,15 +76,27 @@ final class SlidePyramid: StoredPyramid {
     /// Closes the handle now, as an eviction from ``SlideHandles`` would: the next read opens the file again.
     func closeHandle() { handles.drop(id) }
 
-    /// Whether the file at ``path`` is still the one opened. One stat.
-    var isCurrent: Bool { FileSignature(path: path) == signature }
+    /// Whether the file at ``path`` and its ``companions`` are still the ones opened. One stat per file.
+    var isCurrent: Bool { FileSignature(path: path) == signature && companions.areCurrent }
+
+    /// `pixels`, read from the slide, if its files are still the ones opened; else the handle is closed and the read
+    /// fails. Checked after the read: a file replaced during it (a new identity for good) is noticed.
+    ///
+    /// - Throws: ``SlideError`` `.changed`.
+    private func checked<T>(_ pixels: T) throws(SlideError) -> T {
+        guard isCurrent else {
+            handles.drop(id)
+            throw SlideError(kind: .changed, path: path, reason: "the slide's files changed since it was opened")
+        }
+        return pixels
+    }
 
     func region(level: Int, x0: Int, y0: Int, x1: Int, y1: Int) throws -> PixelBuffer {
         let downsample = levels[level].downsample
         let slide = try slide()
         do {
-            return try slide.rgb(
-                level: level, x: Int(Double(x0) * downsample), y: Int(Double(y0) * downsample), width: x1 - x0, height: y1 - y0)
+            return try checked(
+                slide.rgb(level: level, x: Int(Double(x0) * downsample), y: Int(Double(y0) * downsample), width: x1 - x0, height: y1 - y0))
         } catch {
             // OpenSlide keeps a failed handle failed: close it, so the next read tries the file again.
             if error.kind == .damaged { handles.drop(id) }
@@ -95,7 +110,7 @@ final class SlidePyramid: StoredPyramid {
     func associated(_ name: String) throws(SlideError) -> PixelBuffer {
         let slide = try slide()
         do {
-            return try slide.associatedRGB(name)
+            return try checked(slide.associatedRGB(name))
         } catch {
             if error.kind == .damaged { handles.drop(id) }
             throw error

@@ -1,0 +1,91 @@
+import Glibc
+
+/// The files besides its main file that a multi-file slide is read from, and their identities when it was opened: a
+/// Hamamatsu VMS or VMU names its JPEGs, map, macro and optimisation file in its key file; a MIRAX `.mrxs` keeps its
+/// `Slidedat.ini`, `Index.dat` and data files in the folder of the same name beside it. OpenSlide opens these by name
+/// on every read, so one replaced while served would be read as part of the slide first opened; comparing the
+/// identities after a read tells it was not. Formats of one file have none.
+struct SlideCompanions: Sendable, Equatable {
+    /// The companion files' paths and their identities (nil: missing when the slide was opened).
+    let files: [(path: String, signature: FileSignature?)]
+
+    /// The companions of the slide at `path` in OpenSlide format `vendor`, as they are now. Reads the key file of a
+    /// VMS or VMU (at most 64 KiB, as OpenSlide) or lists a MIRAX folder. O(companions) stats.
+    init(path: String, vendor: String) {
+        let paths: [String]
+        let lower = path.lowercased()
+        if vendor == "hamamatsu" && (lower.hasSuffix(".vms") || lower.hasSuffix(".vmu")) {
+            paths = Self.keyFileCompanions(path)
+        } else if vendor == "mirax" {
+            paths = Self.folderFiles(String(path.dropLast(path.split(separator: "/").last.map { Self.extensionLength($0) } ?? 0)))
+        } else {
+            paths = []
+        }
+        files = paths.map { ($0, FileSignature(path: $0)) }
+    }
+
+    /// Whether every companion is still the file it was (or still missing). One stat per companion.
+    var areCurrent: Bool {
+        files.allSatisfy { FileSignature(path: $0.path) == $0.signature }
+    }
+
+    static func == (left: SlideCompanions, right: SlideCompanions) -> Bool {
+        left.files.count == right.files.count && zip(left.files, right.files).allSatisfy { $0.path == $1.path && $0.signature == $1.signature }
+    }
+
+    /// The files a VMS or VMU key file names (`ImageFile…`, `MapFile`, `MacroImage`, `OptimisationFile`), beside it.
+    private static func keyFileCompanions(_ path: String) -> [String] {
+        guard let text = readSmallFile(path) else { return [] }
+        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let keys = ["ImageFile", "MapFile", "MacroImage", "OptimisationFile"]
+        var names: [String] = []
+        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingSpaces
+            let value = line[line.index(after: equals)...].trimmingSpaces
+            guard keys.contains(where: { key.hasPrefix($0) }), !value.isEmpty, !value.contains("/") else { continue }
+            names.append(folder + "/" + value)
+        }
+        return names
+    }
+
+    /// The regular files directly inside `folder`, sorted.
+    private static func folderFiles(_ folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name != "." && name != ".." else { continue }
+            if FileSignature(path: folder + "/" + name) != nil { names.append(folder + "/" + name) }
+        }
+        return names.sorted()
+    }
+
+    /// The length of `name`'s extension with its dot (0 when it has none).
+    private static func extensionLength(_ name: Substring) -> Int {
+        guard let dot = name.lastIndex(of: ".") else { return 0 }
+        return name.distance(from: dot, to: name.endIndex)
+    }
+
+    /// The first 64 KiB of the file at `path` as text.
+    private static func readSmallFile(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 64 << 10)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        return String(decoding: bytes.prefix(count), as: UTF8.self)
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces and tabs.
+    fileprivate var trimmingSpaces: Substring {
+        var result = self
+        while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
+        while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }
+        return result
+    }
+}
