@@ -3,12 +3,17 @@
 # alternating (wrk -t2 -c$CONNECTIONS, seeded random tiles: every server gets the same requests):
 #   tiler-slide   `tiler serve` on a Hamamatsu VMS slide of a SIZE² picture (bench/make-vms.py: 4 × 4 JPEGs with restart
 #                 markers and an optimisation file), read in place with OpenSlide (default cache: the hot tile)
-#   tiler-slide-cold  the same with `--cache-mb 0`: every tile is made (read with OpenSlide, encoded) per request
+#   tiler-slide-cold  the same with `--cache-mb 0`: every tile is made per request, nothing of it kept by Tiler — the
+#                 levels OpenSlide makes from the VMS's JPEGs (1/1, 1/2, 1/4, 1/8) read by Tiler's own restart-interval
+#                 reader (RestartJPEGGrid: the same pixels, one decode a region), the map's levels through OpenSlide
+#                 (whose own tile cache, 32 MiB a handle, serves both Tiler and dzg alike), then encoded
 #   tiler-folder  `tiler serve` on the same slide sliced to a folder by `tiler slice` (through the same reader)
 #   dzg           python3-openslide's DeepZoomGenerator over the same slide (bench/slide-dzg-server.py: one handle,
 #                 Python's threading HTTP server, as openslide-python's deepzoom_server.py), JPEG quality 85 as Tiler's
 # Cases: (a) one hot tile (cached by tiler); (b) random tiles of the finest level; (c) random tiles two levels down
-# (made from OpenSlide's coarser levels). Goals (issue 32): (b), (c) tiler-slide-cold ≥ 3× dzg; (a) tiler-slide ≈
+# (OpenSlide's level 2: the JPEGs at 1/4 through libjpeg's DCT scaling, for both). The slide's files are read once
+# before the rounds, so both servers read them from the page cache. The machine may be shared: every round's ratio is
+# printed, not only the medians. Goals (issue 32): (b), (c) tiler-slide-cold ≥ 3× dzg; (a) tiler-slide ≈
 # tiler-folder.
 #
 # Usage: bench/slide-serve.sh [SECONDS] [ROUNDS]      (default 8 s, 3 rounds; medians and every round's ratio)
@@ -56,6 +61,8 @@ curl -fsS "http://127.0.0.1:${ports[tiler-slide]}/api/images" | grep -q '"vendor
 for server in tiler-slide tiler-folder dzg; do
     curl -fsS "http://127.0.0.1:${ports[$server]}${prefix[$server]}/$TOP/3_3.jpg" -o "$WORK/$server.jpg"
 done
+
+cat "$SLIDE_ROOT"/img/* >/dev/null
 
 run() { if [ "$1" = "$DZG_PORT" ]; then ALLOW_ERRORS=1 wrk_run "$@"; else wrk_run "$@"; fi; }
 declare -A results

@@ -97,6 +97,35 @@ import TileGeometry
         }
     }
 
+    // The VMS levels read without OpenSlide (RestartJPEGGrid): regions at odd offsets, across restart intervals and
+    // JPEG boundaries and past the edge, byte for byte what OpenSlide's read_region gives.
+    @Test func aVMSsJPEGLevelsAreReadExactlyAsOpenSlideReadsThem() async throws {
+        try await Self.withServer { connection, fixture in
+            let pyramid = try #require(Self.slide(connection, "vms/slide"))
+            let grid = try #require(pyramid.jpegGrid, "the generated VMS's JPEGs are read directly")
+            let slide = try Slide(path: fixture.root + "/vms/slide.vms")
+            let read = (0..<slide.levels.count).filter { grid.reads(level: $0) }
+            #expect(read == [0, 1], "1/1 and 1/2 of the JPEGs; OpenSlide's smaller levels come from the map")
+            var random = SplitMix64(seed: 32)
+            for level in read {
+                let size = slide.levels[level]
+                var regions = [(0, 0, size.width, size.height), (size.width - 100, size.height - 50, 256, 256)]
+                for _ in 0..<12 {
+                    let width = Int(random.next() % 300) + 1
+                    let height = Int(random.next() % 300) + 1
+                    regions.append((Int(random.next() % UInt64(size.width)), Int(random.next() % UInt64(size.height)), width, height))
+                }
+                for (x, y, width, height) in regions {
+                    let direct = try #require(try grid.rgb(level: level, x: x, y: y, width: width, height: height, background: slide.background))
+                    let downsample = slide.levels[level].downsample
+                    let expected = try slide.rgb(
+                        level: level, x: Int(Double(x) * downsample), y: Int(Double(y) * downsample), width: width, height: height)
+                    #expect(direct.bytes == expected.bytes, "level \(level) \(x),\(y) \(width)×\(height)")
+                }
+            }
+        }
+    }
+
     @Test func theListSaysWhatSlidesAreAndTheirExtrasAreServed() async throws {
         try await Self.withServer { connection, fixture in
             let list = try await Self.get(connection, "/api/images")

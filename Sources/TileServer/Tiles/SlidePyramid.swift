@@ -21,10 +21,14 @@ final class SlidePyramid: StoredPyramid {
     let storedLevels: [StoredLevel]
     /// Every property OpenSlide reports.
     let properties: [String: String]
+    /// The colour of what is not scanned: `openslide.background-color`, else white.
+    let background: (red: UInt8, green: UInt8, blue: UInt8)
     /// The associated images' names and sizes.
     let associatedImages: [String: (width: Int, height: Int)]
     /// The vendor, objective, microns per pixel, bounds and associated images, from the properties.
     let facts: ImageFacts
+    /// A VMS's JPEGs, for the levels read without OpenSlide (the same pixels, one decode a region).
+    let jpegGrid: RestartJPEGGrid?
     private let handles: SlideHandles
     private let id: Int
     /// Associated images encoded as JPEG, by name, once asked for.
@@ -48,6 +52,8 @@ final class SlidePyramid: StoredPyramid {
             StoredLevel(width: $0.width, height: $0.height, tileWidth: Self.tileSide, tileHeight: Self.tileSide, channels: 3, passesThrough: false)
         }
         properties = slide.properties
+        background = slide.background
+        jpegGrid = slide.vendor == "hamamatsu" ? RestartJPEGGrid(vmsPath: path, levels: slide.levels, properties: slide.properties) : nil
         associatedImages = slide.associatedImages
         facts = ImageFacts(vendor: slide.vendor, properties: slide.properties, associated: Array(slide.associatedImages.keys))
         self.handles = handles
@@ -93,6 +99,16 @@ final class SlidePyramid: StoredPyramid {
 
     func region(level: Int, x0: Int, y0: Int, x1: Int, y1: Int) throws -> PixelBuffer {
         let downsample = levels[level].downsample
+        if let jpegGrid, jpegGrid.reads(level: level) {
+            let read: PixelBuffer?
+            do {
+                read = try jpegGrid.rgb(level: level, x: x0, y: y0, width: x1 - x0, height: y1 - y0, background: background)
+            } catch {
+                // A JPEG replaced since it was indexed reads as damaged: say it changed.
+                throw try checked(error)
+            }
+            if let read { return try checked(read) }
+        }
         let slide = try slide()
         do {
             return try checked(
