@@ -34,11 +34,12 @@ import TileGeometry
     @Test func slidesAreFoundBesideTIFFsAndBadOnesLeftOut() async throws {
         try await Self.withServer { connection, _ in
             let images = connection.runtime.context.catalog.images
-            #expect(images.map(\.name).sorted() == ["alpha", "boxes", "labelled", "planes", "small", "unreadable", "vms/slide"])
+            #expect(images.map(\.name).sorted() == ["alpha", "boxes", "labelled", "mirax/slide", "planes", "small", "unreadable", "vms/slide"])
             #expect(Self.slide(connection, "boxes") == nil, "the TIFF source serves the generic TIFF it reads")
             #expect(Self.slide(connection, "small")?.vendor == "aperio", "a single-resolution Aperio slide goes to OpenSlide")
             #expect(Self.slide(connection, "planes")?.vendor == "generic-tiff", "separate planes: the TIFF source refuses, OpenSlide reads")
             #expect(Self.slide(connection, "vms/slide")?.vendor == "hamamatsu")
+            #expect(Self.slide(connection, "mirax/slide")?.vendor == "mirax")
             let descriptor = try await Self.get(connection, "/images/vms/slide.dzi")
             let xml = String(decoding: descriptor.bytes, as: UTF8.self)
             #expect(descriptor.status == 200 && xml.contains("Width=\"1024\" Height=\"768\"") && xml.contains("Format=\"jpg\""))
@@ -49,6 +50,7 @@ import TileGeometry
     // and PIL's composite.
     @Test(arguments: [
         ("small.svs", "small"), ("planes.tiff", "planes"), ("vms/slide.vms", "vms/slide"), ("labelled.svs", "labelled"), ("alpha.tiff", "alpha"),
+        ("mirax/slide.mrxs", "mirax/slide"),
     ])
     func everyTileIsOpenSlidesPixels(file: String, name: String) async throws {
         try await Self.withServer { connection, fixture in
@@ -167,6 +169,40 @@ import TileGeometry
         }
     }
 
+    // make_slides.py's MIRAX: 4 × 4 camera images of 256 pixels, six scanned (columns 1–3 of rows 1–2), fill colour 306090.
+    @Test func aSparseMIRAXSlideIsServedInPlaceWithItsBoundsOverItsBackground() async throws {
+        try await Self.withServer { connection, _ in
+            let list = try await Self.get(connection, "/api/images")
+            let entries = try #require(try JSONSerialization.jsonObject(with: Data(list.bytes)) as? [[String: Any]])
+            let mirax = try #require(entries.first { $0["name"] as? String == "mirax/slide" })
+            #expect(mirax["vendor"] as? String == "mirax" && mirax["objectivePower"] as? Double == 20)
+            #expect((mirax["micronsPerPixel"] as? [String: Double]) == ["x": 0.25, "y": 0.25])
+            #expect((mirax["bounds"] as? [String: Int]) == ["x": 256, "y": 256, "width": 768, "height": 512], "the scanned images' extent")
+            let properties = try await Self.get(connection, "/api/images/mirax/slide/properties")
+            let values = try #require(try JSONSerialization.jsonObject(with: Data(properties.bytes)) as? [String: String])
+            #expect(values["openslide.background-color"] == "306090")
+            let slide = try #require(Self.slide(connection, "mirax/slide"))
+            #expect(slide.companions.files.map { $0.path.split(separator: "/").last ?? "" } == ["Data0000.dat", "Index.dat", "Slidedat.ini"])
+            // Level 10 is the full resolution: tile 0_0 was never scanned, 1_1 was; level 8 (256 pixels) holds both.
+            let empty = try decodeImage(try await Self.get(connection, "/images/mirax/slide_files/10/0_0.jpg").bytes)
+            let mean = Self.meanColour(empty)
+            #expect(abs(mean.0 - 0x30) < 3 && abs(mean.1 - 0x60) < 3 && abs(mean.2 - 0x90) < 3, "the background colour, not white: \(mean)")
+            let scanned = Self.meanColour(try decodeImage(try await Self.get(connection, "/images/mirax/slide_files/10/1_1.jpg").bytes))
+            #expect(abs(scanned.0 - 0x30) + abs(scanned.1 - 0x60) + abs(scanned.2 - 0x90) > 30, "scanned pixels: \(scanned)")
+            let whole = try decodeImage(try await Self.get(connection, "/images/mirax/slide_files/8/0_0.jpg").bytes)
+            let corner = whole.bytes[((10 * whole.width) + 10) * 3..<((10 * whole.width) + 10) * 3 + 3].map { Int($0) }
+            #expect(abs(corner[0] - 0x30) < 6 && abs(corner[1] - 0x60) < 6 && abs(corner[2] - 0x90) < 6, "\(corner)")
+        }
+    }
+
+    /// The mean of each channel of RGB `pixels`.
+    static func meanColour(_ pixels: PixelBuffer) -> (Double, Double, Double) {
+        var sums = [0.0, 0.0, 0.0]
+        for (index, value) in pixels.bytes.enumerated() { sums[index % 3] += Double(value) }
+        let count = Double(pixels.width * pixels.height)
+        return (sums[0] / count, sums[1] / count, sums[2] / count)
+    }
+
     @Test func anUnreadableSlideIsAnErrorForItAlone() async throws {
         try await Self.withServer { connection, _ in
             for _ in 0..<2 {
@@ -175,7 +211,7 @@ import TileGeometry
             }
             let good = try await Self.get(connection, "/images/small_files/4/0_0.jpg")
             #expect(good.status == 200)
-            #expect(connection.runtime.context.catalog.images.count == 7)
+            #expect(connection.runtime.context.catalog.images.count == 8)
         }
     }
 

@@ -8,13 +8,18 @@
   Tiler's own TIFF reader does not, 1024 x 1024 pixels;
 - alpha.tiff: the same kind of TIFF with an alpha channel (a gradient, a transparent band), 512 x 512 pixels, for the
   compositing of OpenSlide's premultiplied pixels over the background;
+- mirax/slide.mrxs: a 3DHistech MIRAX slide laid out as OpenSlide's MIRAX page and its reader describe (Slidedat.ini,
+  Index.dat, one Data0000.dat of JPEG images), 4 x 4 camera images of 256 pixels with only six of them scanned (a sparse
+  slide: the rest is transparent, shown in IMAGE_FILL_COLOR_BGR, a dark blue), three levels, 1024 x 1024 pixels;
 - labelled.svs: an Aperio SVS of one resolution (tifffile, Deflate) with a thumbnail, a label and a macro image, laid
   out as OpenSlide's Aperio page describes (the label and macro named on their description's second line).
 
 Usage: make_slides.py OUTDIR (run with Debian's /usr/bin/python3: Pillow, tifffile).
 """
+import io
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -85,6 +90,77 @@ def write_planes_tiff(path, whole, alpha=None):
                 subfiletype=1 if index else 0, extrasamples=None if alpha is None else ("unassalpha",))
 
 
+MIRAX_ID = "0123456789abcdef0123456789abcdef"
+# The scanned camera images (column, row): bounds 256, 256, 768 x 512.
+MIRAX_SCANNED = [(column, row) for row in (1, 2) for column in (1, 2, 3)]
+MIRAX_FILL = (0x30, 0x60, 0x90)
+
+
+def write_mirax(folder):
+    """A MIRAX slide without a position buffer or overlaps (OpenSlide then places image (x, y) at (256 x, 256 y)); level
+    n + 1's images are level n's shrunk by 2 and concatenated 2 x 2, each one present where any scanned image lies."""
+    data_folder = os.path.join(folder, "slide")
+    os.makedirs(data_folder, exist_ok=True)
+    side, across, levels = 256, 4, 3
+    canvas = Image.new("RGB", (side * across, side * across), MIRAX_FILL)
+    scan = picture(side * across, side * across, 21)
+    for column, row in MIRAX_SCANNED:
+        box = (column * side, row * side, (column + 1) * side, (row + 1) * side)
+        canvas.paste(scan.crop(box), box)
+    data = bytearray(b"01.02" + MIRAX_ID.encode() + b"000" + bytes(256))
+    records = []  # per level: (image index, offset, length, file number)
+    for level in range(levels):
+        concat = 1 << level
+        shrunk = canvas.resize((canvas.width // concat, canvas.height // concat), Image.BOX)
+        items = []
+        for row in range(0, across, concat):
+            for column in range(0, across, concat):
+                if not any(column <= x < column + concat and row <= y < row + concat for x, y in MIRAX_SCANNED):
+                    continue
+                left, top = column // concat * side, row // concat * side
+                buffer = io.BytesIO()
+                shrunk.crop((left, top, left + side, top + side)).save(buffer, "JPEG", quality=95, subsampling=0)
+                items.append((row * across + column, len(data), len(buffer.getvalue()), 0))
+                data += buffer.getvalue()
+        records.append(items)
+    with open(os.path.join(data_folder, "Data0000.dat"), "wb") as data_file:
+        data_file.write(data)
+    # Index.dat: version and slide id, the hierarchical and nonhierarchical roots (pointers to tables of one pointer per
+    # VAL), each level's record (0, pointer to its first page), pages of (count, next, items): the first page empty.
+    index = bytearray(b"01.02" + MIRAX_ID.encode())
+    hier_root = len(index)
+    index += bytes(8)
+    table = len(index)
+    index += bytes(4 * levels)
+    struct.pack_into("<ii", index, hier_root, table, len(index))
+    for level, items in enumerate(records):
+        record = len(index)
+        struct.pack_into("<i", index, table + 4 * level, record)
+        index += struct.pack("<ii", 0, record + 8)
+        index += struct.pack("<ii", 0, record + 16)
+        index += struct.pack("<ii", len(items), 0)
+        for item in items:
+            index += struct.pack("<iiii", *item)
+    with open(os.path.join(data_folder, "Index.dat"), "wb") as index_file:
+        index_file.write(index)
+    fill_bgr = MIRAX_FILL[2] << 16 | MIRAX_FILL[1] << 8 | MIRAX_FILL[0]
+    lines = ["[GENERAL]", "SLIDE_VERSION=01.03", f"SLIDE_ID={MIRAX_ID}", f"IMAGENUMBER_X={across}", f"IMAGENUMBER_Y={across}",
+             "OBJECTIVE_MAGNIFICATION=20", "CameraImageDivisionsPerSide=1", "", "[HIERARCHICAL]", "HIER_COUNT=1", "NONHIER_COUNT=0",
+             "INDEXFILE=Index.dat", "HIER_0_NAME=Slide zoom level", f"HIER_0_COUNT={levels}"]
+    for level in range(levels):
+        lines += [f"HIER_0_VAL_{level}=ZoomLevel_{level}", f"HIER_0_VAL_{level}_SECTION=LAYER_0_LEVEL_{level}_SECTION"]
+    lines += ["", "[DATAFILE]", "FILE_COUNT=1", "FILE_0=Data0000.dat"]
+    for level in range(levels):
+        lines += ["", f"[LAYER_0_LEVEL_{level}_SECTION]", f"IMAGE_CONCAT_FACTOR={0 if level == 0 else 1}", "OVERLAP_X=0", "OVERLAP_Y=0",
+                  f"MICROMETER_PER_PIXEL_X={0.25 * (1 << level)}", f"MICROMETER_PER_PIXEL_Y={0.25 * (1 << level)}",
+                  f"IMAGE_FILL_COLOR_BGR={fill_bgr}", f"DIGITIZER_WIDTH={side}", f"DIGITIZER_HEIGHT={side}", "IMAGE_FORMAT=JPEG"]
+    with open(os.path.join(data_folder, "Slidedat.ini"), "w") as slidedat:
+        slidedat.write("\n".join(lines) + "\n")
+    with open(os.path.join(folder, "slide.mrxs"), "w") as key_file:
+        key_file.write(f"[GENERAL]\nSLIDE_ID={MIRAX_ID}\n")
+
+
+
 def write_labelled_svs(path, whole):
     description = "Aperio Image Library v11.2.1\r\n{}x{} (256x256) -|AppMag = 20|MPP = 0.2500".format(whole.width, whole.height)
     with tifffile.TiffWriter(path) as tiff:
@@ -110,6 +186,7 @@ def main():
     ramp[200:260, :] = 0
     write_planes_tiff(os.path.join(out, "alpha.tiff"), picture(512, 512, 15), Image.fromarray(ramp, "L"))
     write_labelled_svs(os.path.join(out, "labelled.svs"), picture(700, 500, 9))
+    write_mirax(os.path.join(out, "mirax"))
 
 
 if __name__ == "__main__":

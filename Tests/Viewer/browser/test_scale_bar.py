@@ -95,7 +95,7 @@ class ScaleBarAppTests(ViewerTestCase):
     def test_slides_show_a_scale_bar_and_their_label_in_the_picker(self):
         b = self.browser
         self.open_app("")
-        b.wait(lambda: b.js("return document.querySelectorAll('.card').length === 4"), "the four slides listed")
+        b.wait(lambda: b.js("return document.querySelectorAll('.card').length === 5"), "the five slides listed")
         labels = b.js("return [...document.querySelectorAll('.card')].map(c => [c.querySelector('.name').textContent,"
                       " c.querySelector('img.slide-label')?.getAttribute('src') ?? null])")
         self.assertEqual(dict(labels)["labelled"], "/api/images/labelled/associated/label")
@@ -109,6 +109,12 @@ class ScaleBarAppTests(ViewerTestCase):
         shown = b.js(v + BAR + "return [b.hidden, b.textContent]")
         microns, _ = expected_length(0.45, state["view"]["zoomScale"])
         self.assertEqual(shown, [False, label(microns)])
+
+        # The sparse MIRAX slide: its microns per pixel from Slidedat.ini, framed by its scanned bounds.
+        self.open_app("#image=mirax/slide")
+        state = b.wait_complete()
+        self.assertEqual(b.js(v + "return [v.hasAttribute('scalebar'), v.micronsPerPixel]"), [True, 0.25])
+        self.assertFalse(b.js(v + BAR + "return b.hidden"))
 
         self.open_app("#image=planes")
         b.wait_complete()
