@@ -317,11 +317,13 @@ int tiler_jpeg_restart_read(const tiler_jpeg_restart_index *index, const char *p
     line = malloc((size_t)d.cinfo.output_width * (size_t)channels);
     if (line == NULL) longjmp(d.jmp, 1);
     int32_t skip_x = x - c0 * interval_width, skip_y = y - r0 * row_height;
+    /* A region of whole intervals across (a tile on the interval grid) is decoded straight into place. */
+    int direct = channels == 3 && skip_x == 0 && (int32_t)d.cinfo.output_width == width;
     while (d.cinfo.output_scanline < d.cinfo.output_height && (int32_t)d.cinfo.output_scanline < skip_y + height) {
         int32_t row = (int32_t)d.cinfo.output_scanline;
-        JSAMPROW rows[1] = {line};
+        JSAMPROW rows[1] = {direct && row >= skip_y ? rgb + (size_t)(row - skip_y) * stride : line};
         jpeg_read_scanlines(&d.cinfo, rows, 1);
-        if (row < skip_y) continue;
+        if (row < skip_y || direct) continue;
         uint8_t *out = rgb + (size_t)(row - skip_y) * stride;
         const uint8_t *in = line + (size_t)skip_x * (size_t)channels;
         if (channels == 3) {

@@ -76,13 +76,17 @@ public final class RestartJPEGGrid: Sendable {
         let partHeight = jpegHeight / scale
         let levelWidth = columns * partWidth
         let levelHeight = rows * partHeight
-        var bytes = [UInt8](repeating: 0, count: width * height * 3)
+        var bytes: [UInt8]
         if x < 0 || y < 0 || x + width > levelWidth || y + height > levelHeight {
+            bytes = [UInt8](repeating: 0, count: width * height * 3)
             for i in 0..<(width * height) {
                 bytes[3 * i] = background.red
                 bytes[3 * i + 1] = background.green
                 bytes[3 * i + 2] = background.blue
             }
+        } else {
+            // Every byte is decoded below (or the read fails and the buffer goes).
+            bytes = [UInt8](unsafeUninitializedCapacity: width * height * 3) { $1 = $0.count }
         }
         let x0 = max(0, x)
         let y0 = max(0, y)
