@@ -3,17 +3,19 @@
 # alternating (wrk -t2 -c$CONNECTIONS, seeded random tiles: every server gets the same requests):
 #   tiler-slide   `tiler serve` on a Hamamatsu VMS slide of a SIZE² picture (bench/make-vms.py: 4 × 4 JPEGs with restart
 #                 markers and an optimisation file), read in place with OpenSlide (default cache: the hot tile)
-#   tiler-slide-cold  the same with `--cache-mb 0`: every tile is made per request, nothing of it kept by Tiler — the
+#   tiler-slide-cold  the same with `--cache-mb 0`: every tile is made (encoded) per request, no tile kept — the
 #                 levels OpenSlide makes from the VMS's JPEGs (1/1, 1/2, 1/4, 1/8) read by Tiler's own restart-interval
-#                 reader (RestartJPEGGrid: the same pixels, one decode a region), the map's levels through OpenSlide
-#                 (whose own tile cache, 32 MiB a handle, serves both Tiler and dzg alike), then encoded
+#                 reader (RestartJPEGGrid: the same pixels, one decode a region) through a 32 MiB cache of decoded
+#                 256-px blocks (SlideBlockCache), the map's levels through OpenSlide; dzg's decoded pixels are cached
+#                 the same way, in OpenSlide's own tile cache (32 MiB a handle)
 #   tiler-folder  `tiler serve` on the same slide sliced to a folder by `tiler slice` (through the same reader)
 #   dzg           python3-openslide's DeepZoomGenerator over the same slide (bench/slide-dzg-server.py: one handle,
 #                 Python's threading HTTP server, as openslide-python's deepzoom_server.py), JPEG quality 85 as Tiler's
 # Cases: (a) one hot tile (cached by tiler); (b) random tiles of the finest level; (c) random tiles two levels down
 # (OpenSlide's level 2: the JPEGs at 1/4 through libjpeg's DCT scaling, for both); (d) random tiles one level down (1/2).
 # OpenSlide's 32 MiB cache (ARGB, 256 KiB a tile) holds about half of (c)'s 256 tiles, an eighth of (d)'s 1,024 and
-# a thirty-second of (b)'s 4,096: dzg's (c) is partly cache hits, tiler-slide-cold's never. The slide's files are read once
+# a thirty-second of (b)'s 4,096; Tiler's (RGB, 192 KiB a block) two thirds, a sixth, a twenty-fourth: under random
+# requests (c) is partly cache hits for both, (b) and (d) mostly decoding. The slide's files are read once
 # before the rounds, so both servers read them from the page cache. The machine may be shared: every round's ratio is
 # printed, not only the medians. Goals (issue 32): (b), (c) tiler-slide-cold ≥ 3× dzg; (a) tiler-slide ≈
 # tiler-folder.

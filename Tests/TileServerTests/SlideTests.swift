@@ -109,6 +109,8 @@ import TileGeometry
             let read = (0..<slide.levels.count).filter { grid.reads(level: $0) }
             #expect(read == [0, 1], "1/1 and 1/2 of the JPEGs; OpenSlide's smaller levels come from the map")
             var random = SplitMix64(seed: 32)
+            let blocks = SlideBlockCache(budget: 64 << 20)
+            let cached = try SlidePyramid(path: fixture.root + "/vms/slide.vms", handles: SlideHandles(capacity: 1), blocks: blocks)
             for level in read {
                 let size = slide.levels[level]
                 var regions = [(0, 0, size.width, size.height), (size.width - 100, size.height - 50, 256, 256)]
@@ -123,8 +125,18 @@ import TileGeometry
                     let expected = try slide.rgb(
                         level: level, x: Int(Double(x) * downsample), y: Int(Double(y) * downsample), width: width, height: height)
                     #expect(direct.bytes == expected.bytes, "level \(level) \(x),\(y) \(width)×\(height)")
+                    // Through the slide's decoded-block cache (regions within the level), twice: decoded, then cached.
+                    let x1 = min(size.width, x + width)
+                    let y1 = min(size.height, y + height)
+                    for _ in 0..<2 {
+                        let assembled = try cached.region(level: level, x0: x, y0: y, x1: x1, y1: y1)
+                        let within = try slide.rgb(
+                            level: level, x: Int(Double(x) * downsample), y: Int(Double(y) * downsample), width: x1 - x, height: y1 - y)
+                        #expect(assembled.bytes == within.bytes, "cached: level \(level) \(x),\(y) \(width)×\(height)")
+                    }
                 }
             }
+            #expect(blocks.blocks.count > 0 && blocks.blocks.count <= 4 * 3 + 2 * 2, "the blocks of levels 0 and 1, each kept once")
         }
     }
 

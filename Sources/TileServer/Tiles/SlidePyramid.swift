@@ -30,6 +30,8 @@ final class SlidePyramid: StoredPyramid {
     /// A VMS's JPEGs, for the levels read without OpenSlide (the same pixels, one decode a region).
     let jpegGrid: RestartJPEGGrid?
     private let handles: SlideHandles
+    /// Decoded blocks of the levels ``jpegGrid`` reads.
+    private let blocks: SlideBlockCache
     private let id: Int
     /// Associated images encoded as JPEG, by name, once asked for.
     private let associatedJPEGs = Mutex<[String: [UInt8]]>([:])
@@ -40,7 +42,7 @@ final class SlidePyramid: StoredPyramid {
     /// Opens the slide at `path` (a real path) and keeps its handle in `handles`.
     ///
     /// - Throws: ``SlideError``.
-    init(path: String, handles: SlideHandles = .shared) throws(SlideError) {
+    init(path: String, handles: SlideHandles = .shared, blocks: SlideBlockCache = .shared) throws(SlideError) {
         guard let signature = FileSignature(path: path) else { throw SlideError(kind: .changed, path: path, reason: "not a regular file") }
         let slide = try Slide(path: path)
         self.path = path
@@ -57,6 +59,7 @@ final class SlidePyramid: StoredPyramid {
         associatedImages = slide.associatedImages
         facts = ImageFacts(vendor: slide.vendor, properties: slide.properties, associated: Array(slide.associatedImages.keys))
         self.handles = handles
+        self.blocks = blocks
         id = handles.makeID()
         handles.keep(slide, for: id)
     }
@@ -102,8 +105,13 @@ final class SlidePyramid: StoredPyramid {
         if let jpegGrid, jpegGrid.reads(level: level) {
             let read: PixelBuffer?
             do {
-                read = try jpegGrid.rgb(level: level, x: x0, y: y0, width: x1 - x0, height: y1 - y0, background: background)
-            } catch {
+                read = try blocks.region(
+                    slide: id, level: level, size: (levels[level].width, levels[level].height), x0: x0, y0: y0, x1: x1, y1: y1,
+                    background: background
+                ) { x, y, width, height in
+                    try jpegGrid.rgb(level: level, x: x, y: y, width: width, height: height, background: background)
+                }
+            } catch let error as SlideError {
                 // A JPEG replaced since it was indexed reads as damaged: say it changed.
                 throw try checked(error)
             }
