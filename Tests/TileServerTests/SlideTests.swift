@@ -134,6 +134,9 @@ import TileGeometry
                             level: level, x: Int(Double(x) * downsample), y: Int(Double(y) * downsample), width: x1 - x, height: y1 - y)
                         #expect(assembled.bytes == within.bytes, "cached: level \(level) \(x),\(y) \(width)×\(height)")
                     }
+                    // Past the level's edge: the background there, as the direct read gives.
+                    let whole = try cached.region(level: level, x0: x, y0: y, x1: x + width, y1: y + height)
+                    #expect(whole.bytes == direct.bytes, "cached, unclipped: level \(level) \(x),\(y) \(width)×\(height)")
                 }
             }
             #expect(blocks.blocks.count > 0 && blocks.blocks.count <= 4 * 3 + 2 * 2, "the blocks of levels 0 and 1, each kept once")
