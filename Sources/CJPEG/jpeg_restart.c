@@ -23,7 +23,6 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,6 +117,23 @@ static int parse_header(tiler_jpeg_restart_index *index, const unsigned char *da
     return TILER_JPEG_ERR_CORRUPT;
 }
 
+/* Reads `length` bytes at `offset`; 0 when all were read. */
+static int read_at(int fd, unsigned char *buffer, size_t length, int64_t offset) {
+    size_t done = 0;
+    while (done < length) {
+        ssize_t got = pread(fd, buffer + done, length - done, (off_t)(offset + (int64_t)done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return -1;
+        done += (size_t)got;
+    }
+    return 0;
+}
+
+/* The header is read from at most this much of the file; a JPEG whose header is longer is read the ordinary way. */
+#define RESTART_HEADER_LIMIT ((size_t)4 << 20)
+/* The entropy-coded data is scanned for markers this much at a time. */
+#define RESTART_SCAN_CHUNK ((size_t)1 << 20)
+
 int tiler_jpeg_restart_index_create(const char *path, tiler_jpeg_restart_index **out, char *message, size_t message_size) {
     *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -131,45 +147,67 @@ int tiler_jpeg_restart_index_create(const char *path, tiler_jpeg_restart_index *
         set_message(message, message_size, "not a JPEG file");
         return TILER_JPEG_ERR_CORRUPT;
     }
+    /* Read, not mapped: a file truncated in place while it is indexed would raise SIGBUS through a mapping and take
+     * the server down; a read just comes up short. */
     size_t length = (size_t)status.st_size;
-    unsigned char *data = mmap(NULL, length, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (data == MAP_FAILED) {
-        set_message(message, message_size, strerror(errno));
-        return TILER_JPEG_ERR_IO;
-    }
+    size_t head = length < RESTART_HEADER_LIMIT ? length : RESTART_HEADER_LIMIT;
+    unsigned char *buffer = malloc(head > RESTART_SCAN_CHUNK + 1 ? head : RESTART_SCAN_CHUNK + 1);
     tiler_jpeg_restart_index *index = calloc(1, sizeof *index);
     int code = TILER_JPEG_ERR_NOMEM;
-    if (index == NULL) goto fail;
+    if (buffer == NULL || index == NULL) goto fail;
+    code = TILER_JPEG_ERR_IO;
+    if (read_at(fd, buffer, head, 0) != 0) {
+        set_message(message, message_size, "the JPEG could not be read");
+        goto fail;
+    }
     size_t start = 0;
-    code = parse_header(index, data, length, &start, message, message_size);
+    code = parse_header(index, buffer, head, &start, message, message_size);
     if (code != TILER_JPEG_OK) goto fail;
     int64_t count = (int64_t)index->intervals_per_row * index->mcu_rows;
     index->starts = malloc((size_t)(count + 1) * sizeof(int64_t));
     index->header = malloc(index->header_length);
     code = TILER_JPEG_ERR_NOMEM;
     if (index->starts == NULL || index->header == NULL) goto fail;
-    memcpy(index->header, data, index->header_length);
+    memcpy(index->header, buffer, index->header_length);
     index->starts[0] = (int64_t)start;
     int64_t found = 1;
     int64_t end = -1;
-    for (size_t i = start; i + 1 < length;) {
-        const unsigned char *hit = memchr(data + i, 0xFF, length - 1 - i);
-        if (hit == NULL) break;
-        i = (size_t)(hit - data);
-        unsigned char next = data[i + 1];
-        if (next == 0x00 || next == 0xFF) {
-            i += next == 0x00 ? 2 : 1;
-        } else if (next >= 0xD0 && next <= 0xD7) {
-            if (found >= count) break;
-            index->starts[found++] = (int64_t)(i + 2);
-            i += 2;
-        } else if (next == 0xD9) {
-            end = (int64_t)(i + 2);
-            break;
-        } else {
-            break;
+    int64_t offset = (int64_t)start; /* the file offset of buffer[0] */
+    int stopped = 0;
+    while (!stopped && offset + 1 < (int64_t)length) {
+        /* One byte more than is scanned, so a marker's second byte is always in the buffer. */
+        size_t want = (size_t)((int64_t)length - offset) < RESTART_SCAN_CHUNK + 1 ? (size_t)((int64_t)length - offset)
+                                                                                    : RESTART_SCAN_CHUNK + 1;
+        code = TILER_JPEG_ERR_IO;
+        if (read_at(fd, buffer, want, offset) != 0) {
+            set_message(message, message_size, "the JPEG could not be read");
+            goto fail;
         }
+        size_t i = 0;
+        while (i + 1 < want) {
+            const unsigned char *hit = memchr(buffer + i, 0xFF, want - 1 - i);
+            if (hit == NULL) {
+                i = want - 1;
+                break;
+            }
+            i = (size_t)(hit - buffer);
+            unsigned char next = buffer[i + 1];
+            if (next == 0x00 || next == 0xFF) {
+                i += next == 0x00 ? 2 : 1;
+            } else if (next >= 0xD0 && next <= 0xD7) {
+                if (found >= count) {
+                    stopped = 1;
+                    break;
+                }
+                index->starts[found++] = offset + (int64_t)i + 2;
+                i += 2;
+            } else {
+                if (next == 0xD9) end = offset + (int64_t)i + 2;
+                stopped = 1;
+                break;
+            }
+        }
+        offset += (int64_t)i;
     }
     code = TILER_JPEG_ERR_CORRUPT;
     if (found != count || end < 0) {
@@ -177,11 +215,13 @@ int tiler_jpeg_restart_index_create(const char *path, tiler_jpeg_restart_index *
         goto fail;
     }
     index->starts[count] = end;
-    munmap(data, length);
+    free(buffer);
+    close(fd);
     *out = index;
     return TILER_JPEG_OK;
 fail:
-    munmap(data, length);
+    free(buffer);
+    close(fd);
     tiler_jpeg_restart_index_free(index);
     return code;
 }
