@@ -5,7 +5,7 @@
 # signature) and for visible-rect queries with a bearer token (one token check, and signed URLs in the answer).
 #
 # Usage: bench/private-vs-public.sh [SECONDS] [ROUNDS]     (default 8 s per measurement, 5 rounds; medians reported;
-#        VERBOSE=1 also prints every measurement on stderr)
+#        VERBOSE=1 also prints every measurement on stderr; CASES="a d" runs only those cases)
 # Cases: (a) one hot tile, (b) random tiles of one level that fits the cache, (c) random tiles over a level larger
 # than the cache, (d) visible-rect queries for random viewports.
 # Besides req/s it reports each server's CPU time per request (user + system, from /proc/PID/stat around each
@@ -18,6 +18,7 @@ BENCH_DIR=${BENCH_DIR:-.bench-data}
 SIZE=${SIZE:-16384}
 CACHE_MB=${CACHE_MB:-64}
 CONNECTIONS=${CONNECTIONS:-64}
+CASES=${CASES:-a b c d}
 
 scripts/setup wrk
 source bench/lib.sh
@@ -78,7 +79,7 @@ for round in $(seq "$ROUNDS"); do
     done
     order=(public private)
     (( round % 2 == 0 )) && order=(private public)
-    for case in a b c d; do
+    for case in $CASES; do
         for server in "${order[@]}"; do results[$server-$case]+="$(measure "$server" $case)"$'\n'; done
     done
 done
@@ -86,7 +87,7 @@ echo "wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s per measurement, $ROUNDS rounds, e
 echo
 echo "| case | server | req/s | p50 ms | p99 ms | CPU µs/request | private ÷ public req/s | private ÷ public CPU/request |"
 echo "|---|---|---|---|---|---|---|---|"
-for case in a b c d; do
+for case in $CASES; do
     label=$(case $case in a) echo "(a) one hot tile" ;; b) echo "(b) random tiles, level fits cache" ;;
         c) echo "(c) random tiles, level > cache" ;; d) echo "(d) visible-rect queries" ;; esac)
     for server in public private; do
@@ -103,7 +104,7 @@ for case in a b c d; do
     done
 done
 echo
-for case in a b c d; do
+for case in $CASES; do
     ratios=$(paste -d' ' <(cut -d' ' -f1 <<<"${results[private-$case]%$'\n'}") <(cut -d' ' -f1 <<<"${results[public-$case]%$'\n'}") |
         awk '{ printf "%.3f\n", $1 / $2 }')
     echo "($case) private ÷ public by round: $(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
