@@ -21,7 +21,7 @@ final class AccessMemo {
     private var nextToken = 0
     private var grants: [(name: String, credential: String, catalogVersion: Int, token: AccessToken)] = []
     private var nextGrant = 0
-    private var tileQueries: [(image: Int, window: Int, query: String)] = []
+    private var tileQueries: [(image: Int, window: Int, signed: SignedTiles)] = []
     private var nextTileQuery = 0
     private var cacheControl: (now: Int, expires: Int, hit: ByteBuffer, miss: ByteBuffer)?
 
@@ -66,14 +66,18 @@ final class AccessMemo {
         Self.put((String(text), token), into: &tokens, at: &nextToken)
     }
 
-    /// The signed tile query of image `image` in window `window` (made by `make` the first time).
-    func tileQuery(image: Int, window: Int, make: () -> String) -> String {
+    /// A private image's signed tile URLs in one window: their query, and the end of its Deep Zoom tile URLs
+    /// (`.FORMAT?QUERY`), which every visible-rect answer appends to each tile's path.
+    typealias SignedTiles = (query: String, urlSuffix: String)
+
+    /// The signed tile URLs of image `image` in window `window` (made by `make` the first time).
+    func signedTiles(image: Int, window: Int, make: () -> SignedTiles) -> SignedTiles {
         for entry in tileQueries where entry.image == image && entry.window == window {
-            return entry.query
+            return entry.signed
         }
-        let query = make()
-        Self.put((image, window, query), into: &tileQueries, at: &nextTileQuery)
-        return query
+        let signed = make()
+        Self.put((image, window, signed), into: &tileQueries, at: &nextTileQuery)
+        return signed
     }
 
     /// The `Cache-Control` and `X-Cache` lines of a signed tile expiring at `expires`, answered at `now` (Unix seconds).

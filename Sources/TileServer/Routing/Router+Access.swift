@@ -106,20 +106,30 @@ extension Router {
     static func credential(query: @autoclosure () -> QueryString, exchange: Exchange) -> Substring? {
         if let header = exchange.authorization {
             guard isBearer(header) else { return header[header.endIndex...] }
-            return header.dropFirst(7).drop { $0 == " " }
+            let utf8 = header.utf8
+            var start = utf8.index(utf8.startIndex, offsetBy: 7)
+            while start < utf8.endIndex, utf8[start] == UInt8(ascii: " ") { start = utf8.index(after: start) }
+            return header[start...]
         }
         return query().value(named: "token") ?? exchange.cookieToken
     }
 
-    /// Whether an `Authorization` value starts with the scheme `Bearer` and a space, in any case (without the
-    /// lowercased copy that comparison would otherwise make on every request).
+    /// The scheme of `Authorization: Bearer`, lowercase, and the space after it.
+    private static let bearerScheme = Array("bearer ".utf8)
+
+    /// Whether an `Authorization` value starts with the scheme `Bearer` and a space, in any case (compared byte by
+    /// byte: this runs on every private visible-rect query).
     private static func isBearer(_ header: String) -> Bool {
         let utf8 = header.utf8
         guard utf8.count > 7 else { return false }
-        // A letter's two cases differ in bit 0x20 only.
-        return zip(utf8, "bearer ".utf8).allSatisfy { byte, expected in
-            byte == expected || (expected != UInt8(ascii: " ") && byte | 0x20 == expected)
+        var index = utf8.startIndex
+        for expected in bearerScheme {
+            // A letter's two cases differ in bit 0x20 only.
+            let byte = utf8[index]
+            guard byte == expected || (expected != UInt8(ascii: " ") && byte | 0x20 == expected) else { return false }
+            index = utf8.index(after: index)
         }
+        return true
     }
 
     /// A URL's image name split into the name and the `@VERSION` it names, if any.

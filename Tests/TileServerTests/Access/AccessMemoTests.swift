@@ -24,16 +24,16 @@ import Testing
         #expect(memo.token("tiler1.k1.c.s") == token && memo.token("tiler1.k1.c.t") == nil)
         var made = 0
         for _ in 0..<3 {
-            _ = memo.tileQuery(image: 1, window: 7) {
+            _ = memo.signedTiles(image: 1, window: 7) {
                 made += 1
-                return "q"
+                return ("q", ".jpg?q")
             }
         }
-        _ = memo.tileQuery(image: 1, window: 8) {
+        let next = memo.signedTiles(image: 1, window: 8) {
             made += 1
-            return "r"
+            return ("r", ".jpg?r")
         }
-        #expect(made == 2)
+        #expect(made == 2 && next.query == "r" && next.urlSuffix == ".jpg?r")
         let hit = memo.signedTileLines(expires: 100, now: 40, hit: true)
         #expect(String(buffer: hit) == "Cache-Control: public, max-age=60\r\nX-Cache: hit\r\n")
         #expect(String(buffer: memo.signedTileLines(expires: 100, now: 41, hit: false)) == "Cache-Control: public, max-age=59\r\nX-Cache: miss\r\n")
