@@ -5,11 +5,15 @@
 # signature) and for visible-rect queries with a bearer token (one token check, and signed URLs in the answer).
 #
 # Usage: bench/private-vs-public.sh [SECONDS] [ROUNDS]     (default 8 s per measurement, 5 rounds; medians reported;
-#        VERBOSE=1 also prints every measurement on stderr)
+#        VERBOSE=1 also prints every measurement on stderr; CASES="a d" runs only those cases)
 # Cases: (a) one hot tile, (b) random tiles of one level that fits the cache, (c) random tiles over a level larger
 # than the cache, (d) visible-rect queries for random viewports.
 # Besides req/s it reports each server's CPU time per request (user + system, from /proc/PID/stat around each
 # measurement): on a machine shared with other work, throughput swings from round to round, CPU per request much less.
+# And the CPU time of its event loops alone (the NIO-ELT threads, from /proc/PID/task/*/stat) per request: what answering
+# costs, without the background threads — in (d) the warming thread, which reads the tiles each query asks for at up to
+# a quarter of a core by wall time (TileWarmer.cpuShare), so its CPU per request rises whenever the rate falls, whatever
+# the cause.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER=${1:-8}
@@ -18,6 +22,7 @@ BENCH_DIR=${BENCH_DIR:-.bench-data}
 SIZE=${SIZE:-16384}
 CACHE_MB=${CACHE_MB:-64}
 CONNECTIONS=${CONNECTIONS:-64}
+CASES=${CASES:-a b c d}
 
 scripts/setup wrk
 source bench/lib.sh
@@ -46,18 +51,26 @@ declare -A token=([public]="" [private]="$TOKEN")
 
 # cpu_ticks SERVER: the server process's user + system time so far, in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$(cat "$WORK/$1.pid")/stat"; }
+# loop_ticks SERVER: the same for its event-loop threads only.
+loop_ticks() {
+    local task sum=0
+    for task in /proc/"$(cat "$WORK/$1.pid")"/task/*; do
+        [[ $(cat "$task/comm" 2>/dev/null) == NIO-ELT-* ]] && sum=$(( sum + $(awk '{ print $14 + $15 }' "$task/stat") ))
+    done
+    echo "$sum"
+}
 TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
 
 # measure SERVER CASE: one measurement of a case against one server, appended to its results ("req/s p50 p99 errors
-# cpu-µs-per-request").
+# cpu-µs-per-request event-loop-cpu-µs-per-request").
 measure() {
-    local server=$1 case=$2 port=${ports[$1]} before result
+    local server=$1 case=$2 port=${ports[$1]} before loop_before result
     export SERVER=$server
     local q=${query[$server]}
-    before=$(cpu_ticks "$server")
+    before=$(cpu_ticks "$server") loop_before=$(loop_ticks "$server")
     result=$(measure_case "$server" "$case" "$port" "$q")
-    awk -v r="$result" -v t=$(( ($(cpu_ticks "$server") - before) * TICK_US )) -v s="$SECONDS_PER" \
-        'BEGIN { split(r, f, " "); printf "%s %.2f\n", r, (f[1] > 0) ? t / (f[1] * s) : 0 }'
+    awk -v r="$result" -v t=$(( ($(cpu_ticks "$server") - before) * TICK_US )) -v l=$(( ($(loop_ticks "$server") - loop_before) * TICK_US )) \
+        -v s="$SECONDS_PER" 'BEGIN { split(r, f, " "); n = f[1] * s; printf "%s %.2f %.2f\n", r, (n > 0) ? t / n : 0, (n > 0) ? l / n : 0 }'
 }
 
 measure_case() {
@@ -78,15 +91,15 @@ for round in $(seq "$ROUNDS"); do
     done
     order=(public private)
     (( round % 2 == 0 )) && order=(private public)
-    for case in a b c d; do
+    for case in $CASES; do
         for server in "${order[@]}"; do results[$server-$case]+="$(measure "$server" $case)"$'\n'; done
     done
 done
 echo "wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s per measurement, $ROUNDS rounds, each case against public and private back to back (who goes first alternating); medians. $(nproc) cores"
 echo
-echo "| case | server | req/s | p50 ms | p99 ms | CPU µs/request | private ÷ public req/s | private ÷ public CPU/request |"
-echo "|---|---|---|---|---|---|---|---|"
-for case in a b c d; do
+echo "| case | server | req/s | p50 ms | p99 ms | CPU µs/request | event-loop CPU µs/request | private ÷ public req/s | private ÷ public CPU/request | private ÷ public event-loop CPU/request |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for case in $CASES; do
     label=$(case $case in a) echo "(a) one hot tile" ;; b) echo "(b) random tiles, level fits cache" ;;
         c) echo "(c) random tiles, level > cache" ;; d) echo "(d) visible-rect queries" ;; esac)
     for server in public private; do
@@ -95,19 +108,27 @@ for case in a b c d; do
         p50=$(cut -d' ' -f2 <<<"${data%$'\n'}" | median)
         p99=$(cut -d' ' -f3 <<<"${data%$'\n'}" | median)
         cpu=$(cut -d' ' -f5 <<<"${data%$'\n'}" | median)
-        eval "${server}_rps=$rps ${server}_cpu=$cpu"
-        ratio="" cpu_ratio=""
-        [ $server = private ] && ratio=$(awk -v t="$rps" -v n="$public_rps" 'BEGIN { printf "%.3fx", t / n }')
-        [ $server = private ] && cpu_ratio=$(awk -v t="$cpu" -v n="$public_cpu" 'BEGIN { printf "%.3fx", t / n }')
-        printf '| %s | %s | %.0f | %s | %s | %s | %s | %s |\n' "$label" "$server" "$rps" "$p50" "$p99" "$cpu" "$ratio" "$cpu_ratio"
+        loop=$(cut -d' ' -f6 <<<"${data%$'\n'}" | median)
+        eval "${server}_rps=$rps ${server}_cpu=$cpu ${server}_loop=$loop"
+        ratio="" cpu_ratio="" loop_ratio=""
+        if [ $server = private ]; then
+            ratio=$(awk -v t="$rps" -v n="$public_rps" 'BEGIN { printf "%.3fx", t / n }')
+            cpu_ratio=$(awk -v t="$cpu" -v n="$public_cpu" 'BEGIN { printf "%.3fx", t / n }')
+            loop_ratio=$(awk -v t="$loop" -v n="$public_loop" 'BEGIN { printf "%.3fx", t / n }')
+        fi
+        printf '| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$server" "$rps" "$p50" "$p99" "$cpu" "$loop" "$ratio" "$cpu_ratio" "$loop_ratio"
     done
 done
 echo
-for case in a b c d; do
-    ratios=$(paste -d' ' <(cut -d' ' -f1 <<<"${results[private-$case]%$'\n'}") <(cut -d' ' -f1 <<<"${results[public-$case]%$'\n'}") |
-        awk '{ printf "%.3f\n", $1 / $2 }')
-    echo "($case) private ÷ public by round: $(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
-    ratios=$(paste -d' ' <(cut -d' ' -f5 <<<"${results[private-$case]%$'\n'}") <(cut -d' ' -f5 <<<"${results[public-$case]%$'\n'}") |
-        awk '{ printf "%.3f\n", $1 / $2 }')
-    echo "($case) private ÷ public CPU per request by round: $(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
+# by_round CASE FIELD: private ÷ public of one field of the results, round by round, and their median.
+by_round() {
+    local ratios
+    ratios=$(paste -d' ' <(cut -d' ' -f"$2" <<<"${results[private-$1]%$'\n'}") <(cut -d' ' -f"$2" <<<"${results[public-$1]%$'\n'}") |
+        awk '{ printf "%.3f\n", ($2 > 0) ? $1 / $2 : 0 }')
+    echo "$(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
+}
+for case in $CASES; do
+    echo "($case) private ÷ public by round: $(by_round "$case" 1)"
+    echo "($case) private ÷ public CPU per request by round: $(by_round "$case" 5)"
+    echo "($case) private ÷ public event-loop CPU per request by round: $(by_round "$case" 6)"
 done

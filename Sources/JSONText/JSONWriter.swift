@@ -46,7 +46,7 @@ public struct JSONWriter: ~Copyable {
     public var byteCount: Int { count }
 
     /// Calls `body` with the bytes written so far.
-    public func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    public func withBytes<Result: ~Copyable>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         body(UnsafeBufferPointer(start: base, count: count))
     }
 

@@ -87,6 +87,8 @@ import TileGeometry
                 let answer = try pyramid.visibleTiles(in: PyramidVisibleTilesPropertyTests.randomViewport(of: pyramid, using: &random))
                 let expected = answer.json { prefix + "\($0.level)/\($0.column)_\($0.row)" + suffix }
                 #expect(answer.json(tileURLPrefix: prefix, tileURLSuffix: suffix) == expected)
+                let bytes = answer.jsonWriter(tileURLPrefix: prefix, tileURLSuffix: suffix).withBytes { Array($0) }
+                #expect(bytes == Array(expected.utf8))
             }
         }
     }

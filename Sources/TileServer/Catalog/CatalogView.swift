@@ -15,11 +15,22 @@ final class CatalogView {
     ///
     /// - Complexity: O(1) for short names (hashing `name`); O(n) in the images when the catalog changed.
     func image(named name: Substring) -> CatalogImage? {
+        catchUp()
+        return images[name]
+    }
+
+    /// The catalog version this view shows, after catching up with the catalog: what was decided from the catalog
+    /// and a request holds for the same request as long as this stays the same. O(1) unless the catalog changed.
+    var currentVersion: Int {
+        catchUp()
+        return version
+    }
+
+    private func catchUp() {
         if let changed = catalog.images(changedSince: version) {
             images = changed.images
             version = changed.version
         }
-        return images[name]
     }
 
     /// The image a URL's name means: `NAME@VERSION` (versioned, current or stale) or `NAME` (unversioned). A name

@@ -35,10 +35,21 @@ extension Router {
                     return .signed(expires: expires)
                 }
             }
-            return tokenGrant(for: name, query: query, exchange: exchange, policy: policy, now: now)
+            return tokenGrant(for: name, credential: Self.credential(query: query, exchange: exchange), policy: policy, now: now)
         case .metadata(let name):
+            let credential = Self.credential(query: QueryString(text: rawQuery), exchange: exchange)
+            // A grant this connection made before for this name and credential, the catalog unchanged since (a viewer's
+            // visible-rect queries): the same answer without the catalog lookups and prefix matches.
+            let catalogVersion = catalog.currentVersion
+            if let credential, let known = memo.grant(name: name, credential: credential, catalogVersion: catalogVersion), known.expires > now {
+                return .success(.token(known))
+            }
             guard isPrivate(name, policy: policy) else { return .success(.open) }
-            return tokenGrant(for: name, query: QueryString(text: rawQuery), exchange: exchange, policy: policy, now: now)
+            let grant = tokenGrant(for: name, credential: credential, policy: policy, now: now)
+            if let credential, case .success(.token(let token)) = grant {
+                memo.rememberGrant(name: name, credential: credential, catalogVersion: catalogVersion, token: token)
+            }
+            return grant
         case .list:
             guard let credential = Self.credential(query: QueryString(text: rawQuery), exchange: exchange) else { return .success(.list(nil)) }
             return Result { () throws(AccessRefusal) in
@@ -72,11 +83,9 @@ extension Router {
         }
     }
 
-    /// The token's grant for image `name`, or why there is none.
-    private func tokenGrant(
-        for name: Substring, query: QueryString, exchange: Exchange, policy: AccessPolicy, now: Int
-    ) -> Result<AccessGrant, AccessRefusal> {
-        guard let credential = Self.credential(query: query, exchange: exchange) else { return .failure(.missing) }
+    /// The grant of the token `credential` presents for image `name`, or why there is none.
+    private func tokenGrant(for name: Substring, credential: Substring?, policy: AccessPolicy, now: Int) -> Result<AccessGrant, AccessRefusal> {
+        guard let credential else { return .failure(.missing) }
         return Result { () throws(AccessRefusal) in
             let token = try verifiedToken(credential, policy: policy, now: now)
             guard token.scope == .read else { throw .wrongScope }
@@ -92,13 +101,35 @@ extension Router {
 
     /// The token a request presents: `Authorization: Bearer TOKEN`, else `?token=TOKEN`, else (IIIF requests) the
     /// `tiler_token` cookie.
-    static func credential(query: QueryString, exchange: Exchange) -> Substring? {
+    ///
+    /// `query` is only parsed when there is no `Authorization` header.
+    static func credential(query: @autoclosure () -> QueryString, exchange: Exchange) -> Substring? {
         if let header = exchange.authorization {
+            guard isBearer(header) else { return header[header.endIndex...] }
             let utf8 = header.utf8
-            guard utf8.count > 7, header.prefix(7).lowercased() == "bearer " else { return header[header.endIndex...] }
-            return header.dropFirst(7).drop { $0 == " " }
+            var start = utf8.index(utf8.startIndex, offsetBy: 7)
+            while start < utf8.endIndex, utf8[start] == UInt8(ascii: " ") { start = utf8.index(after: start) }
+            return header[start...]
         }
-        return query.value(named: "token") ?? exchange.cookieToken
+        return query().value(named: "token") ?? exchange.cookieToken
+    }
+
+    /// The scheme of `Authorization: Bearer`, lowercase, and the space after it.
+    private static let bearerScheme = Array("bearer ".utf8)
+
+    /// Whether an `Authorization` value starts with the scheme `Bearer` and a space, in any case (compared byte by
+    /// byte: this runs on every private visible-rect query).
+    private static func isBearer(_ header: String) -> Bool {
+        let utf8 = header.utf8
+        guard utf8.count > 7 else { return false }
+        var index = utf8.startIndex
+        for expected in bearerScheme {
+            // A letter's two cases differ in bit 0x20 only.
+            let byte = utf8[index]
+            guard byte == expected || (expected != UInt8(ascii: " ") && byte | 0x20 == expected) else { return false }
+            index = utf8.index(after: index)
+        }
+        return true
     }
 
     /// A URL's image name split into the name and the `@VERSION` it names, if any.

@@ -10,10 +10,10 @@ extension Router {
         case .success(let image): found = image
         case .failure(let error): return .error(error)
         }
-        if let query = signedTileQuery(for: found.image, grant: grant) {
+        if let signed = signedTiles(for: found.image, grant: grant) {
             return .file(
                 found.image.descriptorFile, profile: services.blocks.privateDescriptor,
-                extraHeaders: ByteBuffer(string: "\(Self.tileQueryHeader): \(query)\r\n"))
+                extraHeaders: ByteBuffer(string: "\(Self.tileQueryHeader): \(signed.query)\r\n"))
         }
         let profile = found.versioned ? services.blocks.versionedDescriptor : services.blocks.descriptor
         return .file(found.image.descriptorFile, profile: profile, extraHeaders: nil)
@@ -22,12 +22,14 @@ extension Router {
     /// The header naming the query to append to a private image's tile URLs.
     static let tileQueryHeader = "Tiler-Tile-Query"
 
-    /// The query of `image`'s signed tile URLs when `grant` is a token's (nil for public images).
-    func signedTileQuery(for image: CatalogImage, grant: AccessGrant) -> String? {
+    /// The query of `image`'s signed tile URLs and the suffix of its Deep Zoom tile URLs (`.FORMAT?QUERY`) when
+    /// `grant` is a token's (nil for public images). Made once per connection, image and window.
+    func signedTiles(for image: CatalogImage, grant: AccessGrant) -> AccessMemo.SignedTiles? {
         guard case .token = grant, let policy = services.access else { return nil }
         let now = Int(time(nil))
-        return memo.tileQuery(image: image.id, window: now / policy.windowSeconds) {
-            policy.tileQuery(name: image.name, version: image.version, now: now)
+        return memo.signedTiles(image: image.id, window: now / policy.windowSeconds) {
+            let query = policy.tileQuery(name: image.name, version: image.version, now: now)
+            return (query, "." + image.descriptor.format + "?" + query)
         }
     }
 

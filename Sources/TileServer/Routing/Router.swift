@@ -128,11 +128,11 @@ struct Router {
         } catch {
             return .error(.badRequest(error.message))
         }
-        var suffix = "." + image.descriptor.format
-        if let query = signedTileQuery(for: image, grant: grant) { suffix += "?" + query }
-        let body = answer.json(tileURLPrefix: image.versionedPrefix + "_files/", tileURLSuffix: suffix)
+        let suffix = signedTiles(for: image, grant: grant)?.urlSuffix ?? "." + image.descriptor.format
+        let json = answer.jsonWriter(tileURLPrefix: image.versionedPrefix + "_files/", tileURLSuffix: suffix)
+        let body = json.withBytes { ByteBuffer(bytes: $0) }
         warm(answer, of: image, viewer: query.value(named: "viewer"))
-        return .ok(ByteBuffer(string: body), profile: grant.isOpen ? services.blocks.json : services.blocks.jsonPrivate)
+        return .ok(body, profile: grant.isOpen ? services.blocks.json : services.blocks.jsonPrivate)
     }
 
     /// Marks the viewport's tiles most recently used (the centre one first) and loads the missing ones in the

@@ -3,8 +3,9 @@ import Testing
 
 @testable import TileServer
 
-/// The per-connection memo of verified signatures and tokens: exact matches only, a bounded size, and on a live
-/// connection, a remembered signature never opens another name, query or expiry.
+/// The per-connection memo of verified signatures, tokens and grants: exact matches only (secrets compared in constant
+/// time), a bounded size, and on a live connection, a remembered signature or grant never opens another name,
+/// credential, query or expiry.
 @Suite struct AccessMemoTests {
     @Test func findsOnlyWhatWasRememberedExactly() {
         let memo = AccessMemo()
@@ -23,19 +24,51 @@ import Testing
         #expect(memo.token("tiler1.k1.c.s") == token && memo.token("tiler1.k1.c.t") == nil)
         var made = 0
         for _ in 0..<3 {
-            _ = memo.tileQuery(image: 1, window: 7) {
+            _ = memo.signedTiles(image: 1, window: 7) {
                 made += 1
-                return "q"
+                return ("q", ".jpg?q")
             }
         }
-        _ = memo.tileQuery(image: 1, window: 8) {
+        let next = memo.signedTiles(image: 1, window: 8) {
             made += 1
-            return "r"
+            return ("r", ".jpg?r")
         }
-        #expect(made == 2)
+        #expect(made == 2 && next.query == "r" && next.urlSuffix == ".jpg?r")
         let hit = memo.signedTileLines(expires: 100, now: 40, hit: true)
         #expect(String(buffer: hit) == "Cache-Control: public, max-age=60\r\nX-Cache: hit\r\n")
         #expect(String(buffer: memo.signedTileLines(expires: 100, now: 41, hit: false)) == "Cache-Control: public, max-age=59\r\nX-Cache: miss\r\n")
+    }
+
+    @Test func aGrantIsFoundOnlyForItsNameCredentialAndCatalogVersion() {
+        let memo = AccessMemo()
+        let token = AccessToken(images: "a/*", expires: 5, scope: .read, keyID: "k1")
+        memo.rememberGrant(name: "a/one", credential: "tiler1.k1.c.s", catalogVersion: 3, token: token)
+        #expect(memo.grant(name: "a/one", credential: "tiler1.k1.c.s", catalogVersion: 3) == token)
+        #expect(memo.grant(name: "a/one", credential: "tiler1.k1.c.s", catalogVersion: 4) == nil, "the catalog changed")
+        #expect(memo.grant(name: "a/two", credential: "tiler1.k1.c.s", catalogVersion: 3) == nil)
+        #expect(memo.grant(name: "a/one", credential: "tiler1.k1.c.t", catalogVersion: 3) == nil)
+        #expect(memo.grant(name: "a/one", credential: "tiler1.k1.c.s2", catalogVersion: 3) == nil)
+        for index in 0..<AccessMemo.capacity {
+            memo.rememberGrant(name: "n\(index)", credential: "c", catalogVersion: 3, token: token)
+        }
+        #expect(memo.grant(name: "a/one", credential: "tiler1.k1.c.s", catalogVersion: 3) == nil, "the oldest entry was replaced")
+    }
+
+    @Test func secretsCompareByEveryByte() {
+        let secret = "tiler1.k1.eyJpbWciOiJhLyoifQ.c2lnbmF0dXJl"
+        #expect(AccessMemo.sameSecret(secret, secret[...]))
+        #expect(AccessMemo.sameSecret("", ""))
+        // A Substring in the middle of a longer string (its bytes do not start at the string's start).
+        let longer = "Bearer " + secret + " trailing"
+        let inner = longer.dropFirst(7).dropLast(9)
+        #expect(AccessMemo.sameSecret(secret, inner))
+        for offset in [0, secret.utf8.count / 2, secret.utf8.count - 1] {
+            var bytes = Array(secret.utf8)
+            bytes[offset] ^= 0x01
+            #expect(!AccessMemo.sameSecret(secret, String(decoding: bytes, as: UTF8.self)[...]), "byte \(offset) differs")
+        }
+        #expect(!AccessMemo.sameSecret(secret, secret.dropLast()))
+        #expect(!AccessMemo.sameSecret(secret, (secret + "x")[...]))
     }
 
     @Test func aRememberedSignatureOpensNothingElseOnItsConnection() async throws {
@@ -48,6 +81,11 @@ import Testing
             let signature = PrivateImageTests.signature(of: query)
             var characters = Array(signature)
             characters[3] = characters[3] == "A" ? "B" : "A"
+            var tokenCharacters = Array(token)
+            tokenCharacters[tokenCharacters.count - 5] = tokenCharacters[tokenCharacters.count - 5] == "A" ? "B" : "A"
+            let tampered = String(tokenCharacters)
+            let writeToken = try fixture.token("a/*", scope: .write)
+            func visible(_ name: String) -> String { "/api/images/\(name)/visible?x=0&y=0&width=10&height=10&zoomScale=1" }
             let connection = try RawHTTPConnection(port: server.port)
             let sequence: [(String, [String], Int)] = [
                 (tile + "?" + query, [], 200), (tile + "?" + query, [], 200),
@@ -56,6 +94,13 @@ import Testing
                 (tile.replacingOccurrences(of: "0_0", with: "1_0") + "?" + query, [], 200),
                 ("/images/a/one.dzi", ["Authorization: Bearer \(token)"], 200), ("/images/a/one.dzi", ["Authorization: Bearer \(token)"], 200),
                 ("/images/b/x.dzi", ["Authorization: Bearer \(token)"], 403), ("/images/a/one.dzi", [], 401),
+                // Remembered grants (visible-rect queries): only for the same name and credential.
+                (visible("a/one"), ["Authorization: Bearer \(token)"], 200), (visible("a/one"), ["Authorization: bearer \(token)"], 200),
+                (visible("a/two"), ["Authorization: BEARER \(token)"], 200), (visible("a/link"), ["Authorization: Bearer \(token)"], 403),
+                (visible("b/x"), ["Authorization: Bearer \(token)"], 403),
+                (visible("a/one"), [], 401), (visible("a/one"), ["Authorization: Bearer \(tampered)"], 401),
+                (visible("a/one"), ["Authorization: Bearer \(writeToken)"], 403), (visible("a/one"), ["Authorization: Basic YTpi"], 400),
+                (visible("a/one"), ["Authorization: Bearer \(token)"], 200), (visible("a/one") + "&token=\(token)", [], 200),
             ]
             for (target, headers, status) in sequence {
                 try connection.request(target, headers: headers)
