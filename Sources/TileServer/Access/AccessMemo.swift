@@ -112,7 +112,8 @@ final class AccessMemo {
         return (compared ?? nil) ?? sameBytes(Array(secret.utf8)[...], Array(presented.utf8)[...])
     }
 
-    private static func sameBytes<Bytes: RandomAccessCollection<UInt8>>(_ left: Bytes, _ right: Bytes) -> Bool where Bytes.Index == Int {
+    /// Whether `left` and `right` are the same bytes, in a time that depends on their lengths only.
+    static func sameBytes<Bytes: RandomAccessCollection<UInt8>>(_ left: Bytes, _ right: Bytes) -> Bool where Bytes.Index == Int {
         guard left.count == right.count else { return false }
         var difference: UInt8 = 0
         for offset in 0..<left.count {
