@@ -47,6 +47,7 @@ extension PyramidBuilder {
         let workers = TileWorkerPool(
             pyramid: pyramid, channels: source.channels, threads: options.threads, makeEncoder: makeEncoder,
             writer: writer, strips: strips, cancellation: cancellation, padsEdgeTiles: tiff != nil)
+        strips.observeWaits { [weak workers] waiting in workers?.decoderWaits(waiting) }
         workers.start()
         let totalTiles = Self.tileCount(of: pyramid)
         var rowsRead = 0
