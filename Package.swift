@@ -41,7 +41,7 @@ let package = Package(
         // A deterministic photo-like procedural picture of any size (demo and benchmark input).
         .target(name: "SampleImage", dependencies: ["ImageCodecs"]),
         // The streaming pyramid builder (dzsave's shape).
-        .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs", "Archive", "CFileIO"]),
+        .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs", "Archive", "CFileIO", "CZlib"]),
         // A generic LRU cache with a byte budget (no locking of its own; the server wraps it).
         .target(name: "TileCache"),
         // The SwiftNIO HTTP server: tiles, descriptors, the visible-rect query, metrics, the viewer.

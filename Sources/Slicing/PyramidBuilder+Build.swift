@@ -22,6 +22,7 @@ extension PyramidBuilder {
         var archive: ArchiveTileWriter?
         var tiff: TIFFTileWriter?
         let writer: any TileSink
+        var makeEncoder = options.makeEncoder
         switch options.container {
         case .folder:
             folder = try TileWriter(filesPath: staging.filesPath, levels: pyramid.levelCount, fileExtension: options.fileExtension)
@@ -31,14 +32,22 @@ extension PyramidBuilder {
                 path: staging.archivePath, name: staging.name, fileExtension: options.fileExtension, zip64Threshold: options.zip64Threshold)
             writer = archive!
         case .tiff:
-            tiff = try TIFFTileWriter(folder: staging.path, pyramid: pyramid, channels: source.channels)
+            // validate() let only the formats a TIFF holds through.
+            let compression = TIFFTileCompression(fileExtension: options.fileExtension)!
+            tiff = try TIFFTileWriter(folder: staging.path, pyramid: pyramid, channels: source.channels, compression: compression)
             writer = tiff!
+            if compression == .deflate {
+                // A TIFF's lossless tiles are bare predicted Deflate streams, not PNG files.
+                let level = options.compressionLevel
+                makeEncoder = { DeflateTileEncoder(level: level) }
+            }
         }
         defer { folder?.closeFolders() }
         let strips = StripPool(perLevel: Self.stripsPerLevel)
         let workers = TileWorkerPool(
-            pyramid: pyramid, channels: source.channels, threads: options.threads, makeEncoder: options.makeEncoder,
+            pyramid: pyramid, channels: source.channels, threads: options.threads, makeEncoder: makeEncoder,
             writer: writer, strips: strips, cancellation: cancellation, padsEdgeTiles: tiff != nil)
+        strips.observeWaits { [weak workers] waiting in workers?.decoderWaits(waiting) }
         workers.start()
         let totalTiles = Self.tileCount(of: pyramid)
         var rowsRead = 0

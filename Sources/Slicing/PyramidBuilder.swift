@@ -53,9 +53,9 @@ public final class PyramidBuilder: Sendable {
         var meter = ProgressMeter(interval: options.progressInterval, callback: progress)
         try options.validate()
         try Self.validate(stored)
-        if options.container == .tiff && stored.channels != 1 && stored.channels != 3 {
+        if options.container == .tiff && options.fileExtension == "jpg" && stored.channels % 2 == 0 {
             throw SliceError(
-                .invalidOptions, "a pyramidal TIFF holds JPEG tiles: images with alpha are not supported (use --container folder or szi)")
+                .invalidOptions, "a pyramidal TIFF's JPEG tiles cannot hold alpha: use --format png (Deflate tiles) or webp to keep it")
         }
         if cancellation.isCancelled { throw SliceError.cancelledError }
         let staging = try StagingFolder.create(directory: directory, name: name, force: options.force, container: options.container)

@@ -10,6 +10,8 @@ public struct SliceOptions: Sendable {
     public var fileExtension: String
     /// Makes one tile encoder per worker thread, called on that thread. Throwing fails the slice.
     public var makeEncoder: @Sendable () throws -> any TileEncoding
+    /// The zlib level (0–9) of PNG tiles, and of a pyramidal TIFF's Deflate tiles (``TileFormat/png(compressionLevel:)``).
+    public var compressionLevel = 6
     /// Worker threads that encode and write tiles (the calling thread decodes and shrinks), `1 ... 256`.
     public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
     /// How the pyramid is stored: a folder of tile files, one `.szi` archive or one pyramidal `.tif`.
@@ -41,7 +43,10 @@ public struct SliceOptions: Sendable {
         }
         guard progressInterval >= 0 else { throw fail("progress interval must not be negative") }
         if container == .tiff {
-            guard fileExtension == "jpg" else { throw fail("a pyramidal TIFF holds JPEG tiles: use --format jpg (not \(fileExtension))") }
+            guard TIFFTileCompression(fileExtension: fileExtension) != nil else {
+                throw fail("a pyramidal TIFF holds JPEG, WebP or Deflate tiles: use --format jpg, webp or png (not \(fileExtension))")
+            }
+            guard (0...9).contains(compressionLevel) else { throw fail("zlib level \(compressionLevel) is outside 0…9") }
             guard overlap == 0 else { throw fail("a pyramidal TIFF's tiles do not overlap: use --overlap 0") }
             guard tileSize % 16 == 0 else { throw fail("a TIFF's tile size must be a multiple of 16 (not \(tileSize))") }
         }

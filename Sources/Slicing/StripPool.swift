@@ -13,6 +13,7 @@ final class StripPool: @unchecked Sendable {
     private var allocated: [Int: Int] = [:]
     private var bytes = 0
     private var peak = 0
+    private var waitObserver: (@Sendable (Bool) -> Void)?
 
     /// Creates an empty pool allowing `perLevel` strips per level (≥ 1).
     init(perLevel: Int) {
@@ -20,22 +21,41 @@ final class StripPool: @unchecked Sendable {
         self.perLevel = perLevel
     }
 
+    /// Calls `observer` with `true` when ``acquire(level:rowBytes:capacityRows:)`` is about to wait, and with `false`
+    /// once that wait is over; outside the pool's lock, on the acquiring thread.
+    func observeWaits(_ observer: @escaping @Sendable (Bool) -> Void) {
+        condition.withLock { waitObserver = observer }
+    }
+
     /// A strip of `level`, reused or newly allocated, waiting while the level already has `perLevel` in use.
     func acquire(level: Int, rowBytes: Int, capacityRows: Int) -> StripBuffer {
+        var told: (@Sendable (Bool) -> Void)?
         condition.lock()
-        defer { condition.unlock() }
+        let strip: StripBuffer
         while true {
-            if let strip = free[level]?.popLast() {
-                return strip
+            if let reused = free[level]?.popLast() {
+                strip = reused
+                break
             }
             if allocated[level, default: 0] < perLevel {
                 allocated[level, default: 0] += 1
-                let strip = StripBuffer(level: level, rowBytes: rowBytes, capacityRows: capacityRows)
+                strip = StripBuffer(level: level, rowBytes: rowBytes, capacityRows: capacityRows)
                 account(strip.byteCount)
-                return strip
+                break
+            }
+            if told == nil, let observer = waitObserver {
+                // Told outside the lock, then looked at again: a strip released meanwhile is not missed.
+                told = observer
+                condition.unlock()
+                observer(true)
+                condition.lock()
+                continue
             }
             condition.wait()
         }
+        condition.unlock()
+        told?(false)
+        return strip
     }
 
     /// Marks a filled strip submitted to `holds` holders (≥ 1).

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The bytes before the tile data of a tiled, JPEG-compressed pyramidal TIFF laid out for reading over HTTP ranges
+/// The bytes before the tile data of a tiled pyramidal TIFF (JPEG, WebP or Deflate tiles) laid out for reading over HTTP ranges
 /// (as COG's layout asks): the header, then every level's IFD with the values that do not fit in it, finest level
 /// first (IFD 0 the full image, then reduced-resolution images, NewSubfileType 1), then the tile data, smallest level
 /// first. Classic TIFF, or BigTIFF when the file would pass 4 GiB (or when asked).
@@ -20,6 +20,7 @@ struct TIFFFileLayout {
     let levels: [Level]
     let tileSize: Int
     let channels: Int
+    let compression: TIFFTileCompression
     let jpegTables: [UInt8]
     let iccProfile: [UInt8]
     /// Whether the file is BigTIFF.
@@ -31,21 +32,27 @@ struct TIFFFileLayout {
     /// The header and IFDs, ready to write at offset 0.
     private let header: [UInt8]
 
-    init(levels: [Level], tileSize: Int, channels: Int, jpegTables: [UInt8], iccProfile: [UInt8], forceBigTIFF: Bool) {
+    init(
+        levels: [Level], tileSize: Int, channels: Int, compression: TIFFTileCompression = .jpeg, jpegTables: [UInt8], iccProfile: [UInt8],
+        forceBigTIFF: Bool
+    ) {
         self.levels = levels
         self.tileSize = tileSize
         self.channels = channels
+        self.compression = compression
         self.jpegTables = jpegTables
         self.iccProfile = iccProfile
         let tileBytes = levels.reduce(UInt64(0)) { $0 + $1.spoolSize }
         var big = forceBigTIFF
         if !big {
             // The header's size in classic TIFF, to see whether everything fits below 4 GiB.
-            let classicHeader = Self.build(levels, tileSize, channels, jpegTables, iccProfile, big: false, dataOffsets: levels.map { _ in 0 }).count
+            let classicHeader = Self.build(
+                levels, tileSize, channels, compression, jpegTables, iccProfile, big: false, dataOffsets: levels.map { _ in 0 }
+            ).count
             big = UInt64(classicHeader) + tileBytes > UInt64(UInt32.max)
         }
         bigTIFF = big
-        let size = Self.build(levels, tileSize, channels, jpegTables, iccProfile, big: big, dataOffsets: levels.map { _ in 0 }).count
+        let size = Self.build(levels, tileSize, channels, compression, jpegTables, iccProfile, big: big, dataOffsets: levels.map { _ in 0 }).count
         // Smallest level first: the levels are finest first, so their data goes in reverse order.
         var offsets = [UInt64](repeating: 0, count: levels.count)
         var cursor = UInt64(size)
@@ -55,7 +62,7 @@ struct TIFFFileLayout {
         }
         dataOffsets = offsets
         fileSize = cursor
-        header = Self.build(levels, tileSize, channels, jpegTables, iccProfile, big: big, dataOffsets: offsets)
+        header = Self.build(levels, tileSize, channels, compression, jpegTables, iccProfile, big: big, dataOffsets: offsets)
         precondition(header.count == size, "TIFF header size changed with the offsets")
     }
 
@@ -89,7 +96,8 @@ struct TIFFFileLayout {
 
     /// The header and every IFD with its out-of-line values, given where each level's tile data starts.
     private static func build(
-        _ levels: [Level], _ tileSize: Int, _ channels: Int, _ tables: [UInt8], _ icc: [UInt8], big: Bool, dataOffsets: [UInt64]
+        _ levels: [Level], _ tileSize: Int, _ channels: Int, _ compression: TIFFTileCompression, _ tables: [UInt8], _ icc: [UInt8], big: Bool,
+        dataOffsets: [UInt64]
     ) -> [UInt8] {
         var out: [UInt8] = [0x49, 0x49]
         if big {
@@ -98,23 +106,27 @@ struct TIFFFileLayout {
             out += le(UInt16(42)) + le(UInt32(8))
         }
         for (index, level) in levels.enumerated() {
-            let entries = self.entries(level, index: index, tileSize, channels, tables, icc, big: big, dataOffset: dataOffsets[index])
+            let entries = self.entries(
+                level, index: index, tileSize, channels, compression, tables, icc, big: big, dataOffset: dataOffsets[index])
             append(entries, last: index == levels.count - 1, big: big, to: &out)
         }
         return out
     }
 
     private static func entries(
-        _ level: Level, index: Int, _ tileSize: Int, _ channels: Int, _ tables: [UInt8], _ icc: [UInt8], big: Bool, dataOffset: UInt64
+        _ level: Level, index: Int, _ tileSize: Int, _ channels: Int, _ compression: TIFFTileCompression, _ tables: [UInt8], _ icc: [UInt8],
+        big: Bool, dataOffset: UInt64
     ) -> [Entry] {
-        let ycbcr = channels == 3
+        let ycbcr = compression == .jpeg && channels == 3
+        // Grey 1, RGB 2, YCbCr 6; alpha (2 or 4 samples) is unassociated (ExtraSamples 2), as PNG's and WebP's is.
+        let photometric = ycbcr ? 6 : channels >= 3 ? 2 : 1
         var entries = [
             Entry(tag: 254, type: long, count: 1, value: le(UInt32(index == 0 ? 0 : 1))),
             Entry(tag: 256, type: long, count: 1, value: le(UInt32(level.width))),
             Entry(tag: 257, type: long, count: 1, value: le(UInt32(level.height))),
             Entry(tag: 258, type: short, count: channels, value: shorts(Array(repeating: 8, count: channels))),
-            Entry(tag: 259, type: short, count: 1, value: shorts([7])),
-            Entry(tag: 262, type: short, count: 1, value: shorts([ycbcr ? 6 : 1])),
+            Entry(tag: 259, type: short, count: 1, value: shorts([compression.tag])),
+            Entry(tag: 262, type: short, count: 1, value: shorts([photometric])),
             Entry(tag: 277, type: short, count: 1, value: shorts([channels])),
             Entry(tag: 284, type: short, count: 1, value: shorts([1])),
             Entry(tag: 305, type: ascii, count: 6, value: Array("tiler\0".utf8)),
@@ -126,6 +138,8 @@ struct TIFFFileLayout {
             ),
             Entry(tag: 325, type: long, count: level.sizes.count, value: level.sizes.flatMap { le($0) }),
         ]
+        if compression == .deflate { entries.insert(Entry(tag: 317, type: short, count: 1, value: shorts([2])), at: entries.count - 4) }
+        if channels % 2 == 0 { entries.append(Entry(tag: 338, type: short, count: 1, value: shorts([2]))) }
         if !tables.isEmpty { entries.append(Entry(tag: 347, type: undefined, count: tables.count, value: tables)) }
         if ycbcr { entries.append(Entry(tag: 530, type: short, count: 2, value: shorts([2, 2]))) }
         if index == 0 && !icc.isEmpty { entries.append(Entry(tag: 34675, type: undefined, count: icc.count, value: icc)) }

@@ -4,9 +4,9 @@ import ImageCodecs
 import Synchronization
 import TileGeometry
 
-/// Collects the JPEG tiles of a pyramidal TIFF as the workers finish them: each stored level's tiles appended to a
-/// spool file of their own in the staging folder (offsets reserved under a lock, one `pwrite` each), their tables
-/// stripped into one shared `JPEGTables`. ``finish(into:bigTIFF:)`` then writes the TIFF (``TIFFFileLayout``): every
+/// Collects the tiles of a pyramidal TIFF as the workers finish them: each stored level's tiles appended to a spool
+/// file of their own in the staging folder (offsets reserved under a lock, one `pwrite` each); JPEG tiles' tables
+/// stripped into one shared `JPEGTables`, WebP and Deflate tiles (``TIFFTileCompression``) stored as encoded. ``finish(into:bigTIFF:)`` then writes the TIFF (``TIFFFileLayout``): every
 /// IFD first, then the levels' tile data, smallest level first, copied from the spools in the kernel.
 ///
 /// Stored levels are the Deep Zoom levels from the finest down to the first that fits in one tile; tiles of smaller
@@ -33,8 +33,11 @@ final class TIFFTileWriter: TileSink {
     let pyramid: Pyramid
     /// The smallest Deep Zoom level stored.
     let smallestLevel: Int
-    /// 1 (grey) or 3 (RGB, stored YCbCr 4:2:0).
+    /// The samples per pixel stored: 1 (grey) or 3 (RGB, stored YCbCr 4:2:0) for JPEG; 3 or 4 (RGBA) for WebP; the
+    /// source's 1 … 4 for Deflate.
     let channels: Int
+    /// How the tiles are compressed.
+    let compression: TIFFTileCompression
     private let state: Mutex<State>
 
     /// The smallest level stored for `pyramid`: the first, going down, that fits in one tile.
@@ -46,9 +49,12 @@ final class TIFFTileWriter: TileSink {
     }
 
     /// Creates a spool per stored level in `folder` (the staging folder; unlinked at once, so nothing is left).
-    init(folder: String, pyramid: Pyramid, channels: Int) throws(SliceError) {
+    ///
+    /// - Parameter channels: The source's channels (1 … 4; no alpha with JPEG).
+    init(folder: String, pyramid: Pyramid, channels: Int, compression: TIFFTileCompression = .jpeg) throws(SliceError) {
         self.pyramid = pyramid
-        self.channels = channels
+        self.channels = compression.storedChannels(source: channels)
+        self.compression = compression
         smallestLevel = Self.smallestLevel(of: pyramid)
         var levels: [Level] = []
         for level in smallestLevel...pyramid.maxLevel {
@@ -78,13 +84,22 @@ final class TIFFTileWriter: TileSink {
 
     func writeTile(_ bytes: [UInt8], level: Int, column: Int, row: Int) throws(SliceError) {
         guard level >= smallestLevel else { return }
-        guard let split = JPEGTables.split(bytes) else {
-            throw SliceError(.encoder, "tile \(level)/\(column)_\(row) is not a JPEG the TIFF can store")
+        let split: JPEGTables.Split?
+        if compression == .jpeg {
+            guard let tables = JPEGTables.split(bytes) else {
+                throw SliceError(.encoder, "tile \(level)/\(column)_\(row) is not a JPEG the TIFF can store")
+            }
+            split = tables
+        } else {
+            split = nil
         }
         let reserved = state.withLock { state -> (fd: Int32, offset: UInt64, data: [UInt8]) in
-            if state.tables == nil { state.tables = split.tables }
-            // A tile whose tables differ from the shared ones (optimised Huffman tables) keeps its own.
-            let data = split.tables == state.tables ? split.abbreviated : bytes
+            var data = bytes
+            if let split {
+                if state.tables == nil { state.tables = split.tables }
+                // A tile whose tables differ from the shared ones (optimised Huffman tables) keeps its own.
+                if split.tables == state.tables { data = split.abbreviated }
+            }
             // Mutated in place through the array: copying a level out and back would copy its tile tables per tile.
             let index = level - smallestLevel
             let offset = state.levels[index].end
@@ -124,8 +139,8 @@ final class TIFFTileWriter: TileSink {
                 TIFFFileLayout.Level(width: size.width, height: size.height, offsets: entry.offsets, sizes: entry.sizes, spoolSize: entry.end))
         }
         let layout = TIFFFileLayout(
-            levels: levels, tileSize: pyramid.tileSize, channels: channels, jpegTables: state.tables ?? [], iccProfile: SRGBProfile.bytes,
-            forceBigTIFF: bigTIFF)
+            levels: levels, tileSize: pyramid.tileSize, channels: channels, compression: compression, jpegTables: state.tables ?? [],
+            iccProfile: SRGBProfile.bytes, forceBigTIFF: bigTIFF)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SliceError.system(.write, "cannot create \(path)", errno: errno) }
         do throws(SliceError) {

@@ -29,7 +29,11 @@ public enum TileFormat: Sendable, Equatable {
         case .jpeg(let quality, let optimize):
             SliceOptions(fileExtension: fileExtension) { try JPEGEncoder(quality: quality, optimizeHuffman: optimize) }
         case .png(let level):
-            SliceOptions(fileExtension: fileExtension) { try PNGEncoder(compressionLevel: level) }
+            {
+                var options = SliceOptions(fileExtension: fileExtension) { try PNGEncoder(compressionLevel: level) }
+                options.compressionLevel = level
+                return options
+            }()
         case .webp(let quality, let lossless):
             SliceOptions(fileExtension: fileExtension) { try WebPEncoder(quality: quality, lossless: lossless) }
         }

@@ -6,6 +6,13 @@ import TileGeometry
 /// The decoding thread submits each full strip as a few jobs (adjacent column runs, about one per thread), so workers
 /// share a row of tiles without per-tile hand-offs. After the first failure, or once cancelled, workers skip the
 /// remaining jobs — but still release their strips, so the decoder is never left waiting.
+///
+/// The decoding thread is the slice's critical path (a JPEG's entropy decoding is serial). With a worker per core, one
+/// core is shared by the decoder and a worker throughout: the decoder runs at a fraction of a core while the workers
+/// drain a strip's jobs, then they idle until it hands over the next one. So only `cores − 1` workers take jobs all
+/// along; the others (*helpers*) take a job only while the decoder waits for a strip (the workers are behind: back-
+/// pressure, see ``StripPool``) or once it has read the last row. At least one worker is never a helper, so every
+/// submitted strip comes back and the decoder's wait always ends.
 final class TileWorkerPool: @unchecked Sendable {
     // @unchecked: the mutable state below is read and written under `condition` only; the rest is immutable and
     // Sendable. Encoders are created and used on their own worker thread.
@@ -17,10 +24,14 @@ final class TileWorkerPool: @unchecked Sendable {
     private var failure: SliceError?
     private var tiles = 0
     private var bytes = 0
+    /// Whether the decoding thread is waiting for a strip (helpers take jobs only then, or once the queue is closed).
+    private var decoderWaiting = false
 
     private let pyramid: Pyramid
     private let channels: Int
     private let threads: Int
+    /// Of ``threads``, the helpers: the workers past the first `cores − 1` (none with a single worker).
+    let helpers: Int
     private let makeEncoder: @Sendable () throws -> any TileEncoding
     private let writer: any TileSink
     private let strips: StripPool
@@ -32,9 +43,11 @@ final class TileWorkerPool: @unchecked Sendable {
     /// Creates a pool; no thread runs before ``start()``.
     init(
         pyramid: Pyramid, channels: Int, threads: Int, makeEncoder: @escaping @Sendable () throws -> any TileEncoding,
-        writer: any TileSink, strips: StripPool, cancellation: SliceCancellation, padsEdgeTiles: Bool = false
+        writer: any TileSink, strips: StripPool, cancellation: SliceCancellation, padsEdgeTiles: Bool = false,
+        cores: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
         self.padsEdgeTiles = padsEdgeTiles
+        self.helpers = max(0, threads - max(1, cores - 1))
         self.pyramid = pyramid
         self.channels = channels
         self.threads = threads
@@ -48,7 +61,8 @@ final class TileWorkerPool: @unchecked Sendable {
     func start() {
         condition.withLock { running = threads }
         for index in 0..<threads {
-            let thread = Thread { [self] in work() }
+            let helper = index >= threads - helpers
+            let thread = Thread { [self] in work(helper: helper) }
             thread.name = "tiler-slice-\(index)"
             thread.stackSize = 8 << 20
             thread.start()
@@ -65,6 +79,14 @@ final class TileWorkerPool: @unchecked Sendable {
         condition.withLock {
             queue.append(contentsOf: jobs)
             condition.broadcast()
+        }
+    }
+
+    /// Tells the helpers whether the decoding thread waits for a strip (``StripPool/observeWaits(_:)``).
+    func decoderWaits(_ waiting: Bool) {
+        condition.withLock {
+            decoderWaiting = waiting
+            if waiting { condition.broadcast() }
         }
     }
 
@@ -102,12 +124,13 @@ final class TileWorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The next job, or `nil` once the queue is closed and empty.
-    private func nextJob() -> TileJob? {
+    /// The next job, or `nil` once the queue is closed and empty. A `helper` takes one only while the decoder waits
+    /// for a strip or once the queue is closed.
+    private func nextJob(helper: Bool) -> TileJob? {
         condition.lock()
         defer { condition.unlock() }
-        while head == queue.count {
-            if closed { return nil }
+        while head == queue.count || (helper && !decoderWaiting && !closed) {
+            if closed && head == queue.count { return nil }
             condition.wait()
         }
         let job = queue[head]
@@ -124,9 +147,9 @@ final class TileWorkerPool: @unchecked Sendable {
     }
 
     /// A worker thread's life: make an encoder, run jobs until the queue closes, then report the exit.
-    private func work() {
+    private func work(helper: Bool) {
         var encoder: (any TileEncoding)?
-        while let job = nextJob() {
+        while let job = nextJob(helper: helper) {
             if !shouldSkip {
                 do {
                     if encoder == nil { encoder = try makeEncoder() }

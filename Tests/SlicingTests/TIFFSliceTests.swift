@@ -131,9 +131,13 @@ import TileGeometry
         let alpha = TestImage.random(width: 300, height: 200, channels: 4, seed: 2)
         try SliceSafetyTests.expectFailure(
             .invalidOptions, slicing: MemoryRowSource(alpha), with: PyramidBuilder(options: Self.options(.tiff)), in: fixture)
-        var png = TileFormat.png().sliceOptions()
-        png.container = .tiff
-        try SliceSafetyTests.expectFailure(.invalidOptions, slicing: MemoryRowSource(Self.image), with: PyramidBuilder(options: png), in: fixture)
+        var pam = SliceFixture.options()
+        pam.container = .tiff
+        try SliceSafetyTests.expectFailure(.invalidOptions, slicing: MemoryRowSource(Self.image), with: PyramidBuilder(options: pam), in: fixture)
+        var oddTiles = Self.options(.tiff)
+        oddTiles.tileSize = 100
+        try SliceSafetyTests.expectFailure(
+            .invalidOptions, slicing: MemoryRowSource(Self.image), with: PyramidBuilder(options: oddTiles), in: fixture)
         var overlap = Self.options(.tiff)
         overlap.overlap = 1
         try SliceSafetyTests.expectFailure(.invalidOptions, slicing: MemoryRowSource(Self.image), with: PyramidBuilder(options: overlap), in: fixture)

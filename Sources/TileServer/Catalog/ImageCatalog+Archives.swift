@@ -4,7 +4,8 @@ import TileGeometry
 
 extension ImageCatalog {
     /// An entry for an SZI (``DirectoryWalker/Found/Kind/archive``): its central directory read and checked once into
-    /// ``ArchiveTiles``, its descriptor the archive's own `.dzi` bytes, its version the file's identity.
+    /// ``ArchiveTiles``, its descriptor the archive's own `.dzi` bytes, its version the file's identity. The archive is
+    /// closed again; tile requests reopen it through ``storedFiles``.
     ///
     /// - Throws: ``CatalogError``, permanent (until the file changes) for a damaged archive, transient when the
     ///   process is out of descriptors or memory.
@@ -14,7 +15,7 @@ extension ImageCatalog {
         }
         let tiles: ArchiveTiles
         do {
-            tiles = try ArchiveTiles(path: real)
+            tiles = try ArchiveTiles(path: real, image: id, files: storedFiles)
         } catch {
             let prefix = real + ": "
             let message = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message

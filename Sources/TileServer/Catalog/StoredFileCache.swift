@@ -1,16 +1,25 @@
-/// The files of pyramids stored in one file (``StoredPyramid``: a pyramidal TIFF, …) that the server holds open, at
-/// most ``capacity`` of them whatever the size of the catalog — as ``LevelDirectoryCache`` bounds level folders. The
-/// catalog reads a file's levels when it finds it and closes it again; the file is opened here on its first tile
-/// request and closed when it is the least recently used one and another needs its place. So 10,000 pyramidal TIFFs
-/// in ROOT cost no more descriptors than 10,000 folder pyramids.
+/// The files of pyramids stored in one file (``StoredPyramid``: a pyramidal TIFF, …; and SZIs, ``ArchiveTiles``) that
+/// the server holds open, at most ``capacity`` of them whatever the size of the catalog — as ``LevelDirectoryCache``
+/// bounds level folders. The catalog reads a file's levels (or an archive's index) when it finds it and closes it
+/// again; the file is opened here on its first tile request and closed when it is the least recently used one and
+/// another needs its place. So 10,000 pyramidal TIFFs or SZIs in ROOT cost no more descriptors than 10,000 folder
+/// pyramids.
 ///
 /// Pyramids are handed out as references: one evicted while another thread reads a tile from it is closed only when
 /// that thread lets go of it (its descriptor cannot be reused under the read).
 final class StoredFileCache: Sendable {
-    /// One open pyramid, as a reference the cache can hold.
+    /// One open file, as a reference the cache can hold.
     private final class Held: Sendable {
-        let pyramid: any StoredPyramid
-        init(_ pyramid: any StoredPyramid) { self.pyramid = pyramid }
+        let pyramid: (any StoredPyramid)?
+        let archive: ArchiveFile?
+        init(_ pyramid: any StoredPyramid) {
+            self.pyramid = pyramid
+            self.archive = nil
+        }
+        init(_ archive: ArchiveFile) {
+            self.pyramid = nil
+            self.archive = archive
+        }
     }
 
     private let files: HeldOpenCache<Int, Held>
@@ -36,7 +45,17 @@ final class StoredFileCache: Sendable {
     /// - Complexity: O(1) (one lock) on a hit; on a miss also `open`, run outside the lock.
     func pyramid<E: Error>(image: Int, open: () throws(E) -> any StoredPyramid) throws(E) -> any StoredPyramid {
         // `open` never gives nil, so neither does the cache.
-        try files.value(for: image) { () throws(E) -> Held? in Held(try open()) }!.pyramid
+        try files.value(for: image) { () throws(E) -> Held? in Held(try open()) }!.pyramid!
+    }
+
+    /// The open archive of catalog entry `image` (an SZI): from the cache, marked most recently used, or opened now
+    /// with `open` and kept (evicting the least recently used file when full).
+    ///
+    /// - Throws: what `open` throws; nothing is kept then.
+    /// - Complexity: O(1) (one lock) on a hit; on a miss also `open`, run outside the lock.
+    func archive<E: Error>(image: Int, open: () throws(E) -> ArchiveFile) throws(E) -> ArchiveFile {
+        // An image's id names one source, so the entry under `image` is an archive when an archive asks for it.
+        try files.value(for: image) { () throws(E) -> Held? in Held(try open()) }!.archive!
     }
 
     /// Closes (once unused) the files of the given images.

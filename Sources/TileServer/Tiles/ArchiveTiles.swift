@@ -2,66 +2,82 @@ import Archive
 import Glibc
 import TileGeometry
 
-/// A pyramid in one stored ZIP (an SZI), served in place: the archive open once, its central directory read once
-/// into ``SZIArchive``'s compact index, and each tile's bytes read or sent (`sendfile`) straight from their offset.
+/// A pyramid in one stored ZIP (an SZI), served in place: its central directory read once, when the catalog finds
+/// the file, into ``SZIArchive``'s compact index, and each tile's bytes read or sent (`sendfile`) straight from their
+/// offset.
 ///
-/// Bound to one version of the file: the descriptor stays on the inode that was indexed (a replaced archive gets a
-/// new catalog entry), and every read first checks, with one `fstat`, that the file still has the size and time it
-/// was indexed with, so a file rewritten in place is never served with a stale index.
+/// The archive is closed again once indexed, and opened on its first tile request through the server's shared
+/// ``StoredFileCache`` (closed when it is the least recently used file and another needs its place), so 10,000 SZIs
+/// in ROOT cost no more descriptors than 10,000 folder pyramids; the index is kept meanwhile. The file opened must be
+/// the one indexed (same device, inode, size and modification time): a replaced archive is refused, and gets a new
+/// catalog entry at the next rescan. Every read first checks, with one `fstat`, that the open file still has the size
+/// and time it was indexed with, so a file rewritten in place is never served with a stale index.
 final class ArchiveTiles: Sendable {
     /// The index of the archive's tiles.
     let index: SZIArchive
     /// The archive's real path.
     let path: String
-    private let descriptor: Int32
+    /// The catalog entry's ``CatalogImage/id`` (the shared cache's key).
+    let image: Int
+    private let device: UInt64
+    private let inode: UInt64
     private let seconds: Int
     private let nanoseconds: Int
+    private let files: StoredFileCache
 
-    /// Opens and indexes the archive at `path` (a real path).
+    /// Opens and indexes the archive at `path` (a real path) for catalog entry `image`, then closes it; tiles reopen
+    /// it through `files`.
     ///
     /// - Throws: ``ArchiveError`` with one line when it cannot be opened or is not a sound SZI.
     /// - Complexity: O(n log n) for n entries (see ``SZIArchive``).
-    init(path: String) throws(ArchiveError) {
-        // O_NONBLOCK: a FIFO must not hang the open; it changes nothing for regular files.
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { throw ArchiveError("\(path): cannot open", errno: errno) }
+    init(path: String, image: Int, files: StoredFileCache) throws(ArchiveError) {
+        let opened = try ArchiveFile(path: path)
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            close(descriptor)
-            throw ArchiveError("\(path): not a regular file")
-        }
-        do throws(ArchiveError) {
-            index = try SZIArchive(fd: descriptor, label: path)
-        } catch {
-            close(descriptor)
-            throw error
-        }
+        guard fstat(opened.descriptor, &status) == 0 else { throw ArchiveError("\(path): cannot read its status", errno: errno) }
+        index = try SZIArchive(fd: opened.descriptor, label: path)
         self.path = path
-        self.descriptor = descriptor
-        self.seconds = Int(status.st_mtim.tv_sec)
-        self.nanoseconds = Int(status.st_mtim.tv_nsec)
+        self.image = image
+        self.files = files
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        seconds = Int(status.st_mtim.tv_sec)
+        nanoseconds = Int(status.st_mtim.tv_nsec)
     }
 
-    deinit {
-        close(descriptor)
+    /// The archive, open: held by the shared cache, or opened now and checked to be the file indexed.
+    private func opened() throws(FileLoadError) -> ArchiveFile {
+        try files.archive(image: image) { () throws(FileLoadError) -> ArchiveFile in
+            let file: ArchiveFile
+            do throws(ArchiveError) {
+                file = try ArchiveFile(path: path)
+            } catch {
+                throw FileLoadError(kind: .unreadable, message: "the archive cannot be opened again: \(error.message)")
+            }
+            var status = stat()
+            guard fstat(file.descriptor, &status) == 0, UInt64(status.st_dev) == device, UInt64(status.st_ino) == inode else {
+                throw FileLoadError(kind: .unreadable, message: "the archive was replaced since it was indexed")
+            }
+            return file
+        }
     }
 
-    /// Whether the open file still has the size and modification time it was indexed with. One `fstat`.
-    private var isCurrent: Bool {
+    /// Whether `file` still has the size and modification time the archive was indexed with. One `fstat`.
+    private func isCurrent(_ file: ArchiveFile) -> Bool {
         var status = stat()
-        return fstat(descriptor, &status) == 0 && UInt64(status.st_size) == index.fileSize && Int(status.st_mtim.tv_sec) == seconds
+        return fstat(file.descriptor, &status) == 0 && UInt64(status.st_size) == index.fileSize && Int(status.st_mtim.tv_sec) == seconds
             && Int(status.st_mtim.tv_nsec) == nanoseconds
     }
 
-    /// Where tile `address` lies, or a ``FileLoadError`` when the archive lacks it, holds a larger one than
-    /// `maxBytes`, or has changed since it was indexed.
-    private func place(_ address: TileAddress, maxBytes: Int) throws(FileLoadError) -> (offset: UInt64, size: Int) {
+    /// The open archive and where tile `address` lies in it, or a ``FileLoadError`` when the archive lacks it, holds
+    /// a larger one than `maxBytes`, or has changed since it was indexed.
+    private func place(_ address: TileAddress, maxBytes: Int) throws(FileLoadError) -> (file: ArchiveFile, offset: UInt64, size: Int) {
         guard let place = index.tile(level: Int(address.level), column: Int(address.column), row: Int(address.row)) else {
             throw FileLoadError(kind: .notFound, message: "no such tile in the archive")
         }
         guard place.size <= maxBytes else { throw FileLoadError(kind: .unreadable, message: "the tile is larger than \(maxBytes) bytes") }
-        guard isCurrent else { throw FileLoadError(kind: .unreadable, message: "the archive changed since it was indexed") }
-        return place
+        let file = try opened()
+        guard isCurrent(file) else { throw FileLoadError(kind: .unreadable, message: "the archive changed since it was indexed") }
+        return (file, place.offset, place.size)
     }
 
     /// Reads tile `address` into a ``LoadedFile``; with `pageCacheOnly`, nil when that would wait for the disk.
@@ -69,8 +85,12 @@ final class ArchiveTiles: Sendable {
     /// - Throws: ``FileLoadError``: `.notFound` for a tile the archive lacks.
     func read(_ address: TileAddress, maxBytes: Int, pageCacheOnly: Bool) throws(FileLoadError) -> LoadedFile? {
         let place = try place(address, maxBytes: maxBytes)
-        return try FileLoader.readRegion(
-            descriptor, offset: Int(place.offset), size: place.size, tag: (seconds, Int(place.offset)), pageCacheOnly: pageCacheOnly)
+        // The archive stays open (not closed by an eviction) until the read is done.
+        return try withExtendedLifetime(place.file) { () throws(FileLoadError) in
+            try FileLoader.readRegion(
+                place.file.descriptor, offset: Int(place.offset), size: place.size, tag: (seconds, Int(place.offset)),
+                pageCacheOnly: pageCacheOnly)
+        }
     }
 
     /// Tile `address` as an ``OpenTile`` to send with `sendfile`: the archive's descriptor duplicated (the tile owns
@@ -78,7 +98,7 @@ final class ArchiveTiles: Sendable {
     /// which gives the right error).
     func open(_ address: TileAddress, maxBytes: Int) -> OpenTile? {
         guard let place = try? place(address, maxBytes: maxBytes) else { return nil }
-        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        let copy = withExtendedLifetime(place.file) { fcntl(place.file.descriptor, F_DUPFD_CLOEXEC, 0) }
         guard copy >= 0 else { return nil }
         var modified = timespec()
         modified.tv_sec = seconds

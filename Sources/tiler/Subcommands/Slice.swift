@@ -11,7 +11,8 @@ struct Slice: ParsableCommand {
         discussion: """
             Writes DIR/NAME.dzi and DIR/NAME_files/LEVEL/COL_ROW.EXT, or with --container szi (or -o DIR/NAME.szi) one \
             file DIR/NAME.szi: a stored ZIP of the same files under NAME/, as vips dzsave --container zip writes; with \
-            --container tiff (or -o DIR/NAME.tif) one tiled pyramidal TIFF with JPEG tiles, laid out as COG's \
+            --container tiff (or -o DIR/NAME.tif) one tiled pyramidal TIFF with JPEG tiles (WebP with --format webp; \
+            lossless Deflate with --format png, the choice for images with alpha), laid out as COG's \
             (BigTIFF past 4 GiB or with --bigtiff), which tiler serve serves in place. The pyramid is built in a hidden folder beside \
             the destination and moved into place only when complete: on any error or interruption nothing is left \
             behind, and an existing pyramid is replaced (with --force) only once the new one is whole. Hidden folders \
