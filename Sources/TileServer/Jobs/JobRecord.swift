@@ -23,6 +23,15 @@ struct JobRecord: Codable, Equatable {
     /// Where an upload's body is staged.
     static func uploadPath(root: String, id: String) -> String { folder(root: root) + "/\(id).upload" }
 
+    init(id: String, name: String, source: String, state: String, error: String?, created: Int) {
+        self.id = id
+        self.name = name
+        self.source = source
+        self.state = state
+        self.error = error
+        self.created = created
+    }
+
     /// The record of `job` now.
     init(_ job: SliceJob) {
         let snapshot = job.snapshot
