@@ -1,6 +1,7 @@
 import Foundation
 import ImageCodecs
 import Slicing
+import TileGeometry
 
 extension JobQueue {
     /// Slices `job` on this (low-priority) thread: a pyramidal TIFF is moved into place as it is; any other image is
@@ -27,6 +28,7 @@ extension JobQueue {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try work(directory, stem)
+            _ = provisionals.withLock { $0.removeValue(forKey: job.name) }
             onPublished()
             let dzi = catalog.current.images[job.name[...]].map { $0.versionedPrefix + ".dzi" }
             job.update {
@@ -36,11 +38,13 @@ extension JobQueue {
                 $0.rowsDecoded = $0.rows
             }
         } catch let error as SliceError where error.reason == .cancelled {
+            _ = provisionals.withLock { $0.removeValue(forKey: job.name) }
             job.update {
                 $0.state = .cancelled
                 $0.dzi = nil
             }
         } catch {
+            _ = provisionals.withLock { $0.removeValue(forKey: job.name) }
             job.fail(describe(error, of: job))
         }
         switch job.source {
@@ -60,6 +64,18 @@ extension JobQueue {
         options.force = job.replace
         options.progressInterval = 0.1
         options.threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let geometry = DZIDescriptor(
+            width: displayed.width, height: displayed.height, tileSize: options.tileSize, overlap: options.overlap, format: options.fileExtension)
+        let pyramid = Pyramid(width: displayed.width, height: displayed.height, tileSize: options.tileSize, overlap: options.overlap)
+        options.onStaging = { [self] filesPath in
+            let provisional = ProvisionalPyramid(
+                job: job, version: ProvisionalPyramid.newVersion(), filesPath: filesPath, descriptor: geometry, pyramid: pyramid)
+            provisionals.withLock { $0[job.name] = provisional }
+            job.update {
+                $0.dzi = provisional.dzi
+                $0.tiles = PyramidBuilder.tileCount(of: pyramid)
+            }
+        }
         let builder = PyramidBuilder(options: options, cancellation: job.cancellation)
         job.update { $0.rows = displayed.height }
         _ = try builder.slice(source, orientation: orientation, into: directory, name: stem) { progress in
