@@ -23,29 +23,29 @@ extension Router {
         else {
             return .error(.notFound("\(base) has no tile \(address.level)/\(address.column)_\(address.row).\(tile.format)"))
         }
-        let path = "\(provisional.filesPath)/\(address.level)/\(address.column)_\(address.row).\(descriptor.format)"
+        let name = "/\(address.level)/\(address.column)_\(address.row).\(descriptor.format)"
+        let paths = provisional.filesPaths.map { $0 + name }
         let profile = ResponseProfile(contentType: MIMEType.forExtension(descriptor.format), cacheControl: ResponseProfile.noStore, cors: cors)
         let deliver = self.deliver
         services.tiles.threadPool.submit { state in
             guard case .active = state else { return deliver(.error(RequestError(status: .serviceUnavailable, message: "shutting down"))) }
-            deliver(Self.provisionalTile(at: path, profile: profile))
+            deliver(paths.lazy.compactMap { Self.provisionalTile(at: $0, profile: profile) }.first ?? Self.notYet)
         }
         return .later
     }
 
-    /// The tile file at `path` (blocking): 200 with its bytes, or 404 with `Retry-After: 1` while it is missing or
-    /// empty (being written).
-    private static func provisionalTile(at path: String, profile: ResponseProfile) -> Response {
+    /// The tile file at `path` (blocking): 200 with its bytes, or nil while it is missing or empty (being written).
+    private static func provisionalTile(at path: String, profile: ResponseProfile) -> Response? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         var info = stat()
-        guard descriptor >= 0 else { return notYet }
+        guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        guard fstat(descriptor, &info) == 0, info.st_size > 0 else { return notYet }
+        guard fstat(descriptor, &info) == 0, info.st_size > 0 else { return nil }
         var buffer = ByteBufferAllocator().buffer(capacity: Int(info.st_size))
         let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: Int(info.st_size)) { bytes in
             max(0, read(descriptor, bytes.baseAddress, Int(info.st_size)))
         }
-        guard count == Int(info.st_size) else { return notYet }
+        guard count == Int(info.st_size) else { return nil }
         return .ok(buffer, profile: profile)
     }
 

@@ -49,3 +49,36 @@ import Testing
         }
     }
 }
+
+extension ProvisionalViewTests {
+    /// A large JPEG's coarse pyramid (DCT-scaled decode) is served before the full slice has decoded a row: while the
+    /// job says `rowsDecoded: 0`, the tiles of the coarse top level answer 200.
+    @Test func aJPEGsCoarseLevelsComeFirst() async throws {
+        let fixture = try UploadFixture()
+        let token = try fixture.writeToken()
+        let image = try UploadFixture.jpeg(width: 6000, height: 4500)
+        try await withServer(fixture.secured.pyramids, fixture.secured.configuration) { server in
+            let response = try await blocking { try UploadFixture.put(server, "pub/photo", body: image, token: token) }
+            let id = try #require((try response.json() as? [String: Any])?["id"] as? String)
+            // 6000 px → 1/2 scale, 3000 px: the coarse pyramid's top level is 12 (the final one's is 13), 12 × 9 tiles.
+            var seenEarly = false
+            var seenStates: Set<String> = []
+            _ = try await eventually(within: 60) {
+                let job = try UploadFixture.job(server, id)
+                seenStates.insert("\(job["state"] ?? "")/\(job["rowsDecoded"] ?? "")")
+                guard job["state"] as? String == "slicing", job["rowsDecoded"] as? Int == 0, let dzi = job["dzi"] as? String else {
+                    return job["state"] as? String == "done"
+                }
+                let prefix = dzi.replacingOccurrences(of: ".dzi", with: "_files/12/")
+                let all = try [(0, 0), (11, 8), (5, 4)].allSatisfy { try fetch(server, "\(prefix)\($0.0)_\($0.1).jpg").status == 200 }
+                let stillCoarse = try UploadFixture.job(server, id)["rowsDecoded"] as? Int == 0
+                seenEarly = all && stillCoarse
+                return seenEarly
+            }
+            #expect(seenEarly, "coarse tiles before the full decode began; states seen: \(seenStates.sorted())")
+            let end = try await UploadFixture.waitForEnd(server, id)
+            #expect(end["state"] as? String == "done")
+        }
+        #expect(UploadFixture.contents(of: JobRecord.folder(root: fixture.root)).allSatisfy { $0.hasSuffix(".job") }, "coarse pyramid removed")
+    }
+}
