@@ -4,7 +4,7 @@
 #
 # Usage: bench/drop-and-view.sh [SECONDS]     (wrk seconds per serving measurement, default 8)
 # Cases:
-#   (1) the SIZE² JPEG (default 32768², as `tiler sample` makes it): from the upload's end (curl's 202, sent once the
+#   (1) the DROP_SIZE² JPEG (default 32768², `tiler sample` at Q90 4:4:4 as containers.sh makes it): from the upload's end (curl's 202, sent once the
 #       last byte is on disk) to (a) every tile of the first level at least 2048 px across answering 200 under the job's
 #       `dzi`, (b) the final pyramid published (job `done`); and `tiler slice` of the same file, for the ratio.
 #   (2) the PNG_SIZE² PNG (default 16384²): from the upload's end to the top quarter of that level answering 200.
@@ -25,7 +25,7 @@ source bench/lib.sh
 prepare_serve_pyramid
 JPEG="$BENCH_DIR/drop-$DROP_SIZE.jpg"
 PNG="$BENCH_DIR/drop-$PNG_SIZE.png"
-[ -s "$JPEG" ] || "$TILER" sample "$JPEG" --size "${DROP_SIZE}x${DROP_SIZE}" --quiet
+[ -s "$JPEG" ] || "$TILER" sample "$JPEG" --size "${DROP_SIZE}x${DROP_SIZE}" --quality 90 --subsampling 444 --quiet
 [ -s "$PNG" ] || "$TILER" sample "$PNG" --size "${PNG_SIZE}x${PNG_SIZE}" --quiet
 
 WORK=$(mktemp -d)

@@ -53,7 +53,7 @@ extension Router {
     /// passes, else the refusal — 403 when the server takes no uploads (no access keys), 401 without a valid token,
     /// 403 for a token of another scope or other images.
     func writeTokenRefusal(query: Substring, exchange: Exchange, name: String? = nil) -> Response? {
-        guard let policy = services.access else {
+        guard let policy = services.writeAccess else {
             let error = RequestError(status: .forbidden, message: "uploads and jobs are off: the server has no access keys (start it with --access)")
             return .error(error)
         }

@@ -26,10 +26,13 @@ struct ServerRuntime: Sendable {
             throw ServerError("the public folder \(explicit) is not a folder")
         }
         var access: AccessPolicy?
+        var writeAccess: AccessPolicy?
         if let file = configuration.accessFile {
             do {
                 let policy = try AccessPolicy(file: file, environment: ProcessInfo.processInfo.environment)
                 access = policy.isAllPublic ? nil : policy
+                // Uploads need write tokens even where every image is public to read.
+                writeAccess = policy
             } catch {
                 throw ServerError(error.message)
             }
@@ -93,7 +96,7 @@ struct ServerRuntime: Sendable {
             connections: ConnectionRegistry(
                 maxPerAddress: configuration.maxConnectionsPerAddress,
                 capThreshold: configuration.perAddressCapThreshold ?? descriptorLimit * 3 / 8 / 2),
-            blocks: ResponseBlocks(cors: cors), access: access, jobs: jobs, inbox: inbox)
+            blocks: ResponseBlocks(cors: cors), access: access, writeAccess: writeAccess, jobs: jobs, inbox: inbox)
     }
 
     /// Lifts the soft limit on open descriptors to the hard one (as servers do): each connection takes one, each

@@ -91,6 +91,21 @@ import Testing
         }
     }
 
+    @Test func uploadsWorkWhereEveryImageIsPublic() async throws {
+        let fixture = try PyramidFixture()
+        try fixture.write(String(repeating: "public-key-", count: 4) + "\n", to: "keys/k.key")
+        try fixture.write(#"{"default": "public", "keys": [{"id": "k", "file": "keys/k.key"}]}"#, to: "open.json")
+        let policy = try AccessPolicy(file: fixture.base + "/open.json", environment: [:])
+        let token = try policy.mint(images: "*", expires: Int(Date().timeIntervalSince1970) + 600, scope: .write)
+        var configuration = testConfiguration(root: fixture.root)
+        configuration.accessFile = fixture.base + "/open.json"
+        try await withServer(fixture, configuration) { server in
+            let image = try UploadFixture.png(width: 50, height: 40)
+            #expect(try await blocking { try UploadFixture.put(server, "open", body: image, token: token) }.status == 202)
+            #expect(try await blocking { try UploadFixture.put(server, "open2", body: image, token: nil) }.status == 401)
+        }
+    }
+
     @Test func aClientThatGoesAwayMidBodyLeavesNothing() async throws {
         let fixture = try UploadFixture()
         let token = try fixture.writeToken()
