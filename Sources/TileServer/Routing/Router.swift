@@ -32,6 +32,9 @@ struct Router {
         if head.method == .OPTIONS {
             return preflight(head, exchange: &exchange)
         }
+        if head.method == .DELETE {
+            return delete(head, exchange: &exchange)
+        }
         return respond(uri: head.uri, exchange: &exchange)
     }
 
@@ -77,6 +80,8 @@ struct Router {
             return .ok(ByteBuffer(string: body), profile: services.blocks.metrics)
         case .staticFile(let path):
             return staticFileResponse(path: path, exchange: exchange)
+        case .jobs, .job, .jobEvents:
+            return jobResponse(route, query: target.query, exchange: exchange, isDelete: false)
         case .unknown(let path):
             return .error(.notFound("nothing at \(path)"))
         }
@@ -107,8 +112,9 @@ struct Router {
         let snapshot = services.catalog.current
         let total = snapshot.sorted.count
         guard let page else {
+            let listed = withProvisional(snapshot.listJSON, count: total) { _ in true }
             return .body(
-                status: .ok, headerLines: services.blocks.json.headerLines, extraHeaders: "X-Total-Count: \(total)\r\n", body: snapshot.listJSON)
+                status: .ok, headerLines: services.blocks.json.headerLines, extraHeaders: "X-Total-Count: \(listed.count)\r\n", body: listed.body)
         }
         return .body(
             status: .ok, headerLines: services.blocks.json.headerLines, extraHeaders: page.headerLines(total: total),

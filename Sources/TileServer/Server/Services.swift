@@ -29,14 +29,26 @@ final class Services: Sendable {
     let renderFailures: OccasionalLog
     /// Who may see which images (nil: everything is public, nothing is checked).
     let access: AccessPolicy?
+    /// The policy whose keys verify write tokens (uploads, the job list, cancelling): the `--access` policy even when it
+    /// makes every image public (then ``access`` is nil); nil without `--access`: uploads are off.
+    let writeAccess: AccessPolicy?
+    /// The slicing jobs (uploads and the inbox).
+    let jobs: JobQueue
+    /// The `--inbox` folder's watcher, if one was given.
+    let inbox: Inbox?
 
     /// Assembles the shared state.
     init(
         configuration: ServerConfiguration, catalog: ImageCatalog, tiles: TileStore, warmer: TileWarmer, renders: RenderPool,
         renderBudget: RenderBudget, staticFiles: StaticFiles?,
-        metrics: Metrics, connections: ConnectionRegistry, blocks: ResponseBlocks, access: AccessPolicy? = nil
+        metrics: Metrics, connections: ConnectionRegistry, blocks: ResponseBlocks, access: AccessPolicy? = nil, writeAccess: AccessPolicy? = nil,
+        jobs: JobQueue,
+        inbox: Inbox? = nil
     ) {
         self.access = access
+        self.writeAccess = writeAccess
+        self.jobs = jobs
+        self.inbox = inbox
         self.blocks = blocks
         self.configuration = configuration
         self.catalog = catalog
