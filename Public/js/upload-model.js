@@ -50,7 +50,7 @@ export function refusalMessage({ status, detail = '', name, fileName, size }) {
     case 0:
       return { message: `The upload of ${fileName} did not reach the server: the connection failed or broke off. Nothing was stored.`, canReplace: false };
     case 400:
-      return { message: `The server does not accept ${quoted} as an image name${because}.`, canReplace: false };
+      return { message: `The server refused the upload of ${fileName} as ${quoted}${detail ? `: ${detail}` : ': the name or the request was not acceptable'}. Nothing was stored.`, canReplace: false };
     case 401:
       return { message: `The server did not accept this page’s upload key: it may have expired. Open the page again from a fresh link${because}.`, canReplace: false };
     case 403:

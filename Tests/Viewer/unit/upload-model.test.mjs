@@ -43,7 +43,8 @@ test('every refusal of the contract is one sentence about the file or the name, 
   const base = { name: 'alps', fileName: 'alps.jpg', size: 181_000_000 };
   const said = (status, detail = '') => refusalMessage({ ...base, status, detail });
   assert.match(said(0).message, /did not reach the server.*Nothing was stored/);
-  assert.match(said(400, 'bad name').message, /does not accept “alps” as an image name \(the server says: bad name\)/);
+  assert.equal(said(400, 'bad image name').message, 'The server refused the upload of alps.jpg as “alps”: bad image name. Nothing was stored.');
+  assert.match(said(400).message, /the name or the request was not acceptable/);
   assert.match(said(401).message, /upload key.*expired/);
   assert.match(said(403, 'uploads are off: no --access keys').message, /does not allow uploading “alps” \(the server says: uploads are off: no --access keys\)/);
   assert.deepEqual(said(409), { message: said(409).message, canReplace: true });
