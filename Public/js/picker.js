@@ -47,7 +47,7 @@ export class ImagePicker {
     this.subtitle.textContent = images.length === 1 ? '1 image' : `${images.length} images`;
     if (images.length === 0) {
       const empty = element('p', 'empty');
-      if (this.uploadHint) empty.append('No images are served yet. Drop one anywhere on this page, or use ', element('strong', '', 'Upload an image…'), '.');
+      if (this.uploadHint) empty.append('No images are served yet. Drop one anywhere on this page (or press ', element('strong', '', 'Upload an image…'), ').');
       else empty.append('No images are served yet. Slice one into the served folder: ', element('code', '', 'tiler slice photo.jpg -o ROOT'));
       this.body.replaceChildren(empty);
       return;
