@@ -5,21 +5,36 @@ screenshot taken while the new tiles are held back), and ends showing only the n
 geometry reopens as `src` does."""
 
 import os
+import shutil
 import subprocess
 
-from harness import TILER, api, mean_difference
+from harness import TILER, Server, World, api, mean_difference
 from viewer_case import ViewerTestCase
 
 
 class SourceSwapTests(ViewerTestCase):
     @classmethod
     def setUpClass(cls):
-        from harness import World
         world = World.shared()
-        # The same source sliced again into the served root: the same geometry, other tiles (quality 40).
+        # A server of its own (the shared one's list must stay as it is): pic and edges as sliced for all tests, and
+        # pic sliced again at quality 40 as pic-again — the same geometry, other tiles.
+        folder = os.path.join(world.pyramids.folder, "swap")
+        root = os.path.join(folder, "root")
+        shutil.copytree(world.pyramids.root, root)
         source = os.path.join(world.pyramids.folder, "pic.jpg")
-        subprocess.run([TILER, "slice", source, "-o", world.pyramids.root, "--name", "pic-again", "--quality", "40", "--quiet"],
+        subprocess.run([TILER, "slice", source, "-o", root, "--name", "pic-again", "--quality", "40", "--quiet"],
                        check=True, capture_output=True, timeout=120)
+        cls.swap_server = Server(root, os.path.join(folder, "serve.log"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.swap_server.stop()
+
+    def setUp(self):
+        super().setUp()
+        self.server = self.swap_server
+        self.browser.base_url = self.swap_server.url
+        self.addCleanup(setattr, self.browser, "base_url", self.world.server.url)
 
     def entry(self, name):
         return next(image for image in api(self.server, "/api/images") if image["name"] == name)
