@@ -22,6 +22,8 @@ const MARGIN = 12;
 /** How often, and how far apart in ms, the list is read again for an image an upload has just made viewable. */
 const LIST_RETRIES = 10;
 const LIST_RETRY_MS = 300;
+/** How often an image whose provisional descriptor vanished (its final version was just published) is looked up again. */
+const MAX_REOPENINGS = 3;
 
 const main = document.getElementById('app');
 const { options, problems } = parseOptions(location.search);
@@ -30,6 +32,8 @@ for (const problem of problems) console.warn(`Tiler: ignoring a setting: ${probl
 let open = null; // {name, root, viewer, status, settleTimer, stopFollowing}
 let picker = null;
 let routeNumber = 0;
+/** Image name → how often it was looked up again after its provisional descriptor vanished. */
+const reopenings = new Map();
 let storage = null;
 try {
   storage = window.sessionStorage;
@@ -92,8 +96,15 @@ function showViewer(image, view) {
     onFit: () => viewer.controller?.fit(now()),
     onRetry: () => viewer.retry(),
   });
-  open = { name: image.name, root, viewer, status, settleTimer: 0, stopFollowing: followJob(image, viewer) };
-  const update = () => status.update({ zoomScale: viewer.zoomScale, devicePixelRatio: window.devicePixelRatio || 1, ...(viewer.lastStatus ?? { loading: true, error: null }) });
+  // While the image is provisional (still being sliced) its tiles vanish when the final version is published, a
+  // moment before the job's `done` moves the viewer to it: no error banner for those.
+  const current = { name: image.name, root, viewer, status, settleTimer: 0, provisional: image.state === 'slicing', stopFollowing: null };
+  open = current;
+  const update = () => {
+    const { loading, error } = viewer.lastStatus ?? { loading: true, error: null };
+    status.update({ zoomScale: viewer.zoomScale, devicePixelRatio: window.devicePixelRatio || 1, loading, error: current.provisional ? null : error });
+  };
+  current.stopFollowing = followJob(image, current, update);
   viewer.addEventListener('load', () => {
     applyInsets(viewer, status);
     if (view) viewer.setView(view);
@@ -101,7 +112,14 @@ function showViewer(image, view) {
     viewer.focus({ preventScroll: true });
     update();
   });
-  viewer.addEventListener('error', (e) => showProblem(e.detail.message, true));
+  viewer.addEventListener('error', (e) => {
+    // A provisional descriptor is gone once the final version is published: read the list again (a few times at most).
+    const reopened = reopenings.get(image.name) ?? 0;
+    if (!current.provisional || reopened >= MAX_REOPENINGS) return showProblem(e.detail.message, true);
+    reopenings.set(image.name, reopened + 1);
+    closeViewer();
+    route();
+  });
   viewer.addEventListener('tilestatus', update);
   viewer.addEventListener('didscroll', () => {
     update();
@@ -114,13 +132,22 @@ function showViewer(image, view) {
  * For an image still being sliced (its list entry names its job): follows the job and, when it is done, moves the
  * viewer to the final version keeping the view; if the job fails, says why. Returns how to stop, or `null`.
  */
-function followJob(image, viewer) {
-  if (!image.job || !image.state || image.state === 'ready') return null;
+function followJob(image, current, update) {
+  if (!current.provisional || !image.job) return null;
   return watchJob(jobId(image.job), {
     onJob: (job) => {
-      if (!open || open.viewer !== viewer) return;
-      if (job.state === 'done' && job.dzi) viewer.replaceSource(job.dzi).catch((error) => showProblem(error.message, true));
-      else if (jobSummary(job).failed) showProblem(jobSummary(job).text, false);
+      if (open !== current) return;
+      if (job.state === 'done' && job.dzi) {
+        current.viewer.replaceSource(job.dzi).then(
+          () => {
+            current.provisional = false;
+            update();
+          },
+          (error) => showProblem(error.message, true),
+        );
+      } else if (jobSummary(job).failed) {
+        showProblem(jobSummary(job).text, false);
+      }
     },
   });
 }
