@@ -212,6 +212,28 @@ class DropTests(unittest.TestCase):
         time.sleep(1)
         self.assertNotIn("cancelled", self.images())
 
+    def test_cancel_of_a_queued_job_asks_the_server_to_cancel_it(self):
+        b = self.browser
+        self.open_page()
+        # Another client's upload keeps the slicer busy (one job at a time), so the page's job waits in the queue.
+        with open(self.photo, "rb") as f:
+            body = f.read()
+        request = urllib.request.Request(f"{self.server.url}/api/images/blocker", data=body, method="PUT",
+                                         headers={"Authorization": f"Bearer {self.token}", "Content-Type": "image/jpeg"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            self.assertEqual(response.status, 202)
+            blocker = json.load(response)
+        self.drop(self.small, "waiting.png", mime="image/png")
+        self.wait_status("Waiting for the server to start slicing", 60)
+        job = b.js("return window.tiler.uploads.current.job")
+        b.js("document.querySelector('.upload-cancel').click()")
+        self.wait_status("Cancelled. Nothing was kept.", 30)
+        with urllib.request.urlopen(f"{self.server.url}/api/jobs/{job['id']}", timeout=10) as response:
+            self.assertEqual(json.load(response)["state"], "cancelled")
+        self.assertNotIn("waiting", self.images())
+        with urllib.request.urlopen(f"{self.server.url}/api/jobs/{blocker['id']}", timeout=10) as response:
+            self.assertNotEqual(json.load(response)["state"], "cancelled", "only the page's job was cancelled")
+
 
 if __name__ == "__main__":
     unittest.main()
