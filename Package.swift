@@ -48,7 +48,7 @@ let package = Package(
         .target(
             name: "TileServer",
             dependencies: [
-                "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText", "Archive",
+                "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText", "Archive", "Slicing",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -74,4 +75,8 @@ int tiler_is_range_in_page_cache(int fd, off_t offset, size_t size) {
 
 ssize_t tiler_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t count) {
     return copy_file_range(in, in_offset, out, out_offset, count, 0);
+}
+
+int tiler_nice_this_thread(int value) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), value);
 }

@@ -10,7 +10,7 @@ import Testing
         case .body(let status, _, _, let body): (status, String(buffer: body))
         case .file(let file, _, _): (.ok, String(decoding: file.buffer.readableBytesView.dropFirst(file.bodyOffset), as: UTF8.self))
         case .error(let error, _, _): (error.status, error.json)
-        case .openFile, .rendered, .deferred, .later: nil
+        case .openFile, .rendered, .deferred, .later, .events: nil
         }
     }
 

@@ -42,4 +42,10 @@ int tiler_is_range_in_page_cache(int fd, off_t offset, size_t size);
  */
 ssize_t tiler_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t count);
 
+/*
+ * Lowers the calling thread's CPU priority to nice `value` (Linux keeps a nice value per thread, and threads it
+ * starts inherit it; Swift's Glibc module hides gettid). Returns 0, or -1 with errno.
+ */
+int tiler_nice_this_thread(int value);
+
 #endif

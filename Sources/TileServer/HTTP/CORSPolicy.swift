@@ -6,7 +6,7 @@ import NIOCore
 /// lines, as cheap as no CORS. A list of origins: every response says `Vary: Origin` (a cache must not hand one
 /// origin's answer to another), and one whose request came from a listed origin also names it
 /// (``allowLine(for:)``, a buffer looked up, not formatted). Both expose `ETag`, `Content-Range`, `X-Cache`,
-/// `Link`, `X-Total-Count`, `Tiler-Tile-Query` and `WWW-Authenticate` to scripts.
+/// `Link`, `X-Total-Count`, `Tiler-Tile-Query`, `WWW-Authenticate` and `Location` to scripts.
 final class CORSPolicy: Sendable {
     /// The origins allowed, `nil` for any.
     let origins: [String]?
@@ -16,7 +16,7 @@ final class CORSPolicy: Sendable {
     private let allowLines: [String: ByteBuffer]
 
     /// The header names scripts may read besides the CORS-safelisted ones.
-    static let exposedHeaders = "ETag, Content-Range, X-Cache, Link, X-Total-Count, Tiler-Tile-Query, WWW-Authenticate"
+    static let exposedHeaders = "ETag, Content-Range, X-Cache, Link, X-Total-Count, Tiler-Tile-Query, WWW-Authenticate, Location"
 
     /// A policy allowing `origins` (`["*"]` or empty: any origin).
     init(origins: [String]) {

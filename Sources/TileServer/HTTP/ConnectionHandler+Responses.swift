@@ -5,6 +5,7 @@ extension ConnectionHandler {
     /// every HTTP question) and encodes the result. A ``Response/later`` answer, or a deferred one whose work
     /// started, makes the connection wait for it (it is written when it arrives).
     func write(_ response: Response, for exchange: Exchange, context: ChannelHandlerContext) {
+        if case .events(let job) = response { return streamEvents(job, exchange: exchange, context: context) }
         var exchange = exchange
         guard let settled = response.settled(for: &exchange, closing: mustClose(exchange), blocks: services.blocks) else {
             return awaitResponse(for: exchange, context: context)

@@ -46,6 +46,10 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var state: ConnectionState
     /// The connection's one timer, at the state's next deadline or tick (see `ConnectionHandler+Time.swift`).
     var timer: Scheduled<Void>?
+    /// The upload whose body is being received, if any (see `ConnectionHandler+Upload.swift`).
+    var upload: UploadReceiver?
+    /// The job event stream being written, if any.
+    var events: EventStream?
 
     /// Creates the handler of one connection, with `limits` for its states; `date`, `openTiles`, `catalog` and
     /// `metricsShard` belong to the connection's event loop.
@@ -90,6 +94,10 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         timer = nil
         // The client has gone: a render it still waits for is wasted work, and its answer has nowhere to go.
         state.awaited?.render?.cancel()
+        upload?.abort(upload.map { "the client went away after \($0.received) bytes; nothing was stored" } ?? "")
+        upload = nil
+        events?.stop()
+        events = nil
         state.closed()
         context.fireChannelInactive()
     }
@@ -146,6 +154,14 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let upload {
+            let ended = (error as? HTTPParserError) == .invalidEOFState
+            upload.abort(
+                ended
+                    ? "the client went away after \(upload.received) bytes; nothing was stored"
+                    : "the upload's body was malformed (\(error)); nothing was stored")
+        }
+        upload = nil
         guard let parserError = error as? HTTPParserError else {
             // I/O errors (a reset connection): nothing to answer.
             context.close(promise: nil)
@@ -167,6 +183,12 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
             state.quiesce()
             closeIfIdle(context: context)
         } else if let event = event as? ChannelEvent, event == .inputClosed {
+            if let upload {
+                // The client stopped sending inside an upload's body: it can never be completed.
+                upload.abort("the client went away after \(upload.received) bytes; nothing was stored")
+                self.upload = nil
+                return context.close(promise: nil)
+            }
             state.closeInput()
             if !abandonRender(context: context) {
                 closeIfIdle(context: context)
@@ -192,6 +214,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             receive(head, context: context)
         case .body(let body):
+            if let upload { return receiveUploadBody(body, upload: upload, context: context) }
             // Bodies of GET, HEAD and OPTIONS mean nothing here: read and dropped, up to the limit.
             if state.receiveBody(count: body.readableBytes) > services.configuration.maxRequestBodyBytes {
                 refuseBody(context: context)
@@ -199,6 +222,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             guard let head = state.receiveEnd() else { return }
             var exchange = Exchange(head: head)
+            if let upload { return endUpload(upload, exchange: exchange, context: context) }
             let response = router!.respond(to: head, exchange: &exchange, channel: context.channel)
             write(response, for: exchange, context: context)
         }
@@ -216,7 +240,9 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let message = hosts == 0 ? "an HTTP/1.1 request needs a Host header" : "the request has \(hosts) Host headers; it may have one"
             return writeError(.badRequest(message), exchange: exchange, forceClose: true, context: context)
         }
-        guard head.method == .GET || head.method == .HEAD || head.method == .OPTIONS else {
+        if head.method == .PUT { return beginUpload(head, exchange: exchange, context: context) }
+        let cancelsJob = head.method == .DELETE && head.uri.hasPrefix("/api/jobs/")
+        guard head.method == .GET || head.method == .HEAD || head.method == .OPTIONS || cancelsJob else {
             // Answer at once and close rather than wait for (and time) a body nobody wants.
             state.requestComplete()
             return write(router!.refuseMethod(head, exchange: &exchange), for: exchange, context: context)
@@ -266,7 +292,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Answers the queued requests once no response is awaited, then resumes reading.
-    private func resume(context: ChannelHandlerContext) {
+    func resume(context: ChannelHandlerContext) {
         while let inbound = state.nextQueued() {
             process(inbound, context: context)
         }

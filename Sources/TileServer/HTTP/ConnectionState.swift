@@ -104,6 +104,8 @@ struct ConnectionState {
     private(set) var deferredError: RequestError?
     private(set) var sendQueue = SendQueue.accepting
     private(set) var output = Output.flushed
+    /// An upload's body waits behind a file write: reads from the socket are held back until it is written.
+    private(set) var bodyHeld = false
     /// Response bytes queued in the channel at the last tick (0: none), and when the client last took some.
     private var lastBuffered = 0
     private var lastSendProgress: NIODeadline
@@ -149,7 +151,7 @@ struct ConnectionState {
 
     /// Whether reads from the socket are held back (a response awaited, requests queued, the send queue full, or
     /// closing).
-    var holdsReads: Bool { mustQueue || isClosing }
+    var holdsReads: Bool { mustQueue || isClosing || bodyHeld }
 
     /// Whether the connection should close now: idle, and shutdown or the client's half-close asked for it.
     var shouldCloseWhenIdle: Bool { isIdle && !ending.isEmpty }
@@ -231,6 +233,16 @@ struct ConnectionState {
         phase = .receiving(head, bodyBytes: bodyBytes + count, until: deadline)
         return bodyBytes + count
     }
+
+    /// NIO's decoder delivered `count` bytes of an upload's body at `now`: the body, however long, is due as long as
+    /// bytes keep coming — the head timeout runs again from each arrival (a stalled client gets 408).
+    mutating func receiveUploadBody(count: Int, now: NIODeadline) {
+        guard case .receiving(let head, let bodyBytes, _) = phase else { return }
+        phase = .receiving(head, bodyBytes: bodyBytes + count, until: now + limits.headTimeout)
+    }
+
+    /// Holds reads back while an upload's body waits for the disk (`true`), or lets them go again.
+    mutating func holdBody(_ held: Bool) { bodyHeld = held }
 
     /// NIO's decoder delivered a request's end: the head to answer (`nil` when it was refused at once).
     mutating func receiveEnd() -> HTTPRequestHead? {

@@ -19,6 +19,11 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
     case contentTooLarge = 413
     case expectationFailed = 417
     case unauthorized = 401
+    case accepted = 202
+    case conflict = 409
+    case lengthRequired = 411
+    case unsupportedMediaType = 415
+    case insufficientStorage = 507
 
     /// The reason phrase, e.g. `Not Found`.
     var reason: String {
@@ -40,6 +45,11 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
         case .contentTooLarge: "Content Too Large"
         case .expectationFailed: "Expectation Failed"
         case .unauthorized: "Unauthorized"
+        case .accepted: "Accepted"
+        case .conflict: "Conflict"
+        case .lengthRequired: "Length Required"
+        case .unsupportedMediaType: "Unsupported Media Type"
+        case .insufficientStorage: "Insufficient Storage"
         }
     }
 
@@ -66,6 +76,11 @@ enum HTTPStatus: Int, CaseIterable, Sendable {
         case .contentTooLarge: 14
         case .expectationFailed: 15
         case .unauthorized: 16
+        case .accepted: 17
+        case .conflict: 18
+        case .lengthRequired: 19
+        case .unsupportedMediaType: 20
+        case .insufficientStorage: 21
         }
     }
 }

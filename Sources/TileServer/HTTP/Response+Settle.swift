@@ -50,7 +50,8 @@ extension Response {
                 status: error.status, headerLines: blocks.jsonNoStore.headerLines, extraHeaders: extraHeaders, body: ByteBuffer(string: error.json)
             )
             .settled(for: &exchange, closing: closing || close, blocks: blocks)
-        case .later:
+        case .later, .events:
+            // An event stream never gets here: the connection writes it before settling.
             return nil
         }
     }

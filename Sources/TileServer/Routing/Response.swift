@@ -25,6 +25,9 @@ enum Response: Sendable {
     case body(status: HTTPStatus, headerLines: ByteBuffer, extraHeaders: String, body: ByteBuffer)
     /// A refusal: its status and a JSON body `{"error":"…","status":N}`; `close` closes the connection after it.
     case error(RequestError, extraHeaders: String, close: Bool)
+    /// A job's changes as Server-Sent Events (`text/event-stream`), until it ends; the connection then closes. The
+    /// connection writes it itself (``ConnectionHandler/streamEvents(_:exchange:context:)``), never settled.
+    case events(SliceJob)
     /// The answer is being produced elsewhere (a file thread's read, a render) and will be handed to the
     /// connection's ``ResponseDelivery`` once; later requests on the connection wait for it.
     case later

@@ -24,6 +24,11 @@ extension Route {
 
     private static func matchAPI(_ path: PathBytes) -> Route? {
         if path.equals("/api/images") { return .imageList }
+        if path.equals("/api/jobs") { return .jobs }
+        if path.count > 10, path.hasPrefix("/api/jobs/") {
+            if path.count > 17, path.hasSuffix("/events") { return .jobEvents(id: path.slice(10, path.count - 7)) }
+            return .job(id: path.slice(10, path.count))
+        }
         let prefix = 12  // "/api/images/"
         guard path.count > prefix, path.hasPrefix("/api/images/") else { return nil }
         if path.count > prefix + 8, path.hasSuffix("/visible") { return .visible(name: path.slice(prefix, path.count - 8)) }

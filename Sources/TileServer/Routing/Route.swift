@@ -14,6 +14,12 @@ enum Route {
     case descriptor(name: Substring)
     /// `GET /images/{name}_files/{level}/{col}_{row}.{ext}`: one tile.
     case tile(name: Substring, tile: TileAddress, format: Substring)
+    /// `GET /api/jobs` (write token): every slicing job.
+    case jobs
+    /// `GET` or `DELETE /api/jobs/{id}`: one job.
+    case job(id: Substring)
+    /// `GET /api/jobs/{id}/events`: the job's changes as Server-Sent Events.
+    case jobEvents(id: Substring)
     /// `GET /healthz`
     case health
     /// `GET /metrics`
@@ -35,6 +41,7 @@ enum Route {
         case .metrics: .metrics
         case .staticFile: .staticFile
         case .unknown: .invalid
+        case .jobs, .job, .jobEvents: .jobs
         }
     }
 }

@@ -20,6 +20,10 @@ enum RouteLabel: Int, CaseIterable, Sendable {
     case iiifInfo
     /// `/iiif/3/{id}/{region}/{size}/{rotation}/{quality}.{format}`
     case iiifImage
+    /// `PUT /api/images/{name}`: uploads.
+    case upload
+    /// `/api/jobs…`: slicing jobs.
+    case jobs
 
     /// The Prometheus label value.
     var name: String {
@@ -34,6 +38,8 @@ enum RouteLabel: Int, CaseIterable, Sendable {
         case .invalid: "invalid"
         case .iiifInfo: "iiif_info"
         case .iiifImage: "iiif_image"
+        case .upload: "upload"
+        case .jobs: "jobs"
         }
     }
 }

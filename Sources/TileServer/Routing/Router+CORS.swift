@@ -24,22 +24,26 @@ extension Router {
                 return .error(error)
             }
         case .unknown(let path):
-            return .error(.notFound("nothing at \(path)"))
-        case .imageList, .health, .metrics:
+            // An upload's URL names an image that may not exist yet.
+            guard path.hasPrefix("/api/images/") else { return .error(.notFound("nothing at \(path)")) }
+            return preflightResponse(head, exchange: exchange, methods: "PUT, OPTIONS")
+        case .job, .jobs:
+            return preflightResponse(head, exchange: exchange, methods: "GET, HEAD, DELETE, OPTIONS")
+        case .imageList, .health, .metrics, .jobEvents:
             break
         }
         return preflightResponse(head, exchange: exchange)
     }
 
-    /// A CORS preflight's answer: 200, empty, allowing `GET`, `HEAD` and `OPTIONS`, the request headers asked for
+    /// A CORS preflight's answer: 200, empty, allowing `methods` (`GET`, `HEAD` and `OPTIONS`; `PUT` for uploads, `DELETE` for jobs), the request headers asked for
     /// (header names only, at most 512 bytes), for a day; 403 when origins are listed and the request's is not one.
-    func preflightResponse(_ head: HTTPRequestHead, exchange: Exchange) -> Response {
+    func preflightResponse(_ head: HTTPRequestHead, exchange: Exchange, methods: String = "GET, HEAD, OPTIONS") -> Response {
         let cors = services.blocks.cors
         guard cors.allows(exchange.origin) else {
             let origin = exchange.origin ?? "(no Origin header)"
             return .error(RequestError(status: .forbidden, message: "origin \(origin) is not allowed to read this server's answers"))
         }
-        var headers = "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\nAllow: GET, HEAD, OPTIONS\r\nAccess-Control-Max-Age: 86400\r\n"
+        var headers = "Access-Control-Allow-Methods: \(methods)\r\nAllow: \(methods)\r\nAccess-Control-Max-Age: 86400\r\n"
         if let asked = head.headers.first(name: "access-control-request-headers"), asked.utf8.count <= 512,
             asked.utf8.allSatisfy({ Self.headerListBytes.contains($0) })
         {

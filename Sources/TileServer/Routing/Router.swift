@@ -32,6 +32,9 @@ struct Router {
         if head.method == .OPTIONS {
             return preflight(head, exchange: &exchange)
         }
+        if head.method == .DELETE {
+            return delete(head, exchange: &exchange)
+        }
         return respond(uri: head.uri, exchange: &exchange)
     }
 
@@ -77,6 +80,8 @@ struct Router {
             return .ok(ByteBuffer(string: body), profile: services.blocks.metrics)
         case .staticFile(let path):
             return staticFileResponse(path: path, exchange: exchange)
+        case .jobs, .job, .jobEvents:
+            return jobResponse(route, query: target.query, exchange: exchange, isDelete: false)
         case .unknown(let path):
             return .error(.notFound("nothing at \(path)"))
         }

@@ -23,6 +23,7 @@ public final class Server: Sendable {
     private let channel: any Channel
     private let rescanTask: RepeatedTask
     private let trimTask: RepeatedTask
+    private let inboxTask: RepeatedTask?
     private let stopping = Atomic<Bool>(false)
     private let stopped = DispatchGroup()
 
@@ -60,6 +61,13 @@ public final class Server: Sendable {
         trimTask = loop.scheduleRepeatedAsyncTask(initialDelay: ProcessMemory.trimInterval, delay: ProcessMemory.trimInterval) { _ in
             pool.runIfActive(eventLoop: loop) { ProcessMemory.trimIfWorthwhile() }
         }
+        if let inbox = parts.context.inbox {
+            inboxTask = loop.scheduleRepeatedAsyncTask(initialDelay: .milliseconds(200), delay: .milliseconds(500)) { _ in
+                pool.runIfActive(eventLoop: loop) { inbox.poll() }
+            }
+        } else {
+            inboxTask = nil
+        }
         let count = catalog.count
         configuration.logger.info("Serving \(count) image\(count == 1 ? "" : "s") from \(catalog.root) at \(url)")
     }
@@ -88,6 +96,8 @@ public final class Server: Sendable {
         configuration.logger.info("Shutting down: finishing requests in flight")
         rescanTask.cancel()
         trimTask.cancel()
+        inboxTask?.cancel()
+        let jobs = context.jobs
         let connections = context.connections
         let group = parts.group
         let pool = parts.threadPool
@@ -110,11 +120,15 @@ public final class Server: Sendable {
                 parts.closeTileFiles(of: nil)
                 let flushed = parts.loops.values.map { $0.flushAccessLog() }
                 EventLoopFuture.andAllComplete(flushed, on: loop).whenComplete { _ in
-                    // Renders wait for tile reads on the file threads: stop them first.
-                    renders.shutdownGracefully { _ in
-                        warmer.shutdownGracefully { _ in
-                            pool.shutdownGracefully { _ in
-                                group.shutdownGracefully(queue: .global()) { _ in stopped.leave() }
+                    // Running slices are cancelled (their staging folders removed) before the threads stop.
+                    DispatchQueue.global().async {
+                        jobs.shutdown()
+                        // Renders wait for tile reads on the file threads: stop them first.
+                        renders.shutdownGracefully { _ in
+                            warmer.shutdownGracefully { _ in
+                                pool.shutdownGracefully { _ in
+                                    group.shutdownGracefully(queue: .global()) { _ in stopped.leave() }
+                                }
                             }
                         }
                     }

@@ -88,6 +88,12 @@ public struct ServerConfiguration: Sendable {
     public var accessLog: AccessLogFormat?
     /// The format of the server's log lines (and of the access log's, when written).
     public var logFormat: AccessLogFormat
+    /// The largest upload, in bytes (see ``ServerSettings/maxUploadMB``).
+    public var maxUploadBytes: Int
+    /// Slicing jobs run at once (``ServerSettings/sliceJobs``).
+    public var sliceJobs: Int
+    /// The folder watched for images to slice (``ServerSettings/inbox``), or nil.
+    public var inbox: String?
     /// Where the server logs (startup, catalog changes, errors — never one line per request).
     public var logger: Logger
 
@@ -121,6 +127,9 @@ public struct ServerConfiguration: Sendable {
         self.corsOrigins = ["*"]
         self.accessLog = nil
         self.logFormat = .text
+        self.maxUploadBytes = ServerSettings.maxUploadMB.defaultValue << 20
+        self.sliceJobs = ServerSettings.sliceJobs.defaultValue
+        self.inbox = nil
         self.logger = Logger(label: "tiler.server")
     }
 }

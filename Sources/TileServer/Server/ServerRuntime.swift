@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import NIOCore
@@ -58,6 +59,26 @@ struct ServerRuntime: Sendable {
         let renderBudget = RenderBudget(limit: configuration.iiif.renderBudgetBytes)
         let tiles = TileStore(budget: configuration.cacheBytes, threadPool: threadPool, renderBudget: renderBudget)
         let cors = CORSPolicy(origins: configuration.corsOrigins)
+        let loopResources = Array(loops.values)
+        let published = { @Sendable in
+            let changes = catalog.rescan()
+            tiles.evict(images: changes.withdrawn)
+            if !changes.withdrawn.isEmpty {
+                for resources in loopResources { resources.closeTileFiles(of: changes.withdrawn) }
+            }
+        }
+        let jobs = JobQueue(
+            root: root, maxDepth: configuration.maxScanDepth, threads: configuration.sliceJobs, catalog: catalog, logger: configuration.logger,
+            onPublished: published)
+        var inbox: Inbox?
+        if let folder = configuration.inbox {
+            do {
+                inbox = try Inbox(directory: folder, queue: jobs)
+            } catch {
+                jobs.shutdown()
+                throw ServerError("the inbox \(folder) cannot be used: \(error.localizedDescription)")
+            }
+        }
         context = Services(
             configuration: configuration, catalog: catalog, tiles: tiles,
             warmer: TileWarmer(limit: configuration.maxPrefetchTiles) { key, image, queuedAt in tiles.warm(key, of: image, queuedAt: queuedAt) },
@@ -72,7 +93,7 @@ struct ServerRuntime: Sendable {
             connections: ConnectionRegistry(
                 maxPerAddress: configuration.maxConnectionsPerAddress,
                 capThreshold: configuration.perAddressCapThreshold ?? descriptorLimit * 3 / 8 / 2),
-            blocks: ResponseBlocks(cors: cors), access: access)
+            blocks: ResponseBlocks(cors: cors), access: access, jobs: jobs, inbox: inbox)
     }
 
     /// Lifts the soft limit on open descriptors to the hard one (as servers do): each connection takes one, each
@@ -190,6 +211,13 @@ struct ServerRuntime: Sendable {
 
     /// Stops the threads (after a failed start).
     func shutdown() async {
+        let jobs = context.jobs
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                jobs.shutdown()
+                continuation.resume()
+            }
+        }
         for resources in loops.values {
             try? await resources.flushAccessLog().get()
         }

@@ -89,8 +89,9 @@ extension ServerSettings {
         sendTimeout.erased, maxConnectionsPerAddress.erased,
     ]
 
-    /// Every setting: the server's, the viewer folder, the access policy, and the IIIF service's.
-    public static let all: [AnyServerSetting] = server + [publicFolder.erased, access.erased] + IIIFSettings.all
+    /// Every setting: the server's, the viewer folder, the access policy, uploads and jobs, and the IIIF service's.
+    public static let all: [AnyServerSetting] =
+        server + [publicFolder.erased, access.erased, maxUploadMB.erased, sliceJobs.erased, inbox.erased] + IIIFSettings.all
 }
 
 extension ServerSettings {
@@ -106,4 +107,22 @@ extension ServerSettings {
         "access",
         "An access policy file (JSON): image name prefixes mapped to public or private, a default, signing keys (see the README's Private images). Default: everything public.",
         default: nil, read: { $0.accessFile }, write: { $0.accessFile = $1 })
+}
+
+extension ServerSettings {
+    /// The largest upload (`PUT /api/images/NAME`) taken, in MiB: a larger declared `Content-Length` is refused with
+    /// 413 before a byte is written, a larger chunked body as it streams.
+    public static let maxUploadMB = ServerSetting<Int>(
+        "max-upload-mb", "The largest image an upload may send, in MiB (413 beyond; uploads need --access keys and a write token).",
+        default: 4096, accepts: "1…1048576", valid: { (1...(1 << 20)).contains($0) }, read: { $0.maxUploadBytes >> 20 },
+        write: { $0.maxUploadBytes = $1 << 20 })
+    /// Slicing jobs (uploads and inbox files) run at once, each on its own low-priority thread.
+    public static let sliceJobs = ServerSetting<Int>(
+        "slice-jobs", "Uploads and inbox files sliced at once (each at a lower CPU priority than serving); the rest wait in line.",
+        default: 1, accepts: "1…64", valid: { (1...64).contains($0) }, read: { $0.sliceJobs }, write: { $0.sliceJobs = $1 })
+    /// The inbox folder.
+    public static let inbox = ServerSetting<String?>(
+        "inbox",
+        "A folder watched for image files: each complete file is sliced into ROOT under its name, then moved to DIR/done/ (or DIR/failed/ with NAME.txt).",
+        default: nil, read: { $0.inbox }, write: { $0.inbox = $1 })
 }

@@ -29,14 +29,21 @@ final class Services: Sendable {
     let renderFailures: OccasionalLog
     /// Who may see which images (nil: everything is public, nothing is checked).
     let access: AccessPolicy?
+    /// The slicing jobs (uploads and the inbox).
+    let jobs: JobQueue
+    /// The `--inbox` folder's watcher, if one was given.
+    let inbox: Inbox?
 
     /// Assembles the shared state.
     init(
         configuration: ServerConfiguration, catalog: ImageCatalog, tiles: TileStore, warmer: TileWarmer, renders: RenderPool,
         renderBudget: RenderBudget, staticFiles: StaticFiles?,
-        metrics: Metrics, connections: ConnectionRegistry, blocks: ResponseBlocks, access: AccessPolicy? = nil
+        metrics: Metrics, connections: ConnectionRegistry, blocks: ResponseBlocks, access: AccessPolicy? = nil, jobs: JobQueue,
+        inbox: Inbox? = nil
     ) {
         self.access = access
+        self.jobs = jobs
+        self.inbox = inbox
         self.blocks = blocks
         self.configuration = configuration
         self.catalog = catalog

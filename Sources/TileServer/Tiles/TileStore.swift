@@ -9,7 +9,7 @@ final class TileStore: Sendable {
     /// The cache; its statistics feed `/metrics`.
     let cache: ConcurrentLRUCache<TileKey, LoadedFile>
     let flights = SingleFlight<TileKey, LoadedFile>()
-    private let threadPool: NIOThreadPool
+    let threadPool: NIOThreadPool
     private let reads = Atomic<Int>(0)
     private let inlineReads = Atomic<Int>(0)
     private let warmingReads = Atomic<Int>(0)

@@ -110,6 +110,15 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong(S.access.name), help: ArgumentHelp(S.access.help))
     var access: String?
 
+    @Option(name: .customLong(S.maxUploadMB.name), help: ArgumentHelp(S.maxUploadMB.help))
+    var maxUploadMB = S.maxUploadMB.defaultValue
+
+    @Option(name: .customLong(S.sliceJobs.name), help: ArgumentHelp(S.sliceJobs.help))
+    var sliceJobs = S.sliceJobs.defaultValue
+
+    @Option(name: .customLong(S.inbox.name), help: ArgumentHelp(S.inbox.help))
+    var inbox: String?
+
     /// The options `TILER_*` environment variables can set (see ``EnvironmentDefaults``): every setting, and ROOT.
     static let environmentOptions: [EnvironmentDefaults.Option] =
         [.init(name: "root", kind: .positional)]
@@ -142,6 +151,9 @@ struct Serve: ParsableCommand {
         S.sendTimeout.apply(sendTimeout, to: &configuration)
         S.maxConnectionsPerAddress.apply(maxConnectionsPerAddress, to: &configuration)
         S.access.apply(access, to: &configuration)
+        S.maxUploadMB.apply(maxUploadMB, to: &configuration)
+        S.sliceJobs.apply(sliceJobs, to: &configuration)
+        S.inbox.apply(inbox, to: &configuration)
         I.publicURL.apply(publicURL, to: &configuration)
         I.trustProxy.apply(trustProxy, to: &configuration)
         I.maxWidth.apply(iiifMaxWidth, to: &configuration)

@@ -130,6 +130,18 @@ final class RawHTTPConnection: @unchecked Sendable {
         waitForEnd() != .timeout
     }
 
+    /// Everything the server sends until it closes the connection (an event stream), with the time each read came.
+    func readUntilClose() throws -> [(bytes: [UInt8], at: ContinuousClock.Instant)] {
+        var reads: [(bytes: [UInt8], at: ContinuousClock.Instant)] = []
+        if !buffer.isEmpty { reads.append((buffer, .now)) }
+        buffer.removeAll()
+        while try fill() {
+            reads.append((buffer, .now))
+            buffer.removeAll()
+        }
+        return reads
+    }
+
     /// How a connection ended for its client.
     enum End: Equatable {
         /// A graceful close: EOF after the bytes sent.

@@ -1,0 +1,97 @@
+import Foundation
+import ImageCodecs
+import Slicing
+
+extension JobQueue {
+    /// Slices `job` on this (low-priority) thread: a pyramidal TIFF is moved into place as it is; any other image is
+    /// sliced by ``PyramidBuilder`` (which builds in a hidden staging folder, publishes atomically — replacing the old
+    /// pyramid only then, with `replace` — and removes everything on failure or cancellation). Then the catalog is
+    /// rescanned, the job ends, and its staged body is removed.
+    func run(_ job: SliceJob) {
+        guard job.update({ $0.state = .slicing }) else { return cleanUp(job) }
+        perform(job) { directory, stem in try slice(job, into: directory, stem: stem) }
+    }
+
+    /// Takes a complete job (its file whole; blocking, on a file or worker thread): a pyramidal TIFF is put in place
+    /// at once (`receiving` → `done`, no slicing); anything else is queued for a slicing thread.
+    func submit(_ job: SliceJob) {
+        guard (try? TIFFPyramid(path: job.input)) != nil else { return enqueue(job) }
+        perform(job) { directory, stem in try placeTIFF(job, at: directory + "/" + stem + ".tif") }
+    }
+
+    /// Runs `work` with the job's destination folder (created) and file stem, then publishes (rescans) and ends the
+    /// job: done with its final descriptor URL, cancelled, or failed with one line.
+    private func perform(_ job: SliceJob, _ work: (String, String) throws -> Void) {
+        let (folder, stem) = ImageName.split(job.name)
+        let directory = folder.isEmpty ? root : root + "/" + folder
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try work(directory, stem)
+            onPublished()
+            let dzi = catalog.current.images[job.name[...]].map { $0.versionedPrefix + ".dzi" }
+            job.update {
+                $0.state = .done
+                $0.dzi = dzi
+                $0.tilesWritten = $0.tiles
+                $0.rowsDecoded = $0.rows
+            }
+        } catch let error as SliceError where error.reason == .cancelled {
+            job.update {
+                $0.state = .cancelled
+                $0.dzi = nil
+            }
+        } catch {
+            job.fail(describe(error, of: job))
+        }
+        switch job.source {
+        case .upload: unlink(job.input)
+        case .inbox: Inbox.settle(job)
+        }
+        finished(job)
+    }
+
+    /// Slices the job's file into `directory/stem.dzi` + `stem_files/`, reporting progress on the job.
+    private func slice(_ job: SliceJob, into directory: String, stem: String) throws {
+        let source = try ImageDecoder.open(path: job.input)
+        let header = source.header
+        let orientation = header.orientation.flatMap(Orientation.init(exif:)) ?? .up
+        let displayed = orientation.displaySize(width: source.width, height: source.height)
+        var options = TileFormat.automatic(for: header.pixelFormat).sliceOptions()
+        options.force = job.replace
+        options.progressInterval = 0.1
+        options.threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let builder = PyramidBuilder(options: options, cancellation: job.cancellation)
+        job.update { $0.rows = displayed.height }
+        _ = try builder.slice(source, orientation: orientation, into: directory, name: stem) { progress in
+            job.update {
+                $0.rowsDecoded = progress.rowsRead
+                $0.rows = progress.totalRows
+                $0.tilesWritten = progress.tilesWritten
+                $0.tiles = progress.totalTiles
+            }
+        }
+    }
+
+    /// Moves a pyramidal TIFF into place (served in place, no slicing): `rename`, which replaces atomically, with
+    /// `replace`; else `link` + `unlink`, which never replaces.
+    private func placeTIFF(_ job: SliceJob, at destination: String) throws {
+        if job.replace {
+            guard rename(job.input, destination) == 0 else {
+                throw SliceError(.destination, "cannot move the TIFF into place: \(String(cString: strerror(errno)))")
+            }
+            return
+        }
+        guard link(job.input, destination) == 0 else {
+            let code = errno
+            if code == EEXIST { throw SliceError(.destinationExists, "\(job.name).tif appeared meanwhile; nothing was replaced") }
+            throw SliceError(.destination, "cannot move the TIFF into place: \(String(cString: strerror(code)))")
+        }
+        unlink(job.input)
+    }
+
+    /// One line for a failed job, naming the image instead of the staging file's path.
+    private func describe(_ error: any Error, of job: SliceJob) -> String {
+        let text = (error as? SliceError)?.message ?? String(describing: error)
+        return text.replacingOccurrences(of: job.input, with: job.name).split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+}

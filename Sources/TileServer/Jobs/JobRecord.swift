@@ -1,0 +1,86 @@
+import Foundation
+import Slicing
+
+/// The few lines a job leaves on disk beside its staging file (`ROOT/.tiler-jobs/ID.job`): enough for the next start
+/// to list a job the server did not finish as `interrupted` and to remove what it left. Written atomically (a
+/// temporary file renamed over the old one).
+///
+/// The folder is hidden, so the catalog never scans it; an upload's body is `ID.upload` there.
+struct JobRecord: Codable, Equatable {
+    var id: String
+    var name: String
+    var source: String
+    var state: String
+    var error: String?
+    var created: Int
+
+    /// The jobs folder under `root`.
+    static func folder(root: String) -> String { root + "/.tiler-jobs" }
+
+    /// Where job `id`'s record is.
+    static func path(root: String, id: String) -> String { folder(root: root) + "/\(id).job" }
+
+    /// Where an upload's body is staged.
+    static func uploadPath(root: String, id: String) -> String { folder(root: root) + "/\(id).upload" }
+
+    init(id: String, name: String, source: String, state: String, error: String?, created: Int) {
+        self.id = id
+        self.name = name
+        self.source = source
+        self.state = state
+        self.error = error
+        self.created = created
+    }
+
+    /// The record of `job` now.
+    init(_ job: SliceJob) {
+        let snapshot = job.snapshot
+        id = job.id
+        name = job.name
+        source = job.source.rawValue
+        state = snapshot.state.rawValue
+        error = snapshot.error
+        created = job.created
+    }
+
+    /// Writes the record (best effort: a record that cannot be written only loses the job's history).
+    func save(root: String) {
+        guard let data = try? JSONEncoder().encode(self) else { return }
+        let path = Self.path(root: root, id: id)
+        let temporary = path + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: data) else { return }
+        if rename(temporary, path) != 0 { unlink(temporary) }
+    }
+
+    /// At a start: creates the jobs folder, marks every unfinished record `interrupted`, removes the staging files of
+    /// every job and the staging folders killed slices left where the jobs were publishing, and returns the records,
+    /// newest first (at most `keep`; older ones are deleted).
+    static func sweep(root: String, keep: Int = 100) -> [JobRecord] {
+        let folder = folder(root: root)
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        var records: [JobRecord] = []
+        for name in names {
+            let path = folder + "/" + name
+            if name.hasSuffix(".job"), let data = FileManager.default.contents(atPath: path),
+                var record = try? JSONDecoder().decode(JobRecord.self, from: data)
+            {
+                if JobState(rawValue: record.state)?.isTerminal != true {
+                    record.state = JobState.interrupted.rawValue
+                    record.error = "the server stopped before the job was done; what it had written was removed"
+                    record.save(root: root)
+                    let target = ImageName.split(record.name).folder
+                    _ = StagingSweep.removeLeftovers(in: target.isEmpty ? root : root + "/" + target)
+                }
+                records.append(record)
+            } else if !name.hasSuffix(".job") {
+                // Upload bodies and half-written records: nothing finished is ever left here.
+                unlink(path)
+            }
+        }
+        _ = StagingSweep.removeLeftovers(in: root)
+        records.sort { ($0.created, $0.id) > ($1.created, $1.id) }
+        for old in records.dropFirst(keep) { unlink(path(root: root, id: old.id)) }
+        return Array(records.prefix(keep))
+    }
+}

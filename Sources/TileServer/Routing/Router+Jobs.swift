@@ -1,0 +1,97 @@
+import Glibc
+import JSONText
+import NIOCore
+import NIOHTTP1
+
+extension Router {
+    /// `GET /api/jobs` (write token), `GET /api/jobs/ID`, `GET /api/jobs/ID/events` and `DELETE /api/jobs/ID` (write
+    /// token). A job's id is its capability: reading one needs nothing else (an `EventSource` cannot send headers).
+    func jobResponse(_ route: Route, query: Substring, exchange: Exchange, isDelete: Bool) -> Response {
+        let jobs = services.jobs
+        switch route {
+        case .jobs:
+            guard !isDelete else { return .error(.badRequest("DELETE needs a job: /api/jobs/ID")) }
+            if let refusal = writeTokenRefusal(query: query, exchange: exchange) { return refusal }
+            let (current, earlier) = jobs.all()
+            let items = current.map(\.json) + earlier.map(\.json)
+            let body = "{\"jobs\":[" + items.joined(separator: ",") + "]}"
+            return .ok(ByteBuffer(string: body), profile: services.blocks.jsonNoStore)
+        case .job(let id):
+            guard let job = jobs.job(id: id) else { return .error(.notFound("no job \(id)")) }
+            if isDelete {
+                if let refusal = writeTokenRefusal(query: query, exchange: exchange, name: job.name) { return refusal }
+                jobs.cancel(job)
+            }
+            return .ok(ByteBuffer(string: job.json), profile: services.blocks.jsonNoStore)
+        case .jobEvents(let id):
+            guard !isDelete else { return .error(RequestError(status: .methodNotAllowed, message: "an event stream cannot be deleted")) }
+            guard let job = jobs.job(id: id) else { return .error(.notFound("no job \(id)")) }
+            return .events(job)
+        default:
+            return .error(.notFound("nothing here"))
+        }
+    }
+
+    /// Answers `DELETE`: only a job (`/api/jobs/ID`) may be deleted (cancelled); elsewhere 405.
+    func delete(_ head: HTTPRequestHead, exchange: inout Exchange) -> Response {
+        let target: RequestTarget
+        do {
+            target = try RequestTarget(head.uri, maxPathBytes: services.configuration.maxPathBytes)
+        } catch {
+            return .error(error)
+        }
+        let route = Route(path: target.path)
+        exchange.route = route.label
+        guard case .job = route else {
+            let error = RequestError(status: .methodNotAllowed, message: "only a job (/api/jobs/ID) can be deleted")
+            return .error(error, extraHeaders: "Allow: GET, HEAD, OPTIONS\r\n", close: false)
+        }
+        return jobResponse(route, query: target.query, exchange: exchange, isDelete: true)
+    }
+
+    /// Checks the write-scoped token the request presents (and, given `name`, that it covers that image): nil when it
+    /// passes, else the refusal — 403 when the server takes no uploads (no access keys), 401 without a valid token,
+    /// 403 for a token of another scope or other images.
+    func writeTokenRefusal(query: Substring, exchange: Exchange, name: String? = nil) -> Response? {
+        guard let policy = services.access else {
+            let error = RequestError(status: .forbidden, message: "uploads and jobs are off: the server has no access keys (start it with --access)")
+            return .error(error)
+        }
+        guard let credential = Self.credential(query: QueryString(text: query), exchange: exchange) else {
+            return AccessRefusal.missing.response
+        }
+        do throws(AccessRefusal) {
+            let token = try policy.verify(token: credential, now: Int(time(nil)))
+            guard token.scope == .write else { throw .wrongScope }
+            if let name, !token.grants(name) { throw .wrongImage }
+            return nil
+        } catch {
+            return error.response
+        }
+    }
+}
+
+extension JobRecord {
+    /// A job of an earlier run, as the contract's JOB object (no progress is kept across a restart).
+    var json: String {
+        JSONWriter.text { writer in
+            writer.openObject()
+            writer.member("id", id)
+            writer.member("name", name)
+            writer.member("source", source)
+            writer.member("state", state)
+            writer.member("bytesReceived", 0)
+            writer.member("bytesExpected", nil as Int?)
+            writer.member("rowsDecoded", 0)
+            writer.member("rows", 0)
+            writer.member("tilesWritten", 0)
+            writer.member("tiles", 0)
+            writer.member("fraction", state == JobState.done.rawValue ? 1.0 : 0.0)
+            writer.member("viewable", false)
+            writer.member("dzi", nil as String?)
+            writer.member("error", error)
+            writer.member("created", created)
+            writer.closeObject()
+        }
+    }
+}
