@@ -289,6 +289,18 @@ int tiler_jpeg_reader_keep_cmyk(tiler_jpeg_reader *r) {
     return TILER_JPEG_OK;
 }
 
+int tiler_jpeg_reader_set_scale(tiler_jpeg_reader *r, unsigned denominator, uint32_t *width, uint32_t *height) {
+    if (!r->header_done || r->started || r->code != TILER_JPEG_OK) return TILER_JPEG_ERR_ARGUMENT;
+    if (denominator != 1 && denominator != 2 && denominator != 4 && denominator != 8) return TILER_JPEG_ERR_ARGUMENT;
+    if (setjmp(r->jmp)) return r->code;
+    r->cinfo.scale_num = 1;
+    r->cinfo.scale_denom = denominator;
+    jpeg_calc_output_dimensions(&r->cinfo);
+    *width = r->cinfo.output_width;
+    *height = r->cinfo.output_height;
+    return TILER_JPEG_OK;
+}
+
 const char *tiler_jpeg_reader_message(const tiler_jpeg_reader *r) { return r->message; }
 
 int64_t tiler_jpeg_reader_error_row(const tiler_jpeg_reader *r) { return r->error_row; }

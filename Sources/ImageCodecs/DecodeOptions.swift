@@ -17,6 +17,9 @@ public struct DecodeOptions: Sendable {
     /// What to do with embedded colour profiles and colour chunks: convert to sRGB (the default), keep the
     /// numbers, or convert and fail on a profile that cannot be used.
     public var colour: ColourPolicy = .convert
+    /// A JPEG decoded at 1/`jpegScale` of its size (1, 2, 4 or 8) with libjpeg's DCT scaling — a quick coarse image:
+    /// the header then says ceil(width / scale) × ceil(height / scale). Other formats ignore it.
+    public var jpegScale: Int = 1
 
     /// Creates options; the defaults fail loudly on damage and accept up to 2^34 pixels.
     public init(

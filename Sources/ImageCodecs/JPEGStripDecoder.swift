@@ -29,6 +29,15 @@ final class JPEGStripDecoder: StripDecoder {
             throw CodecError(kind: CodecError.kind(forShimStatus: status), path: file.path, message: source.message)
         }
         var header = makeHeader(raw)
+        if options.jpegScale != 1 {
+            var width: UInt32 = 0
+            var height: UInt32 = 0
+            guard tiler_jpeg_reader_set_scale(reader, UInt32(clamping: options.jpegScale), &width, &height) == TILER_JPEG_OK else {
+                throw CodecError(kind: .invalidArgument, path: file.path, message: "a JPEG can be scaled by 1/1, 1/2, 1/4 or 1/8 only")
+            }
+            header.width = Int(width)
+            header.height = Int(height)
+        }
         try header.checkLimits(maxPixels: options.maxPixels, path: file.path)
         let transform = try source.colourSetup(&header, inverted: raw.saw_adobe != 0, options: options, path: file.path)
         return (source, header, transform)

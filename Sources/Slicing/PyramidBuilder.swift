@@ -59,6 +59,7 @@ public final class PyramidBuilder: Sendable {
         }
         if cancellation.isCancelled { throw SliceError.cancelledError }
         let staging = try StagingFolder.create(directory: directory, name: name, force: options.force, container: options.container)
+        if options.container == .folder, let onStaging = options.onStaging { onStaging(staging.filesPath) }
         let cancellation = self.cancellation
         let source: any RowSource =
             orientation == .up

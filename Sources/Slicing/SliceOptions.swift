@@ -23,6 +23,12 @@ public struct SliceOptions: Sendable {
     /// The least time between two progress callbacks, in seconds (one more comes at the end).
     public var progressInterval: Double = 0.25
 
+    /// Called once, on the slicing thread, with the staging folder's tile folder (`.NAME.tiler-XXXXXX/NAME_files`)
+    /// as soon as it exists (folder container only): tiles appear there as `LEVEL/COL_ROW.EXT`, each written whole
+    /// by one `write` (a reader may meet a file still empty), until the folder is moved into place or removed. For
+    /// serving the pyramid while it is built.
+    public var onStaging: (@Sendable (_ filesPath: String) -> Void)?
+
     /// Creates options with the defaults: 256-px tiles, no overlap, one worker per active core, no overwrite.
     public init(fileExtension: String, makeEncoder: @escaping @Sendable () throws -> any TileEncoding) {
         self.fileExtension = fileExtension

@@ -91,6 +91,13 @@ int tiler_jpeg_reader_marker(const tiler_jpeg_reader *reader, int app, size_t in
  */
 int tiler_jpeg_reader_keep_cmyk(tiler_jpeg_reader *reader);
 
+/*
+ * After read_header and before the first read_rows: decode at 1/`denominator` of the size (1, 2, 4 or 8) with
+ * libjpeg's DCT scaling (scale_num/scale_denom), which skips most of the inverse DCT. Sets *width and *height to the
+ * rows' size then: ceil(width / denominator) × ceil(height / denominator).
+ */
+int tiler_jpeg_reader_set_scale(tiler_jpeg_reader *reader, unsigned denominator, uint32_t *width, uint32_t *height);
+
 /* The message of the last error (empty if none). */
 const char *tiler_jpeg_reader_message(const tiler_jpeg_reader *reader);
 

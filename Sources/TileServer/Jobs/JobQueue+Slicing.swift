@@ -1,6 +1,7 @@
 import Foundation
 import ImageCodecs
 import Slicing
+import TileGeometry
 
 extension JobQueue {
     /// Slices `job` on this (low-priority) thread: a pyramidal TIFF is moved into place as it is; any other image is
@@ -27,6 +28,7 @@ extension JobQueue {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try work(directory, stem)
+            _ = provisionals.withLock { $0.removeValue(forKey: job.name) }
             onPublished()
             let dzi = catalog.current.images[job.name[...]].map { $0.versionedPrefix + ".dzi" }
             job.update {
@@ -36,13 +38,16 @@ extension JobQueue {
                 $0.rowsDecoded = $0.rows
             }
         } catch let error as SliceError where error.reason == .cancelled {
+            _ = provisionals.withLock { $0.removeValue(forKey: job.name) }
             job.update {
                 $0.state = .cancelled
                 $0.dzi = nil
             }
         } catch {
+            _ = provisionals.withLock { $0.removeValue(forKey: job.name) }
             job.fail(describe(error, of: job))
         }
+        try? FileManager.default.removeItem(atPath: Self.coarseFolder(root: root, job: job))
         switch job.source {
         case .upload: unlink(job.input)
         case .inbox: Inbox.settle(job)
@@ -60,6 +65,28 @@ extension JobQueue {
         options.force = job.replace
         options.progressInterval = 0.1
         options.threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let geometry = DZIDescriptor(
+            width: displayed.width, height: displayed.height, tileSize: options.tileSize, overlap: options.overlap, format: options.fileExtension)
+        let pyramid = Pyramid(width: displayed.width, height: displayed.height, tileSize: options.tileSize, overlap: options.overlap)
+        let register = { @Sendable [self] (filesPath: String) in
+            let provisional = provisionals.withLock { provisionals in
+                var provisional =
+                    provisionals[job.name]
+                    ?? ProvisionalPyramid(job: job, version: ProvisionalPyramid.newVersion(), filesPaths: [], descriptor: geometry, pyramid: pyramid)
+                provisional.filesPaths.insert(filesPath, at: 0)
+                provisionals[job.name] = provisional
+                return provisional
+            }
+            job.update {
+                $0.dzi = provisional.dzi
+                $0.tiles = PyramidBuilder.tileCount(of: pyramid)
+            }
+        }
+        if header.format == .jpeg, max(displayed.width, displayed.height) > Self.coarseSide {
+            let coarse = try sliceCoarse(job, stem: stem, options: options, orientation: orientation, longest: max(displayed.width, displayed.height))
+            register(coarse)
+        }
+        options.onStaging = register
         let builder = PyramidBuilder(options: options, cancellation: job.cancellation)
         job.update { $0.rows = displayed.height }
         _ = try builder.slice(source, orientation: orientation, into: directory, name: stem) { progress in
@@ -70,6 +97,34 @@ extension JobQueue {
                 $0.tiles = progress.totalTiles
             }
         }
+    }
+
+    /// The longest side of a JPEG's coarse pyramid, about: its finest level is the first at most this wide.
+    static let coarseSide = 4096
+
+    /// A JPEG's coarse pyramid, made before the full one so that the image can be seen in seconds: the file decoded
+    /// at 1/2, 1/4 or 1/8 of its size (libjpeg's DCT scaling skips most of the work) and sliced into
+    /// `ROOT/.tiler-jobs/ID-coarse/`. Its levels are the final pyramid's levels of the same numbers (a level of
+    /// ceil(W/8) × ceil(H/8) pixels is the final level three below the top), so its tiles stand in for the final
+    /// ones until those are written. Returns its tile folder.
+    private func sliceCoarse(_ job: SliceJob, stem: String, options: SliceOptions, orientation: Orientation, longest: Int) throws -> String {
+        var scale = 2
+        while scale < 8 && (longest + scale - 1) / scale > Self.coarseSide { scale *= 2 }
+        var decoding = DecodeOptions()
+        decoding.jpegScale = scale
+        let source = try ImageDecoder.open(path: job.input, options: decoding)
+        let folder = Self.coarseFolder(root: root, job: job)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var coarse = options
+        coarse.force = true
+        coarse.onStaging = nil
+        _ = try PyramidBuilder(options: coarse, cancellation: job.cancellation).slice(source, orientation: orientation, into: folder, name: stem)
+        return "\(folder)/\(stem)_files"
+    }
+
+    /// Where a job's coarse pyramid is built (removed when the job ends, and at the next start).
+    static func coarseFolder(root: String, job: SliceJob) -> String {
+        JobRecord.folder(root: root) + "/\(job.id)-coarse"
     }
 
     /// Moves a pyramidal TIFF into place (served in place, no slicing): `rename`, which replaces atomically, with

@@ -19,6 +19,8 @@ final class JobQueue: Sendable {
     let catalog: ImageCatalog
     let logger: Logger
     private let registry: Mutex<Registry>
+    /// The pyramids being built, by image name, served while they fill.
+    let provisionals = Mutex<[String: ProvisionalPyramid]>([:])
     /// Counts queued jobs (and, at shutdown, one wake-up per worker).
     private let ready = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
@@ -96,6 +98,16 @@ final class JobQueue: Sendable {
     /// Ends `job` (failed, cancelled, done, …): frees its name.
     func finished(_ job: SliceJob) {
         _ = registry.withLock { $0.busyNames.remove(job.name) }
+    }
+
+    /// The provisional pyramid of image `name` under `version`, if one is being built.
+    func provisional(named name: Substring, version: Substring) -> ProvisionalPyramid? {
+        provisionals.withLock { $0[String(name)] }.flatMap { $0.version == version ? $0 : nil }
+    }
+
+    /// Every provisional pyramid, by name.
+    var provisionalPyramids: [ProvisionalPyramid] {
+        provisionals.withLock { Array($0.values) }.sorted { $0.job.name < $1.job.name }
     }
 
     /// The job with id `id`, if any.

@@ -74,8 +74,8 @@ struct JobRecord: Codable, Equatable {
                 }
                 records.append(record)
             } else if !name.hasSuffix(".job") {
-                // Upload bodies and half-written records: nothing finished is ever left here.
-                unlink(path)
+                // Upload bodies, coarse pyramids and half-written records: nothing finished is ever left here.
+                try? FileManager.default.removeItem(atPath: path)
             }
         }
         _ = StagingSweep.removeLeftovers(in: root)

@@ -8,7 +8,7 @@ extension Router {
         let found: (image: CatalogImage, versioned: Bool)
         switch lookup(name) {
         case .success(let image): found = image
-        case .failure(let error): return .error(error)
+        case .failure(let error): return provisionalResponse(name: name, tile: nil) ?? .error(error)
         }
         if let query = signedTileQuery(for: found.image, grant: grant) {
             return .file(
@@ -40,9 +40,11 @@ extension Router {
         }
         let profile = token == nil ? services.blocks.json : services.blocks.jsonPrivate
         guard let page else {
+            let listed = withProvisional(CatalogSnapshot.json(visible[...]), count: visible.count) { name in
+                policy.visibility(of: name) == .public || (token.map { $0.grants(name) } ?? false)
+            }
             return .body(
-                status: .ok, headerLines: profile.headerLines, extraHeaders: "X-Total-Count: \(visible.count)\r\n",
-                body: CatalogSnapshot.json(visible[...]))
+                status: .ok, headerLines: profile.headerLines, extraHeaders: "X-Total-Count: \(listed.count)\r\n", body: listed.body)
         }
         let start = min(max(page.offset, 0), visible.count)
         let end = start + min(max(page.limit, 0), visible.count - start)

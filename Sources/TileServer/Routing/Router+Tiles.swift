@@ -12,9 +12,9 @@ extension Router {
         case .current(let found, let isVersioned):
             (image, versioned) = (found, isVersioned)
         case .stale(let found):
-            return .error(.notFound(Self.staleMessage(found)))
+            return provisionalResponse(name: name, tile: (tile, format)) ?? .error(.notFound(Self.staleMessage(found)))
         case .missing:
-            return .error(.notFound("no image named \(name)"))
+            return provisionalResponse(name: name, tile: (tile, format)) ?? .error(.notFound("no image named \(name)"))
         }
         guard format == image.descriptor.format, image.contains(tile) else {
             return .error(.notFound("\(image.name) has no tile \(tile.level)/\(tile.column)_\(tile.row).\(format)"))

@@ -112,8 +112,9 @@ struct Router {
         let snapshot = services.catalog.current
         let total = snapshot.sorted.count
         guard let page else {
+            let listed = withProvisional(snapshot.listJSON, count: total) { _ in true }
             return .body(
-                status: .ok, headerLines: services.blocks.json.headerLines, extraHeaders: "X-Total-Count: \(total)\r\n", body: snapshot.listJSON)
+                status: .ok, headerLines: services.blocks.json.headerLines, extraHeaders: "X-Total-Count: \(listed.count)\r\n", body: listed.body)
         }
         return .body(
             status: .ok, headerLines: services.blocks.json.headerLines, extraHeaders: page.headerLines(total: total),

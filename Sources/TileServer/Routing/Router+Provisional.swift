@@ -1,0 +1,90 @@
+import Glibc
+import JSONText
+import NIOCore
+
+extension Router {
+    /// The answer from a pyramid still being built (``ProvisionalPyramid``) when `name` is `NAME@VERSION` with the
+    /// provisional version of a running job: its descriptor, or tile `tile` read from the staging folder on a file
+    /// thread — `no-store`, never immutable; a tile not written yet (or still empty) is 404 with `Retry-After: 1`.
+    /// Nil when `name` is not provisional. Asked only after the catalog has no such version, so tiles of published
+    /// pyramids never pay for it.
+    func provisionalResponse(name: Substring, tile: (address: TileAddress, format: Substring)?) -> Response? {
+        let (base, version) = Self.split(name)
+        guard let version, let provisional = services.jobs.provisional(named: base, version: version) else { return nil }
+        let descriptor = provisional.descriptor
+        let cors = services.blocks.cors
+        guard let tile else {
+            let profile = ResponseProfile(contentType: "application/xml", cacheControl: ResponseProfile.noStore, cors: cors)
+            return .ok(ByteBuffer(string: descriptor.xml), profile: profile)
+        }
+        let address = tile.address
+        guard tile.format == descriptor.format, address.level >= 0, address.level < provisional.pyramid.levelCount,
+            case let grid = provisional.pyramid.grid(address.level), address.column < grid.columns, address.row < grid.rows
+        else {
+            return .error(.notFound("\(base) has no tile \(address.level)/\(address.column)_\(address.row).\(tile.format)"))
+        }
+        let name = "/\(address.level)/\(address.column)_\(address.row).\(descriptor.format)"
+        let paths = provisional.filesPaths.map { $0 + name }
+        let profile = ResponseProfile(contentType: MIMEType.forExtension(descriptor.format), cacheControl: ResponseProfile.noStore, cors: cors)
+        let deliver = self.deliver
+        services.tiles.threadPool.submit { state in
+            guard case .active = state else { return deliver(.error(RequestError(status: .serviceUnavailable, message: "shutting down"))) }
+            deliver(paths.lazy.compactMap { Self.provisionalTile(at: $0, profile: profile) }.first ?? Self.notYet)
+        }
+        return .later
+    }
+
+    /// The tile file at `path` (blocking): 200 with its bytes, or nil while it is missing or empty (being written).
+    private static func provisionalTile(at path: String, profile: ResponseProfile) -> Response? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        var info = stat()
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard fstat(descriptor, &info) == 0, info.st_size > 0 else { return nil }
+        var buffer = ByteBufferAllocator().buffer(capacity: Int(info.st_size))
+        let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: Int(info.st_size)) { bytes in
+            max(0, read(descriptor, bytes.baseAddress, Int(info.st_size)))
+        }
+        guard count == Int(info.st_size) else { return nil }
+        return .ok(buffer, profile: profile)
+    }
+
+    private static var notYet: Response {
+        .error(RequestError.notFound("this tile is not written yet"), extraHeaders: "Retry-After: 1\r\n", close: false)
+    }
+}
+
+extension Router {
+    /// The unpaged image list `body` (a JSON array) with the pyramids being built appended — those `visible` lets the
+    /// client see and that have no published version yet — each with `"state": "slicing"`, its job and progress, and
+    /// its provisional `version`/`dzi`; and the count. Unchanged (no copy) when nothing is being built.
+    func withProvisional(_ body: ByteBuffer, count: Int, visible: (String) -> Bool) -> (body: ByteBuffer, count: Int) {
+        let building = services.jobs.provisionalPyramids.filter { catalog.image(named: $0.job.name[...]) == nil && visible($0.job.name) }
+        guard !building.isEmpty else { return (body, count) }
+        var text = String(buffer: body)
+        guard text.hasSuffix("]") else { return (body, count) }
+        text.removeLast()
+        for provisional in building {
+            if text.count > 1 { text += "," }
+            let descriptor = provisional.descriptor
+            let progress = (provisional.job.snapshot.fraction(source: provisional.job.source) * 1000).rounded() / 1000
+            text += JSONWriter.text { writer in
+                writer.openObject()
+                writer.member("name", provisional.job.name)
+                writer.member("width", descriptor.width)
+                writer.member("height", descriptor.height)
+                writer.member("tileSize", descriptor.tileSize)
+                writer.member("overlap", descriptor.overlap)
+                writer.member("format", descriptor.format)
+                writer.member("maxLevel", provisional.pyramid.maxLevel)
+                writer.member("version", provisional.version)
+                writer.member("dzi", provisional.dzi)
+                writer.member("state", "slicing")
+                writer.member("job", "/api/jobs/\(provisional.job.id)")
+                writer.member("progress", progress)
+                writer.closeObject()
+            }
+        }
+        return (ByteBuffer(string: text + "]"), count + building.count)
+    }
+}

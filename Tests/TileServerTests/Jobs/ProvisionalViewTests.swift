@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+@testable import TileServer
+
+/// A view while slicing (the drop contract's "While slicing"), on a real server: as soon as the job slices, the image
+/// is listed with `state: slicing` under a provisional version whose descriptor and written tiles answer `no-store`
+/// (never immutable) and whose missing tiles answer 404 with `Retry-After: 1`; once published, the provisional URLs
+/// answer 404 and the job's `dzi` is the final, immutable one.
+@Suite(.serialized) struct ProvisionalViewTests {
+    @Test func theImageIsViewableWhileItIsSliced() async throws {
+        let fixture = try UploadFixture()
+        let token = try fixture.writeToken()
+        let read = try fixture.secured.token("*")
+        let image = try UploadFixture.png(width: 3000, height: 3000)
+        try await withServer(fixture.secured.pyramids, fixture.secured.configuration) { server in
+            let response = try await blocking { try UploadFixture.put(server, "pub/drop", body: image, token: token) }
+            let id = try #require((try response.json() as? [String: Any])?["id"] as? String)
+            var provisional = ""
+            let viewable = try await eventually(within: 30) {
+                let job = try UploadFixture.job(server, id)
+                provisional = job["dzi"] as? String ?? ""
+                return job["state"] as? String == "slicing" && job["viewable"] as? Bool == true
+            }
+            try #require(viewable, "the job became viewable while slicing")
+            let list = try fetch(server, "/api/images?token=\(read)")
+            let descriptor = try fetch(server, provisional)
+            let coarsest = try fetch(server, provisional.replacingOccurrences(of: ".dzi", with: "_files/0/0_0.jpg"))
+            let finest = try fetch(server, provisional.replacingOccurrences(of: ".dzi", with: "_files/12/11_11.jpg"))
+            let outside = try fetch(server, provisional.replacingOccurrences(of: ".dzi", with: "_files/12/99_0.jpg"))
+            let end = try await UploadFixture.waitForEnd(server, id)
+            // What was seen while slicing (unless the machine sliced it all between two looks: then the job said done).
+            #expect(list.text.contains("\"state\":\"slicing\"") && list.text.contains("\"job\":\"/api/jobs/\(id)\""), "\(list.text)")
+            #expect(descriptor.status == 200 && descriptor.header("Cache-Control") == "no-store")
+            #expect(descriptor.text.contains("Width=\"3000\"") && descriptor.text.contains("Height=\"3000\""))
+            for tile in [coarsest, finest] {
+                #expect(tile.status == 200 || (tile.status == 404 && tile.header("Retry-After") == "1"), "\(tile.status)")
+                #expect(tile.header("Cache-Control") == "no-store")
+            }
+            #expect(outside.status == 404 && outside.header("Retry-After") == nil, "outside the pyramid: not a tile to wait for")
+            #expect(end["state"] as? String == "done")
+            let final = try #require(end["dzi"] as? String)
+            #expect(final != provisional)
+            let gone = try fetch(server, provisional)
+            #expect(gone.status == 404, "the provisional version answers 404 once published")
+            let published = try fetch(server, final)
+            #expect(published.status == 200 && published.header("Cache-Control")?.contains("immutable") == true)
+            #expect(!(try fetch(server, "/api/images?token=\(read)").text.contains("slicing")))
+        }
+    }
+}
+
+extension ProvisionalViewTests {
+    /// A large JPEG's coarse pyramid (DCT-scaled decode) is served before the full slice has decoded a row: while the
+    /// job says `rowsDecoded: 0`, the tiles of the coarse top level answer 200.
+    @Test func aJPEGsCoarseLevelsComeFirst() async throws {
+        let fixture = try UploadFixture()
+        let token = try fixture.writeToken()
+        let image = try UploadFixture.jpeg(width: 6000, height: 4500)
+        try await withServer(fixture.secured.pyramids, fixture.secured.configuration) { server in
+            let response = try await blocking { try UploadFixture.put(server, "pub/photo", body: image, token: token) }
+            let id = try #require((try response.json() as? [String: Any])?["id"] as? String)
+            // 6000 px → 1/2 scale, 3000 px: the coarse pyramid's top level is 12 (the final one's is 13), 12 × 9 tiles.
+            var seenEarly = false
+            var seenStates: Set<String> = []
+            _ = try await eventually(within: 60) {
+                let job = try UploadFixture.job(server, id)
+                seenStates.insert("\(job["state"] ?? "")/\(job["rowsDecoded"] ?? "")")
+                guard job["state"] as? String == "slicing", job["rowsDecoded"] as? Int == 0, let dzi = job["dzi"] as? String else {
+                    return job["state"] as? String == "done"
+                }
+                let prefix = dzi.replacingOccurrences(of: ".dzi", with: "_files/12/")
+                let all = try [(0, 0), (11, 8), (5, 4)].allSatisfy { try fetch(server, "\(prefix)\($0.0)_\($0.1).jpg").status == 200 }
+                let stillCoarse = try UploadFixture.job(server, id)["rowsDecoded"] as? Int == 0
+                seenEarly = all && stillCoarse
+                return seenEarly
+            }
+            #expect(seenEarly, "coarse tiles before the full decode began; states seen: \(seenStates.sorted())")
+            let end = try await UploadFixture.waitForEnd(server, id)
+            #expect(end["state"] as? String == "done")
+        }
+        #expect(UploadFixture.contents(of: JobRecord.folder(root: fixture.root)).allSatisfy { $0.hasSuffix(".job") }, "coarse pyramid removed")
+    }
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Drop and view (#27): how soon an uploaded image can be seen, how long until its final pyramid, and what a slicing job
+# costs the requests being served. Release build, one run, on 127.0.0.1 (curl and wrk share the machine's cores).
+#
+# Usage: bench/drop-and-view.sh [SECONDS]     (wrk seconds per serving measurement, default 8)
+# Cases:
+#   (1) the SIZE² JPEG (default 32768², as `tiler sample` makes it): from the upload's end (curl's 202, sent once the
+#       last byte is on disk) to (a) every tile of the first level at least 2048 px across answering 200 under the job's
+#       `dzi`, (b) the final pyramid published (job `done`); and `tiler slice` of the same file, for the ratio.
+#   (2) the PNG_SIZE² PNG (default 16384²): from the upload's end to the top quarter of that level answering 200.
+#   (3) serving (serve-vs-nginx's (a) one hot tile, (b) random tiles of a level that fits the cache), alternately with
+#       no job and while an upload of the JPEG is being sliced; the ratio of the rates.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER=${1:-8}
+BENCH_DIR=${BENCH_DIR:-.bench-data}
+SIZE=${SIZE:-16384}
+DROP_SIZE=${DROP_SIZE:-32768}
+PNG_SIZE=${PNG_SIZE:-16384}
+CACHE_MB=${CACHE_MB:-64}
+CONNECTIONS=${CONNECTIONS:-64}
+
+scripts/setup wrk curl
+source bench/lib.sh
+prepare_serve_pyramid
+JPEG="$BENCH_DIR/drop-$DROP_SIZE.jpg"
+PNG="$BENCH_DIR/drop-$PNG_SIZE.png"
+[ -s "$JPEG" ] || "$TILER" sample "$JPEG" --size "${DROP_SIZE}x${DROP_SIZE}" --quiet
+[ -s "$PNG" ] || "$TILER" sample "$PNG" --size "${PNG_SIZE}x${PNG_SIZE}" --quiet
+
+WORK=$(mktemp -d)
+trap 'kill $(cat "$WORK"/*.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$WORK"' EXIT
+# A ROOT of its own (the serve pyramid linked in), an access policy with one key, a write token.
+DROP_ROOT="$WORK/root"
+mkdir -p "$DROP_ROOT" "$WORK/keys"
+ln -s "$(realpath "$ROOT")/img.dzi" "$DROP_ROOT/img.dzi"
+ln -s "$(realpath "$ROOT")/img_files" "$DROP_ROOT/img_files"
+head -c 32 /dev/urandom | base64 >"$WORK/keys/k1.key"
+echo '{"default": "public", "keys": [{"id": "k1", "file": "keys/k1.key"}]}' >"$WORK/access.json"
+TOKEN=$("$TILER" token --access "$WORK/access.json" --images '*' --expires 2h --scope write)
+ROOT=$DROP_ROOT
+PORT=$(start_tiler tiler "$TILER" --cache-mb "$CACHE_MB" --access "$WORK/access.json")
+
+# upload NAME FILE → the job id; prints nothing else. The 202 comes once the body is on disk.
+upload() {
+    curl -sS -f -T "$2" -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/api/images/$1" |
+        /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
+}
+
+# watch JOB ROWS_FRACTION: seconds from now until every tile of the first level ≥ 2048 px across (its top
+# ROWS_FRACTION of rows) answers 200 under the job's dzi, then until the job is done: "view final".
+watch() {
+    /usr/bin/python3 - "$PORT" "$1" "$2" <<'PY'
+import json, math, sys, time, urllib.request, urllib.error
+port, job, share = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+base = f"http://127.0.0.1:{port}"
+start = time.monotonic()
+def get(path):
+    try:
+        with urllib.request.urlopen(base + path, timeout=10) as r: return r.status, r.read()
+    except urllib.error.HTTPError as e: return e.code, b""
+view = None
+pending = None
+while True:
+    state = json.loads(get(f"/api/jobs/{job}")[1])
+    if state["state"] in ("failed", "cancelled", "interrupted"): sys.exit(f"job {state['state']}: {state['error']}")
+    if view is None and state["dzi"]:
+        if pending is None:
+            _, xml = get(state["dzi"])
+            text = xml.decode()
+            w = int(text.split('Width="')[1].split('"')[0]); h = int(text.split('Height="')[1].split('"')[0])
+            top = math.ceil(math.log2(max(w, h)))
+            level = next(l for l in range(top + 1) if math.ceil(max(w, h) / 2 ** (top - l)) >= 2048)
+            lw, lh = math.ceil(w / 2 ** (top - level)), math.ceil(h / 2 ** (top - level))
+            cols, rows = math.ceil(lw / 256), math.ceil(math.ceil(lh / 256) * share)
+            prefix = state["dzi"][:-4] + f"_files/{level}/"
+            pending = [f"{prefix}{c}_{r}.jpg" for r in range(rows) for c in range(cols)]
+        pending = [p for p in pending if get(p)[0] != 200]
+        if not pending: view = time.monotonic() - start
+    if state["state"] == "done":
+        if view is None: view = time.monotonic() - start
+        print(f"{view:.2f} {time.monotonic() - start:.2f}")
+        break
+    time.sleep(0.05)
+PY
+}
+
+echo "(1) ${DROP_SIZE}² JPEG, $(( $(stat -c %s "$JPEG") >> 20 )) MiB"
+JOB=$(upload big "$JPEG")
+read -r VIEW FINAL < <(watch "$JOB" 1)
+measure slice "$WORK/slice-out" "$TILER" slice "$JPEG" -o "$WORK/slice-out" --name big --quiet
+SLICE=$(tail -1 "$BENCH_DIR/slice.times" | cut -d' ' -f1)
+rm -f "$BENCH_DIR/slice.times"
+echo "  upload end → every tile of the level ≥ 2048 px across: $VIEW s (goal ≤ 3 s)"
+echo "  upload end → final pyramid: $FINAL s; tiler slice: $SLICE s; ratio $(awk -v a="$FINAL" -v b="$SLICE" 'BEGIN { printf "%.2f", a / b }') (goal ≤ 1.15)"
+
+echo "(2) ${PNG_SIZE}² PNG, $(( $(stat -c %s "$PNG") >> 20 )) MiB"
+JOB=$(upload png "$PNG")
+read -r VIEW FINAL < <(watch "$JOB" 0.25)
+echo "  upload end → top quarter of the level ≥ 2048 px across: $VIEW s (goal ≤ 2 s); final $FINAL s"
+
+echo "(3) serving while a job runs vs none (wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s each)"
+TOP_FITS=$((TOP - 1)) FITS_GRID=$(( (SIZE / 2 + 255) / 256 ))
+HOT="/images/img_files/$TOP_FITS/3_3.jpg"
+serve_case() {
+    case $1 in
+        hot) wrk_run "$PORT" "$HOT" ;;
+        random) PREFIX=/images/img_files LEVEL=$TOP_FITS COLS=$FITS_GRID ROWS=$FITS_GRID wrk_run "$PORT" bench/wrk/random-tiles.lua ;;
+    esac
+}
+for case in hot random; do
+    idle=$(serve_case $case | cut -d' ' -f1)
+    JOB=$(upload "busy-$case" "$JPEG")
+    busy=$(serve_case $case | cut -d' ' -f1)
+    state=$(curl -s "http://127.0.0.1:$PORT/api/jobs/$JOB" | /usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["state"], j["fraction"])')
+    idle2=$(serve_case $case | cut -d' ' -f1)
+    echo "  $case: no job $idle, $idle2 req/s; slicing $busy req/s (job then: $state); ratio $(awk -v a="$busy" -v b="$idle" -v c="$idle2" 'BEGIN { printf "%.2f", a / ((b + c) / 2) }') (goal ≥ 0.8)"
+    curl -s -X DELETE -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/api/jobs/$JOB" >/dev/null
+    sleep 2
+done
