@@ -54,9 +54,15 @@ class DropTests(unittest.TestCase):
         self.browser.cdp("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
         # A tile not sliced yet answers 404 (with Retry-After), and a provoked refusal its status: Chromium logs each as
         # a failed load. Nothing else may be logged.
+        # The server (at 14f1440) answers no visible-rect query for a provisional version (404); the element drops a
+        # failed report without a word, but Chromium logs it. Allowed for versions that are not an image's final one.
+        finals = {image["version"] for image in self.images().values()}
+
         def expected(message):
             if "_files/" in message and "status of 404" in message:
                 return True
+            if "/visible?" in message and "status of 404" in message:
+                return not any(f"%40{version}/visible" in message for version in finals)
             return "/api/images/" in message and any(f"status of {status}" in message for status in self.refusals)
         errors = [e for e in self.browser.console_errors() if not expected(e["message"])]
         self.assertEqual(errors, [], "console errors")
@@ -123,8 +129,9 @@ class DropTests(unittest.TestCase):
         first_src = b.js("return window.tiler.viewer.getAttribute('src')")
         job = b.js("return window.tiler.uploads.current.job")
         self.assertNotEqual(job["state"], "done", f"the image opened before its slicing ended (job: {job})")
-        # Zoom in and move while it is provisional; from then on nothing may move the view.
-        b.js("window.tiler.viewer.setView({zoomScale: 0.5, x: 700, y: 450})")
+        # Zoom to full size near the bottom while it is provisional — the finest level there is written last, so its
+        # tiles are not there yet at first; from then on nothing may move the view.
+        b.js("window.tiler.viewer.setView({zoomScale: 1, x: 2400, y: 3300})")
         view = b.js("const v = window.tiler.viewer; return {...v.contentOffset, zoomScale: v.zoomScale}")
         b.js("""
             window.dropEvents = [];
@@ -132,6 +139,7 @@ class DropTests(unittest.TestCase):
               window.tiler.viewer.addEventListener(name, () => window.dropEvents.push(name));
         """)
         b.hide_chrome(False)
+        time.sleep(1.5)  # what the provisional version has, drawn (coarser tiles standing in for the missing ones)
         b.screenshot().save(os.path.join(self.shots, "drop-provisional.png"))
         final = b.wait(lambda: b.js("""
             const job = window.tiler.uploads.current.job, v = window.tiler.viewer, s = window.tiler.state;
@@ -163,7 +171,11 @@ class DropTests(unittest.TestCase):
             if r["status"] == 404:
                 misses[r["url"]] = misses.get(r["url"], 0) + 1
         elapsed = time.monotonic() - dropped
+        self.assertTrue(misses, "some tiles were not there yet at first (else this test shows nothing of them)")
         self.assertTrue(all(count <= elapsed + 1 for count in misses.values()), misses)
+        loaded = {r["url"] for r in network if r["status"] == 200}
+        shown = set(b.state()["shown"])
+        self.assertTrue(shown and all(any(f"_files/{key}." in url for url in loaded) for key in shown), "every tile on screen came")
         entry = self.images()["Photo_du_lac"]
         self.assertIn(entry.get("state", "ready"), ("ready",), "listed as complete")
         print(f"\n  drop: opened {opened:.1f} s after the drop; final after {elapsed:.1f} s; {len(misses)} tiles missed at first", flush=True)
