@@ -200,6 +200,19 @@ class DropTests(unittest.TestCase):
         self.wait_status("Ready", 120)
         self.assertIn("small", self.images())
 
+    def test_a_damaged_image_is_said_in_words_with_the_server_s_reason(self):
+        with open(self.photo, "rb") as f:
+            damaged = f.read()[:2_000_000]  # a JPEG cut off after 2 MB: its header is fine, its data ends early
+        self.open_page()
+        self.drop(None, "damaged.jpg", data=damaged)
+        self.wait_status("The image could not be sliced: ", 120)
+        status = self.panel()["status"]
+        self.assertTrue(status.endswith("Nothing was kept.") and len(status) > len("The image could not be sliced: . Nothing was kept."), status)
+        self.assertTrue(self.panel()["close"])
+        self.assertNotIn("damaged", self.images())
+        self.browser.screenshot().save(os.path.join(self.shots, "drop-damaged.png"))
+        print(f"\n  damaged: {status}", flush=True)
+
     def test_a_refused_token_is_said_in_words(self):
         # The documented format signed with a key the server does not have: 401.
         import hashlib
