@@ -32,6 +32,12 @@ export class ImageInfo {
     this.associated = entry.associated ?? {};
     /** The scanned area in image pixels (`{x, y, width, height}`), for slides that say, else `null`. */
     this.bounds = entry.bounds ?? null;
+    /** `'slicing'` while an upload's pyramid is being built (its descriptor is then a provisional version), else `null`. */
+    this.state = entry.state ?? null;
+    /** The slicing job's path (`/api/jobs/ID`) while `state` is `'slicing'`, else `null`. */
+    this.job = entry.job ?? null;
+    /** The slicing's progress (0–1) while `state` is `'slicing'`, else `null`. */
+    this.progress = entry.progress ?? null;
   }
 
   /** The URL of tile (`level`, `col`, `row`), in the Deep Zoom layout the server serves. */

@@ -1,26 +1,46 @@
 // The Tiler app page: routes the URL hash to the image list or to a `<tiler-viewer>` with the top bar and the
 // navigator outside its content (contentInset and scrollIndicatorInsets), keeps the hash in step with the view (so a
 // copied URL reopens it and back/forward move between the list and images), and exposes `window.tiler` for tests.
+// Given a write token (`#write-token=…`), it takes dropped or picked images (uploads.js), opens each as soon as the
+// server can show it, and moves an image still being sliced to its final version when its job is done.
 
 import { listImages } from './api.js';
 import { formatHash, parseHash, sameView } from './deep-link.js';
 import { parseOptions } from './options.js';
 import { ImagePicker } from './picker.js';
 import { StatusBar } from './status-bar.js';
+import { jobId, watchJob } from './upload-client.js';
+import { jobSummary } from './upload-model.js';
+import { Uploads } from './uploads.js';
+import { rememberWriteToken } from './write-token.js';
 import './tiler-viewer.js';
 
 /** How long the view must rest before it is written to the URL, in ms. */
 const SETTLE_MS = 200;
 /** The chrome's margin from the window's edges, in points. */
 const MARGIN = 12;
+/** How often, and how far apart in ms, the list is read again for an image an upload has just made viewable. */
+const LIST_RETRIES = 10;
+const LIST_RETRY_MS = 300;
+/** How often an image whose provisional descriptor vanished (its final version was just published) is looked up again. */
+const MAX_REOPENINGS = 3;
 
 const main = document.getElementById('app');
 const { options, problems } = parseOptions(location.search);
 for (const problem of problems) console.warn(`Tiler: ignoring a setting: ${problem}`);
 
-let open = null; // {name, root, viewer, status}
+let open = null; // {name, root, viewer, status, settleTimer, stopFollowing}
 let picker = null;
 let routeNumber = 0;
+/** Image name → how often it was looked up again after its provisional descriptor vanished. */
+const reopenings = new Map();
+let storage = null;
+try {
+  storage = window.sessionStorage;
+} catch {
+  // Storage refused (a sandboxed frame): the token lasts as long as the page.
+}
+const uploads = new Uploads(document.body, { token: rememberWriteToken(location, history, storage), openImage });
 
 /** Shows what the hash names. Later calls supersede earlier ones still waiting for the network. */
 async function route() {
@@ -33,15 +53,19 @@ async function route() {
   }
   closeViewer();
   closePicker();
-  let images;
+  let image;
   try {
-    images = await listImages();
+    // An upload that has just become viewable may reach the list a moment after its job said so.
+    for (let attempt = 0; !image && (attempt === 0 || (uploads.expects(place.image) && attempt <= LIST_RETRIES)); attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, LIST_RETRY_MS));
+      const images = await listImages();
+      if (number !== routeNumber) return;
+      image = images.find((candidate) => candidate.name === place.image);
+    }
   } catch (error) {
     if (number === routeNumber) showProblem(error.message, true);
     return;
   }
-  if (number !== routeNumber) return;
-  const image = images.find((candidate) => candidate.name === place.image);
   if (!image) return showProblem(`There is no image named “${place.image}” on this server.`, false);
   document.title = `${image.name} — Tiler`;
   showViewer(image, place.view);
@@ -72,8 +96,15 @@ function showViewer(image, view) {
     onFit: () => viewer.controller?.fit(now()),
     onRetry: () => viewer.retry(),
   });
-  open = { name: image.name, root, viewer, status, settleTimer: 0 };
-  const update = () => status.update({ zoomScale: viewer.zoomScale, devicePixelRatio: window.devicePixelRatio || 1, ...(viewer.lastStatus ?? { loading: true, error: null }) });
+  // While the image is provisional (still being sliced) its tiles vanish when the final version is published, a
+  // moment before the job's `done` moves the viewer to it: no error banner for those.
+  const current = { name: image.name, root, viewer, status, settleTimer: 0, provisional: image.state === 'slicing', stopFollowing: null };
+  open = current;
+  const update = () => {
+    const { loading, error } = viewer.lastStatus ?? { loading: true, error: null };
+    status.update({ zoomScale: viewer.zoomScale, devicePixelRatio: window.devicePixelRatio || 1, loading, error: current.provisional ? null : error });
+  };
+  current.stopFollowing = followJob(image, current, update);
   viewer.addEventListener('load', () => {
     applyInsets(viewer, status);
     if (view) viewer.setView(view);
@@ -81,13 +112,54 @@ function showViewer(image, view) {
     viewer.focus({ preventScroll: true });
     update();
   });
-  viewer.addEventListener('error', (e) => showProblem(e.detail.message, true));
+  viewer.addEventListener('error', (e) => {
+    // A provisional descriptor is gone once the final version is published: read the list again (a few times at most).
+    const reopened = reopenings.get(image.name) ?? 0;
+    if (!current.provisional || reopened >= MAX_REOPENINGS) return showProblem(e.detail.message, true);
+    reopenings.set(image.name, reopened + 1);
+    closeViewer();
+    route();
+  });
   viewer.addEventListener('tilestatus', update);
   viewer.addEventListener('didscroll', () => {
     update();
     scheduleSettle(open, image.name);
   });
   viewer.src = image.dzi;
+}
+
+/**
+ * For an image still being sliced (its list entry names its job): follows the job and, when it is done, moves the
+ * viewer to the final version keeping the view; if the job fails, says why. Returns how to stop, or `null`.
+ */
+function followJob(image, current, update) {
+  if (!current.provisional || !image.job) return null;
+  return watchJob(jobId(image.job), {
+    onJob: (job) => {
+      if (open !== current) return;
+      if (job.state === 'done' && job.dzi) {
+        current.viewer.replaceSource(job.dzi).then(
+          () => {
+            current.provisional = false;
+            update();
+          },
+          (error) => showProblem(error.message, true),
+        );
+      } else if (jobSummary(job).failed) {
+        showProblem(jobSummary(job).text, false);
+      }
+    },
+  });
+}
+
+/** Shows image `name` (an upload the server can now show), reopening it if it is the one open (a replacement). */
+function openImage(name) {
+  if (parseHash(location.hash).image !== name) {
+    location.hash = formatHash({ image: name, view: null });
+    return;
+  }
+  closeViewer();
+  route();
 }
 
 /** The top bar and the navigator are outside the content: every part of the image can be scrolled into clear view. */
@@ -119,7 +191,7 @@ function viewOf(viewer) {
 async function showPicker(number) {
   closeViewer();
   document.title = 'Tiler';
-  if (!picker) picker = new ImagePicker(main);
+  if (!picker) picker = newPicker();
   picker.showLoading();
   try {
     const images = await listImages();
@@ -133,14 +205,22 @@ async function showPicker(number) {
 function showProblem(message, retryable) {
   closeViewer();
   closePicker();
-  picker = new ImagePicker(main);
+  picker = newPicker();
   if (retryable) picker.showError(message, () => route());
   else picker.showError(message, () => (location.hash = ''), 'All images');
+}
+
+/** The list page, with the Upload button when the page may upload. */
+function newPicker() {
+  const page = new ImagePicker(main, uploads.panel.button);
+  page.uploadHint = Boolean(uploads.token);
+  return page;
 }
 
 function closeViewer() {
   if (!open) return;
   clearTimeout(open.settleTimer);
+  open.stopFollowing?.();
   open.viewer.close();
   open.root.remove();
   open = null;
@@ -162,6 +242,15 @@ window.tiler = {
   get state() {
     return open?.viewer.debug ?? null;
   },
+  /** The write token ('' for none); setting it shows or hides the Upload button. */
+  get writeToken() {
+    return uploads.token;
+  },
+  set writeToken(value) {
+    uploads.token = value;
+    if (picker) picker.uploadHint = Boolean(uploads.token);
+  },
+  uploads,
 };
 
 route();

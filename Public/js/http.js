@@ -13,10 +13,11 @@
 export class HttpError extends Error {
   /**
    * @param {string} message One line, for people.
-   * @param {{kind: ErrorKind, status?: number, url?: string, detail?: string}} details `status` is the HTTP status
-   *   (0 when there was none); `detail` the server's `error` message, if it sent one.
+   * @param {{kind: ErrorKind, status?: number, url?: string, detail?: string, retryAfter?: number | null}} details
+   *   `status` is the HTTP status (0 when there was none); `detail` the server's `error` message, if it sent one;
+   *   `retryAfter` the answer's `Retry-After` in seconds (`null` without one).
    */
-  constructor(message, { kind, status = 0, url = '', detail = '' }) {
+  constructor(message, { kind, status = 0, url = '', detail = '', retryAfter = null }) {
     super(message);
     this.name = 'HttpError';
     /** @type {ErrorKind} */
@@ -27,6 +28,8 @@ export class HttpError extends Error {
     this.url = url;
     /** @type {string} */
     this.detail = detail;
+    /** Seconds to wait before asking again, as the answer's `Retry-After` said, else `null`. @type {number | null} */
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -90,7 +93,23 @@ async function statusError(response, what, url, signal) {
   }
   if (signal?.aborted) return signal.reason;
   const message = `${what}: HTTP ${response.status}${detail ? ` — ${detail}` : ''}`;
-  return new HttpError(message, { kind: 'status', status: response.status, url, detail });
+  const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+  return new HttpError(message, { kind: 'status', status: response.status, url, detail, retryAfter });
+}
+
+/**
+ * A `Retry-After` value in seconds from now: delay-seconds (`1`) or an HTTP date (then at least 0); `null` when
+ * absent or unreadable.
+ * @param {string | null} value
+ * @param {number} [now] The time in ms since the epoch (for dates).
+ * @returns {number | null}
+ */
+export function parseRetryAfter(value, now = Date.now()) {
+  const text = (value ?? '').trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  if (!/^[A-Za-z]{3}, /.test(text)) return null; // An HTTP date (`Thu, 26 Nov 2026 20:00:05 GMT`), or nothing usable.
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? null : Math.max(0, (date - now) / 1000);
 }
 
 /** The error to pass on if the request was aborted: the signal's reason, or an `AbortError` from elsewhere; else `null`. */

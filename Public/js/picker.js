@@ -15,13 +15,19 @@ function element(tag, className, text = '') {
  * The image list page inside `parent`.
  */
 export class ImagePicker {
-  /** @param {HTMLElement} parent */
-  constructor(parent) {
+  /**
+   * @param {HTMLElement} parent
+   * @param {HTMLElement} [action] A control for the header's right end (the Upload button).
+   */
+  constructor(parent, action) {
     this.root = element('section', 'picker');
     const header = element('header', 'picker-header');
     const title = element('h1', 'logo', 'Tiler');
     this.subtitle = element('p', 'subtitle', '');
     header.append(title, this.subtitle);
+    if (action) header.append(action);
+    /** Whether the empty list says that an image can be dropped (the page has a write token). */
+    this.uploadHint = false;
     this.body = element('div', 'picker-body');
     this.root.append(header, this.body);
     parent.append(this.root);
@@ -41,7 +47,8 @@ export class ImagePicker {
     this.subtitle.textContent = images.length === 1 ? '1 image' : `${images.length} images`;
     if (images.length === 0) {
       const empty = element('p', 'empty');
-      empty.append('No images are served yet. Slice one into the served folder: ', element('code', '', 'tiler slice photo.jpg -o ROOT'));
+      if (this.uploadHint) empty.append('No images are served yet. Drop one anywhere on this page (or press ', element('strong', '', 'Upload an image…'), ').');
+      else empty.append('No images are served yet. Slice one into the served folder: ', element('code', '', 'tiler slice photo.jpg -o ROOT'));
       this.body.replaceChildren(empty);
       return;
     }
@@ -65,7 +72,8 @@ export class ImagePicker {
     img.addEventListener('error', () => frame.classList.add('broken'), { once: true });
     frame.append(img);
     const caption = element('div', 'caption');
-    const size = `${p.width.toLocaleString('en')} × ${p.height.toLocaleString('en')} px · ${p.maxLevel + 1} levels`;
+    const slicing = image.state === 'slicing' ? ` · slicing ${Math.floor((image.progress ?? 0) * 100)}%` : '';
+    const size = `${p.width.toLocaleString('en')} × ${p.height.toLocaleString('en')} px · ${p.maxLevel + 1} levels${slicing}`;
     caption.append(element('span', 'name', image.name), element('span', 'size', size));
     if (image.associated.label) {
       // A slide's label (its handwritten or printed tag) beside its name, as a pathologist knows the slide by it.

@@ -57,6 +57,11 @@ export class TileCache {
     return this.entries.get(key);
   }
 
+  /** The values held, least recently used first, without touching their recency. */
+  values() {
+    return this.entries.values();
+  }
+
   /** Stores `value` as the most recently used, replacing (and disposing) an older value, then evicts. */
   set(key, value) {
     const old = this.entries.get(key);

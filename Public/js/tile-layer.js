@@ -13,7 +13,8 @@ export function tileKey(level, col, row) {
 }
 
 /**
- * @typedef {{bitmap: ImageBitmap, loadedAt: number}} TileEntry A decoded tile and when it arrived (ms).
+ * @typedef {{bitmap: ImageBitmap, loadedAt: number, stale?: boolean}} TileEntry A decoded tile and when it arrived
+ *   (ms); `stale`: from the version the element showed before `replaceSource` — drawn until the new one replaces it.
  * @typedef {{level: number, col: number, row: number, entry: TileEntry}} Drawable
  */
 
@@ -57,15 +58,29 @@ export class TileLayer {
 
   /**
    * The tiles to load, most important first: the overview, then the visible tiles and their prefetch margin in the
-   * geometry's order (nearest the centre first) — the same tiles, in the same order, as the server's answer.
+   * geometry's order (nearest the centre first) — the same tiles, in the same order, as the server's answer. A tile
+   * the server does not have yet (`isMissing`: a pyramid still being sliced) is followed by its parent one level
+   * coarser, and that by its own if it is missing too, down to the first that is not (or the overview): what
+   * exists is drawn under what does not, as CATiledLayer draws coarser levels under missing fine ones.
+   * @param {(key: string) => boolean} [isMissing]
    * @returns {{key: string, url: string}[]}
    */
-  requests() {
-    const p = this.pyramid.overviewLevel;
-    const list = [{ key: this.overviewKey, url: this.image.tileURL(p, 0, 0) }];
+  requests(isMissing = () => false) {
+    const overview = this.pyramid.overviewLevel;
+    const list = [{ key: this.overviewKey, url: this.image.tileURL(overview, 0, 0) }];
+    const listed = new Set([this.overviewKey]);
+    const add = (level, col, row) => {
+      const key = tileKey(level, col, row);
+      if (!listed.has(key)) list.push({ key, url: this.image.tileURL(level, col, row) });
+      listed.add(key);
+      return key;
+    };
     for (const t of this.wanted?.tiles ?? []) {
-      const key = tileKey(t.level, t.col, t.row);
-      if (key !== this.overviewKey) list.push({ key, url: this.image.tileURL(t.level, t.col, t.row) });
+      if (!isMissing(add(t.level, t.col, t.row))) continue;
+      for (let level = t.level - 1; level > overview; level -= 1) {
+        const scale = 2 ** (t.level - level);
+        if (!isMissing(add(level, Math.floor(t.col / scale), Math.floor(t.row / scale)))) break;
+      }
     }
     return list;
   }
@@ -88,8 +103,10 @@ export class TileLayer {
     let missing = 0;
     let failed = 0;
     let fading = 0;
+    let stale = 0;
     for (const t of this.shown.tiles) {
       const entry = this.cache.get(tileKey(level, t.col, t.row));
+      if (entry?.stale) stale += 1;
       if (entry) current.push({ level, col: t.col, row: t.row, entry });
       else if (hasFailed(tileKey(level, t.col, t.row))) failed += 1;
       else missing += 1;
@@ -103,7 +120,7 @@ export class TileLayer {
     this.draw(sv, layers, now);
     this.cache.pin(layers.map((d) => tileKey(d.level, d.col, d.row)));
     fading += layers.filter((d) => d.level !== level && this.alpha(d.entry, now) < 1).length;
-    this.stats = { level, visible: this.shown.tiles.length, missing, failed, drawn: layers.length, fading };
+    this.stats = { level, visible: this.shown.tiles.length, missing, failed, stale, drawn: layers.length, fading };
     return fading > 0;
   }
 

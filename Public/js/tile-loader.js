@@ -1,8 +1,32 @@
 // Fetches tiles in the order the geometry gives them (nearest the viewport centre first) with a bounded number of
 // requests in flight. Each call to `want` replaces the queue: tiles no longer wanted are dropped from it and their
 // requests aborted, tiles still wanted keep their place or move down. Failures are remembered until `retry`.
+// A tile that is not there yet (404 with `Retry-After`: a pyramid still being sliced) is not a failure: it is asked
+// for again after the server's delay, doubling on each miss up to NOT_YET_MAX_DELAY_MS, and only while it is still
+// wanted — so at most the wanted tiles, each at most once a delay, never a storm.
 
 import { fetchTile } from './api.js';
+
+/** The longest wait between two requests for a tile that is not there yet, in ms, however often it was missing. */
+export const NOT_YET_MAX_DELAY_MS = 4000;
+/** How many times a tile that is not there yet is asked for before it counts as failed (about 13 minutes). */
+export const NOT_YET_MAX_ATTEMPTS = 200;
+
+/**
+ * The wait before asking again for a tile missing for the `attempts`-th time, in ms: the server's `Retry-After`
+ * (at least 1/4 s), doubled for each earlier miss up to {@link NOT_YET_MAX_DELAY_MS} (never below the server's).
+ * @param {number} retryAfter Seconds.
+ * @param {number} attempts ≥ 1.
+ */
+export function notYetDelay(retryAfter, attempts) {
+  const base = Math.max(250, retryAfter * 1000);
+  return Math.max(base, Math.min(NOT_YET_MAX_DELAY_MS, base * 2 ** Math.min(attempts - 1, 16)));
+}
+
+/** Whether `error` says the tile does not exist yet but will (404 with `Retry-After`). */
+export function isNotYet(error) {
+  return error?.status === 404 && typeof error.retryAfter === 'number';
+}
 
 /**
  * @typedef {{key: string, url: string}} TileRequest
@@ -15,21 +39,33 @@ export class TileLoader {
   /**
    * @param {{maxInFlight?: number, load?: (url: string, signal: AbortSignal) => Promise<ImageBitmap>,
    *   onLoad: (key: string, bitmap: ImageBitmap) => void, onError: (key: string, error: Error) => void}} options
-   *   `load` fetches and decodes one tile; `onLoad` and `onError` report each outcome (never for aborted requests).
+   *   `load` fetches and decodes one tile; `onLoad` and `onError` report each outcome (never for aborted requests,
+   *   nor for a tile that is not there yet). `onWake` runs when a tile that was not there yet may be asked for again
+   *   (the caller then calls `want` with what it wants now). `clock` (ms), `schedule` and `unschedule` are the
+   *   page's `performance.now`, `setTimeout` and `clearTimeout` unless given (tests pass their own).
    */
-  constructor({ maxInFlight = 6, load = fetchTile, onLoad, onError }) {
+  constructor({ maxInFlight = 6, load = fetchTile, onLoad, onError, onWake = () => {}, clock = () => performance.now(),
+    schedule = (f, ms) => setTimeout(f, ms), unschedule = (id) => clearTimeout(id) }) {
     this.maxInFlight = maxInFlight;
     this.load = load;
     this.onLoad = onLoad;
     this.onError = onError;
+    this.onWake = onWake;
+    this.clock = clock;
+    this.schedule = schedule;
+    this.unschedule = unschedule;
+    /** Tiles that were not there yet: key → {attempts, due} (`due`: when they may be asked for again, in ms). */
+    this.notYet = new Map();
+    this.wakeTimer = null;
+    this.wakeAt = Infinity;
     /** @type {Map<string, {controller: AbortController, url: string}>} */
     this.inFlight = new Map();
     /** @type {Map<string, Error>} */
     this.failed = new Map();
     /** @type {TileRequest[]} */
     this.queue = [];
-    /** Counts for tests: requests started, aborted, loaded, failed. */
-    this.counts = { started: 0, aborted: 0, loaded: 0, failed: 0 };
+    /** Counts for tests: requests started, aborted, loaded, failed, answered "not yet". */
+    this.counts = { started: 0, aborted: 0, loaded: 0, failed: 0, notYet: 0 };
   }
 
   /** Whether nothing is queued or in flight. */
@@ -50,13 +86,25 @@ export class TileLoader {
       this.inFlight.delete(key);
       this.counts.aborted += 1;
     }
-    this.queue = requests.filter((r) => !isLoaded(r.key) && !this.inFlight.has(r.key) && !this.failed.has(r.key));
+    const now = this.clock();
+    this.queue = requests.filter((r) => !isLoaded(r.key) && !this.inFlight.has(r.key) && !this.failed.has(r.key) && !this.isWaiting(r.key, now));
     this.pump();
   }
 
-  /** Forgets failures so that those tiles are requested again the next time they are wanted. */
+  /** Whether tile `key` was not there yet and its wait is not over at `now` (ms). */
+  isWaiting(key, now = this.clock()) {
+    return (this.notYet.get(key)?.due ?? -Infinity) > now;
+  }
+
+  /** Whether tile `key` answered "not yet" (and has not arrived since): its coarser tiles stand in for it. */
+  isMissing(key) {
+    return this.notYet.has(key);
+  }
+
+  /** Forgets failures and waits so that those tiles are requested again the next time they are wanted. */
   retry() {
     this.failed.clear();
+    this.notYet.clear();
   }
 
   /** Aborts everything. */
@@ -64,6 +112,55 @@ export class TileLoader {
     for (const flight of this.inFlight.values()) flight.controller.abort();
     this.inFlight.clear();
     this.queue = [];
+  }
+
+  /** Aborts everything and forgets failures and waits: the tiles are to come from another source. */
+  reset() {
+    this.cancelAll();
+    this.retry();
+    this.unschedule(this.wakeTimer);
+    this.wakeTimer = null;
+    this.wakeAt = Infinity;
+  }
+
+  /** Tile `key` is not there yet: waits before it may be asked for again, or fails after too many attempts. */
+  postpone(key, error) {
+    const attempts = (this.notYet.get(key)?.attempts ?? 0) + 1;
+    if (attempts > NOT_YET_MAX_ATTEMPTS) {
+      this.notYet.delete(key);
+      this.fail(key, error);
+      return;
+    }
+    const due = this.clock() + notYetDelay(error.retryAfter, attempts);
+    this.notYet.set(key, { attempts, due });
+    this.counts.notYet += 1;
+    this.armWake(due);
+  }
+
+  /** Makes sure a wake comes at `due` (ms) or before. */
+  armWake(due) {
+    if (due >= this.wakeAt) return;
+    this.unschedule(this.wakeTimer);
+    this.wakeAt = due;
+    this.wakeTimer = this.schedule(() => this.wake(), Math.max(0, due - this.clock()));
+  }
+
+  /** A wait is over: lets the caller say what it wants now, then waits for the next wait to end. */
+  wake() {
+    this.wakeTimer = null;
+    this.wakeAt = Infinity;
+    const now = this.clock();
+    let next = Infinity;
+    for (const { due } of this.notYet.values()) if (due > now && due < next) next = due;
+    this.onWake();
+    if (next < Infinity) this.armWake(next);
+  }
+
+  /** Remembers a failure until `retry` and reports it. */
+  fail(key, error) {
+    this.failed.set(key, error);
+    this.counts.failed += 1;
+    this.onError(key, error);
   }
 
   /** Starts queued requests while there is room. */
@@ -80,6 +177,7 @@ export class TileLoader {
       (bitmap) => {
         if (controller.signal.aborted) return bitmap.close();
         this.inFlight.delete(key);
+        this.notYet.delete(key);
         this.counts.loaded += 1;
         this.onLoad(key, bitmap);
         this.pump();
@@ -87,9 +185,8 @@ export class TileLoader {
       (error) => {
         if (controller.signal.aborted) return;
         this.inFlight.delete(key);
-        this.failed.set(key, error);
-        this.counts.failed += 1;
-        this.onError(key, error);
+        if (isNotYet(error)) this.postpone(key, error);
+        else this.fail(key, error);
         this.pump();
       },
     );

@@ -1,7 +1,10 @@
 // `<tiler-viewer>`'s UIScrollView methods, over the element's ScrollView and ScrollController: moves and zooms from
-// code (at once, or animated with UIKit's delegate sequence), scroll-to-top, and the indicators' flash.
+// code (at once, or animated with UIKit's delegate sequence), scroll-to-top, and the indicators' flash; and, not
+// UIKit, moving to another version of the image shown (`replaceSource`) without touching the view.
 
 import { ViewerProperties, positive } from './tiler-viewer-properties.js';
+import { loadTileSource } from './tile-source.js';
+import { adoptSource, sameGeometry } from './source-swap.js';
 
 /**
  * The element's base class: UIScrollView's methods on top of its properties.
@@ -74,5 +77,44 @@ export class ViewerMethods extends ViewerProperties {
   /** Not UIKit: sets zoom and offset at once, clamped to where the view may rest (deep links). */
   setView(view) {
     this.controller?.setView(view);
+  }
+
+  /**
+   * Not UIKit (CATiledLayer's contents changing under a still layer): moves to another version of the image shown —
+   * the descriptor at `src`, e.g. the final pyramid of an image first shown from a provisional one while it was
+   * being sliced. When its geometry (size, tile size, overlap) is the one shown, the view (`contentOffset`,
+   * `zoomScale`), a gesture or animation under way and every tile on screen are kept; each tile is drawn until the
+   * new version's tile for its place replaces it, so nothing jumps or blinks. No `load`, no delegate call, no
+   * `didscroll`/`didzoom`; the `src` attribute becomes `src` without reopening. With another geometry it opens
+   * `src` as setting `src` does (the view starts fitted; `load` fires). Before an image is open, it sets `src`.
+   * @param {string} src
+   * @returns {Promise<boolean>} Whether the view was kept; rejects (an HttpError, the image shown as it was) when
+   *   the descriptor cannot be loaded.
+   */
+  async replaceSource(src) {
+    if (!this.source || this.loading) {
+      this.src = src;
+      return false;
+    }
+    const generation = ++this.generation;
+    const source = await loadTileSource(src, undefined, this.access.fetch);
+    if (generation !== this.generation || !this.source) return false;
+    this.setSrcQuietly(src);
+    if (!sameGeometry(source.pyramid, this.source.pyramid)) {
+      this.open(src);
+      return false;
+    }
+    adoptSource(this, source);
+    return true;
+  }
+
+  /** Sets the `src` attribute without opening it. */
+  setSrcQuietly(src) {
+    this.quietSrc = src;
+    try {
+      this.setAttribute('src', src);
+    } finally {
+      this.quietSrc = null;
+    }
   }
 }

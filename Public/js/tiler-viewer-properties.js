@@ -69,7 +69,7 @@ export class ViewerProperties extends HTMLElement {
   attributeChangedCallback(name, old, value) {
     if (old === value) return;
     if (name === 'src') {
-      if (this.isConnected && value) this.open(value);
+      if (this.isConnected && value && value !== this.quietSrc) this.open(value);
       return;
     }
     if (name === 'token') {

@@ -16,6 +16,7 @@ import { ScrollIndicators } from './scroll-indicators.js';
 import { ViewportReporter, orderedLike, viewKey } from './viewport-reporter.js';
 import { ViewTrend, forecastReports } from './view-forecast.js';
 import { loadTileSource } from './tile-source.js';
+import { arrivalTime, isCurrent } from './source-swap.js';
 import { ViewerMethods } from './tiler-viewer-methods.js';
 import { STYLE } from './tiler-viewer-style.js';
 import { ScaleBar } from './scale-bar.js';
@@ -104,13 +105,14 @@ export class TilerViewer extends ViewerMethods {
     this.loader = new TileLoader({
       maxInFlight: this.settings.maxInFlight ?? 6,
       onLoad: (key, bitmap) => {
-        this.cache.set(key, { bitmap, loadedAt: performance.now() });
+        this.cache.set(key, { bitmap, loadedAt: arrivalTime(this.cache.peek(key), performance.now()) });
         this.invalidate();
       },
       onError: (key, error) => {
         this.access.tileFailed(error);
         this.invalidate();
       },
+      onWake: () => this.invalidate(),
     });
     this.layer = new TileLayer(this.canvas, { pyramid: p, tileURL: source.tileURL }, { cache: this.cache, prefetch: this.settings.prefetch ?? 1 });
     const endpoint = this.getAttribute('visible-endpoint') || source.visibleEndpoint;
@@ -129,7 +131,7 @@ export class TilerViewer extends ViewerMethods {
 
   /** Stops loading, forgets the image and its tiles. */
   close() {
-    this.loader?.cancelAll();
+    this.loader?.reset();
     this.gestures?.detach();
     this.detachKeyboard?.();
     this.reporter?.cancel();
@@ -232,10 +234,10 @@ export class TilerViewer extends ViewerMethods {
     const key = viewKey(viewport);
     this.reportView(viewport, now);
     const fading = this.layer.render(sv, now, (k) => this.loader.failed.has(k));
-    const local = this.layer.requests();
+    const local = this.layer.requests((k) => this.loader.isMissing(k));
     const order = this.reporter?.orderFor(key);
     const ordered = order ? orderedLike(local, order) : local;
-    this.loader.want(this.reporter ? this.reporter.ready(ordered, performance.now()) : ordered, (k) => this.cache.has(k));
+    this.loader.want(this.reporter ? this.reporter.ready(ordered, performance.now()) : ordered, (k) => isCurrent(this.cache.peek(k)));
     if (this.navigator) {
       this.navigator.drawOverview(this.cache.peek(this.layer.overviewKey)?.bitmap, sv.devicePixelRatio);
       this.navigator.update(sv.viewportImageRect);
@@ -294,11 +296,11 @@ export class TilerViewer extends ViewerMethods {
       level: stats.level,
       stats: { ...stats },
       shown: (this.layer.shown?.tiles ?? []).map((t) => tileKey(t.level, t.col, t.row)),
-      wanted: this.layer.requests().map((r) => r.url),
+      wanted: this.layer.requests((k) => this.loader.isMissing(k)).map((r) => r.url),
       cache: this.cache.stats,
-      loader: { ...this.loader.counts, inFlight: this.loader.inFlight.size, queued: this.loader.queue.length, failed: this.loader.failed.size },
+      loader: { ...this.loader.counts, inFlight: this.loader.inFlight.size, queued: this.loader.queue.length, failed: this.loader.failed.size, missing: this.loader.notYet.size },
       gestureIdle: this.controller.isIdle,
-      complete: this.controller.isIdle && !this.frameRequested && stats.missing === 0 && stats.fading === 0,
+      complete: this.controller.isIdle && !this.frameRequested && stats.missing === 0 && stats.fading === 0 && stats.stale === 0,
       loaded: this.loader.isIdle,
       settled: this.settled && this.controller.isIdle,
       lastFlick: this.controller.lastFlick,

@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HttpError, bearerFetch, parseJSON, request } from '../../../Public/js/http.js';
+import { HttpError, bearerFetch, parseJSON, parseRetryAfter, request } from '../../../Public/js/http.js';
 
 /** A fetch that answers every request with `respond(url, init)` and records the calls. */
 function stub(respond) {
@@ -156,4 +156,16 @@ test('bearerFetch sends the current token as the bearer and reports a 401 to a r
   await assert.rejects(request('/refused', { what: 'c', fetch: authorised }));
   assert.equal(calls[2].init.headers, undefined, 'no token: nothing added');
   assert.deepEqual(refused, ['tiler1.k.c.s'], 'a request without a token is not a refused token');
+});
+
+test('a refusal carries its Retry-After in seconds (a tile not sliced yet); delay-seconds or a date', async () => {
+  const notYet = new Response('{"error": "not yet"}', { status: 404, headers: { 'retry-after': '1', 'cache-control': 'no-store' } });
+  await rejectsWith(request('/t.jpg', { what: 'tile', as: 'blob', fetch: stub(() => notYet).fetch }), { status: 404, retryAfter: 1, detail: 'not yet' });
+  await rejectsWith(request('/t.jpg', { what: 'tile', as: 'blob', fetch: stub(() => json({ error: 'gone' }, 404)).fetch }), { status: 404, retryAfter: null });
+  assert.equal(parseRetryAfter(' 3 '), 3);
+  assert.equal(parseRetryAfter('Thu, 26 Nov 2026 20:00:05 GMT', Date.parse('Thu, 26 Nov 2026 20:00:00 GMT')), 5);
+  assert.equal(parseRetryAfter('Thu, 26 Nov 2026 19:00:00 GMT', Date.parse('Thu, 26 Nov 2026 20:00:00 GMT')), 0);
+  assert.equal(parseRetryAfter('soon'), null);
+  assert.equal(parseRetryAfter(null), null);
+  assert.equal(parseRetryAfter('-1'), null);
 });

@@ -1,9 +1,12 @@
 // The tile loader's scheduling: geometry order, the in-flight bound, cancelling tiles that left the view,
-// remembering failures until Retry. Tiles come from a hand-driven source whose requests the test completes.
+// remembering failures until Retry, and tiles not sliced yet (404 with Retry-After) asked for again after the
+// server's delay, backing off, only while wanted. Tiles come from a hand-driven source whose requests the test
+// completes; time is a hand-driven clock and timer.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TileLoader } from '../../../Public/js/tile-loader.js';
+import { NOT_YET_MAX_ATTEMPTS, NOT_YET_MAX_DELAY_MS, TileLoader, notYetDelay } from '../../../Public/js/tile-loader.js';
+import { HttpError } from '../../../Public/js/http.js';
 
 /**
  * A tile source whose requests stay pending until the test resolves or rejects them; an abort rejects them, as
@@ -39,7 +42,7 @@ test('requests start in the given order, at most maxInFlight at once, and the qu
   await tick();
   assert.deepEqual(loaded, ['b', 'a', 'c', 'd']);
   assert.ok(loader.isIdle);
-  assert.deepEqual(loader.counts, { started: 4, aborted: 0, loaded: 4, failed: 0 });
+  assert.deepEqual(loader.counts, { started: 4, aborted: 0, loaded: 4, failed: 0, notYet: 0 });
 });
 
 test('tiles that are no longer wanted are aborted; tiles still wanted keep loading; loaded tiles are skipped', async () => {
@@ -79,4 +82,106 @@ test('a failed tile is reported once and not requested again until retry', async
   assert.ok(pending.has('/t/a'));
   loader.cancelAll();
   assert.ok(pending.get('/t/a').signal.aborted && loader.isIdle);
+});
+
+/** A clock and a one-shot timer the test moves by hand. */
+function time() {
+  const t = { now: 0, timers: [] };
+  t.clock = () => t.now;
+  t.schedule = (f, ms) => {
+    const timer = { at: t.now + ms, f, cancelled: false };
+    t.timers.push(timer);
+    return timer;
+  };
+  t.unschedule = (timer) => {
+    if (timer) timer.cancelled = true;
+  };
+  /** Moves to `ms` and runs the timers due by then. */
+  t.advance = (ms) => {
+    t.now = ms;
+    for (const timer of t.timers.splice(0)) {
+      if (timer.cancelled) continue;
+      if (timer.at <= ms) timer.f();
+      else t.timers.push(timer);
+    }
+  };
+  t.live = () => t.timers.filter((timer) => !timer.cancelled);
+  return t;
+}
+
+const notYet = (seconds = 1) => new HttpError('tile: HTTP 404', { kind: 'status', status: 404, retryAfter: seconds });
+
+test('a tile not there yet is no failure: asked for again once its Retry-After is over, and only while wanted', async () => {
+  const { pending, load } = source();
+  const t = time();
+  const errors = [];
+  let wakes = 0;
+  const loader = new TileLoader({ maxInFlight: 4, load, onLoad: () => {}, onError: (key) => errors.push(key), onWake: () => { wakes += 1; }, ...t });
+  loader.want(requests(['a', 'b']), () => false);
+  pending.get('/t/a').reject(notYet(1));
+  pending.get('/t/b').reject(notYet(1));
+  await tick();
+  assert.deepEqual(errors, [], 'not reported as failures');
+  assert.equal(loader.failed.size, 0);
+  assert.ok(loader.isMissing('a') && loader.isWaiting('a'));
+  assert.equal(t.live().length, 1, 'one timer for both');
+  pending.clear();
+  loader.want(requests(['a', 'b']), () => false);
+  assert.equal(pending.size, 0, 'nothing asked again before the delay');
+  t.advance(999);
+  assert.equal(wakes, 0);
+  t.advance(1000);
+  assert.equal(wakes, 1);
+  loader.want(requests(['b']), () => false); // a left the view while it waited
+  assert.deepEqual([...pending.keys()], ['/t/b']);
+  pending.get('/t/b').resolve(bitmap('b'));
+  await tick();
+  assert.ok(!loader.isMissing('b'), 'an arrival ends the wait');
+  assert.ok(loader.isMissing('a'), 'a is still missing: its coarser tiles stand in for it');
+  assert.equal(loader.counts.notYet, 2);
+  assert.equal(t.live().length, 0, 'no timer once nothing waits');
+});
+
+test('each miss of the same tile doubles the wait, up to a ceiling, never below the server’s; too many misses fail', async () => {
+  assert.deepEqual([1, 2, 3, 4, 5, 9].map((n) => notYetDelay(1, n)), [1000, 2000, 4000, NOT_YET_MAX_DELAY_MS, NOT_YET_MAX_DELAY_MS, NOT_YET_MAX_DELAY_MS]);
+  assert.equal(notYetDelay(0, 1), 250, 'Retry-After: 0 still waits a little');
+  assert.equal(notYetDelay(10, 3), 10_000, 'a longer Retry-After is obeyed');
+  const { pending, load } = source();
+  const t = time();
+  const errors = [];
+  const loader = new TileLoader({ maxInFlight: 1, load, onLoad: () => {}, onError: (key, e) => errors.push([key, e.status]), ...t });
+  const waits = [];
+  for (let attempt = 1; attempt <= NOT_YET_MAX_ATTEMPTS + 1; attempt += 1) {
+    pending.clear();
+    loader.want(requests(['a']), () => false);
+    assert.equal(pending.size, 1, `attempt ${attempt} is asked`);
+    pending.get('/t/a').reject(notYet(1));
+    await tick();
+    if (attempt <= 3) waits.push(loader.notYet.get('a').due - t.now);
+    t.advance(t.now + NOT_YET_MAX_DELAY_MS);
+  }
+  assert.deepEqual(waits, [1000, 2000, 4000]);
+  assert.deepEqual(errors, [['a', 404]], 'reported as failed once, after the last attempt');
+  assert.ok(loader.failed.has('a') && !loader.isMissing('a'));
+  assert.equal(loader.counts.started, NOT_YET_MAX_ATTEMPTS + 1);
+});
+
+test('reset forgets waits and failures and cancels the timer; retry asks for waiting tiles at once', async () => {
+  const { pending, load } = source();
+  const t = time();
+  const loader = new TileLoader({ maxInFlight: 4, load, onLoad: () => {}, onError: () => {}, ...t });
+  loader.want(requests(['a', 'b']), () => false);
+  pending.get('/t/a').reject(notYet(1));
+  pending.get('/t/b').reject(new Error('tile: HTTP 500'));
+  await tick();
+  loader.retry();
+  pending.clear();
+  loader.want(requests(['a', 'b']), () => false);
+  assert.deepEqual([...pending.keys()], ['/t/a', '/t/b']);
+  pending.get('/t/a').reject(notYet(1));
+  await tick();
+  loader.reset();
+  assert.ok(pending.get('/t/b').signal.aborted);
+  assert.equal(loader.notYet.size + loader.failed.size + loader.inFlight.size, 0);
+  assert.equal(t.live().length, 0);
 });
