@@ -5,14 +5,11 @@ extension Router {
     /// Answers a CORS preflight (`OPTIONS`) outside `/iiif/` for whatever `GET` at the same URL would answer: 404
     /// where that is 404 (an unknown route or image, an old version, a hidden file), else the preflight answer.
     func preflight(_ head: HTTPRequestHead, exchange: inout Exchange) -> Response {
-        let target: RequestTarget
-        do {
-            target = try RequestTarget(head.uri, maxPathBytes: services.configuration.maxPathBytes)
-        } catch {
-            return .error(error)
+        let route: Route
+        switch routed(head.uri, exchange: &exchange) {
+        case .success(let found): route = found.1
+        case .failure(let error): return .error(error)
         }
-        let route = Route(path: target.path)
-        exchange.route = route.label
         switch route {
         case .tile(let name, _, _), .descriptor(let name), .visible(let name), .properties(let name), .associated(let name, _):
             if case .failure(let error) = lookup(name) { return .error(error) }

@@ -35,13 +35,11 @@ extension Router {
     /// Answers `DELETE`: only a job (`/api/jobs/ID`) may be deleted (cancelled); elsewhere 405.
     func delete(_ head: HTTPRequestHead, exchange: inout Exchange) -> Response {
         let target: RequestTarget
-        do {
-            target = try RequestTarget(head.uri, maxPathBytes: services.configuration.maxPathBytes)
-        } catch {
-            return .error(error)
+        let route: Route
+        switch routed(head.uri, exchange: &exchange) {
+        case .success(let found): (target, route) = found
+        case .failure(let error): return .error(error)
         }
-        let route = Route(path: target.path)
-        exchange.route = route.label
         guard case .job = route else {
             let error = RequestError(status: .methodNotAllowed, message: "only a job (/api/jobs/ID) can be deleted")
             return .error(error, extraHeaders: "Allow: GET, HEAD, OPTIONS\r\n", close: false)

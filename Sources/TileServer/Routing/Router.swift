@@ -38,16 +38,27 @@ struct Router {
         return respond(uri: head.uri, exchange: &exchange)
     }
 
+    /// `uri` parsed and routed, the route's label recorded in `exchange`; a target refused (too long, malformed) is
+    /// the error to answer.
+    func routed(_ uri: String, exchange: inout Exchange) -> Result<(RequestTarget, Route), RequestError> {
+        do {
+            let target = try RequestTarget(uri, maxPathBytes: services.configuration.maxPathBytes)
+            let route = Route(path: target.path)
+            exchange.route = route.label
+            return .success((target, route))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Answers a `GET` or `HEAD` request for `uri` (outside `/iiif/`), setting `exchange`'s route label.
     func respond(uri: String, exchange: inout Exchange) -> Response {
         let target: RequestTarget
-        do {
-            target = try RequestTarget(uri, maxPathBytes: services.configuration.maxPathBytes)
-        } catch {
-            return .error(error)
+        let route: Route
+        switch routed(uri, exchange: &exchange) {
+        case .success(let found): (target, route) = found
+        case .failure(let error): return .error(error)
         }
-        let route = Route(path: target.path)
-        exchange.route = route.label
         let grant: AccessGrant
         switch authorize(route.accessSubject, query: target.query, exchange: exchange) {
         case .success(let allowed): grant = allowed
