@@ -4,7 +4,8 @@
 #
 # Usage: bench/drop-and-view.sh [SECONDS]     (wrk seconds per serving measurement, default 8)
 # Cases:
-#   (1) the DROP_SIZE² JPEG (default 32768², `tiler sample` at Q90 4:4:4 as containers.sh makes it): from the upload's end (curl's 202, sent once the
+#   (1) the DROP_SIZE² JPEG (default 32768², `tiler sample` at DROP_QUALITY 90 and DROP_SUBSAMPLING 444 as containers.sh
+#       makes it, 616 MiB; DROP_QUALITY=60 DROP_SUBSAMPLING=420 gives 205 MiB, near the 181 MB file): from the upload's end (curl's 202, sent once the
 #       last byte is on disk) to (a) every tile of the first level at least 2048 px across answering 200 under the job's
 #       `dzi`, (b) the final pyramid published (job `done`); and `tiler slice` of the same file, for the ratio.
 #   (2) the PNG_SIZE² PNG (default 16384²): from the upload's end to the top quarter of that level answering 200.
@@ -23,9 +24,11 @@ CONNECTIONS=${CONNECTIONS:-64}
 scripts/setup wrk curl
 source bench/lib.sh
 prepare_serve_pyramid
-JPEG="$BENCH_DIR/drop-$DROP_SIZE.jpg"
+DROP_QUALITY=${DROP_QUALITY:-90}
+DROP_SUBSAMPLING=${DROP_SUBSAMPLING:-444}
+JPEG="$BENCH_DIR/drop-$DROP_SIZE-q$DROP_QUALITY-$DROP_SUBSAMPLING.jpg"
 PNG="$BENCH_DIR/drop-$PNG_SIZE.png"
-[ -s "$JPEG" ] || "$TILER" sample "$JPEG" --size "${DROP_SIZE}x${DROP_SIZE}" --quality 90 --subsampling 444 --quiet
+[ -s "$JPEG" ] || "$TILER" sample "$JPEG" --size "${DROP_SIZE}x${DROP_SIZE}" --quality "$DROP_QUALITY" --subsampling "$DROP_SUBSAMPLING" --quiet
 [ -s "$PNG" ] || "$TILER" sample "$PNG" --size "${PNG_SIZE}x${PNG_SIZE}" --quiet
 
 WORK=$(mktemp -d)
