@@ -43,6 +43,16 @@ public struct Pyramid: Sendable, Hashable {
         return ((size.width + tileSize - 1) / tileSize, (size.height + tileSize - 1) / tileSize)
     }
 
+    /// Every tile of the pyramid, level 0 first, each level row by row (columns within a row).
+    ///
+    /// - Complexity: O(1) to make; iterating is O(tiles), lazily.
+    public var tiles: some Sequence<(level: Int, column: Int, row: Int)> {
+        (0...maxLevel).lazy.flatMap { level in
+            let grid = grid(level)
+            return (0..<grid.rows).lazy.flatMap { row in (0..<grid.columns).lazy.map { column in (level: level, column: column, row: row) } }
+        }
+    }
+
     /// The level pixels tile (`column`, `row`) covers, without overlap.
     public func tileRect(level: Int, column: Int, row: Int) -> PixelRect {
         let size = levelSize(level)

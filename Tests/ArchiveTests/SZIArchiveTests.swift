@@ -11,15 +11,8 @@ import TileGeometry
 
     /// Every tile of ``descriptor``'s pyramid as `level-column-row` text, plus the descriptor, under `top/`.
     static func entries(top: String = "p") -> [(name: String, bytes: [UInt8])] {
-        let pyramid = descriptor.pyramid
-        var entries: [(name: String, bytes: [UInt8])] = []
-        for level in 0...pyramid.maxLevel {
-            let grid = pyramid.grid(level)
-            for row in 0..<grid.rows {
-                for column in 0..<grid.columns {
-                    entries.append(("\(top)/\(top)_files/\(level)/\(column)_\(row).jpg", Array("\(level)-\(column)-\(row)".utf8)))
-                }
-            }
+        var entries = descriptor.pyramid.tiles.map { tile in
+            (name: "\(top)/\(top)_files/\(tile.level)/\(tile.column)_\(tile.row).jpg", bytes: Array("\(tile.level)-\(tile.column)-\(tile.row)".utf8))
         }
         entries.append(("\(top)/\(top).dzi", Array(descriptor.xml.utf8)))
         return entries
@@ -68,14 +61,9 @@ import TileGeometry
         #expect(archive.topFolder == "p" && archive.stem == "p")
         #expect(archive.tileCount == entries.count - 1)
         let pyramid = Self.descriptor.pyramid
-        for level in 0...pyramid.maxLevel {
-            let grid = pyramid.grid(level)
-            for row in 0..<grid.rows {
-                for column in 0..<grid.columns {
-                    let place = try #require(archive.tile(level: level, column: column, row: row))
-                    #expect(Array(bytes[Int(place.offset)..<Int(place.offset) + place.size]) == Array("\(level)-\(column)-\(row)".utf8))
-                }
-            }
+        for (level, column, row) in pyramid.tiles {
+            let place = try #require(archive.tile(level: level, column: column, row: row))
+            #expect(Array(bytes[Int(place.offset)..<Int(place.offset) + place.size]) == Array("\(level)-\(column)-\(row)".utf8))
         }
         #expect(archive.tile(level: pyramid.maxLevel, column: 3, row: 0) == nil)
         #expect(archive.tile(level: pyramid.maxLevel + 1, column: 0, row: 0) == nil)

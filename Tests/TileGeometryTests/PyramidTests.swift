@@ -33,6 +33,19 @@ import TileGeometry
         }
     }
 
+    @Test(arguments: [(600, 400, 256), (1, 1, 256), (1000, 3, 7)])
+    func tilesListEveryTileLevelByLevelRowByRow(width: Int, height: Int, tileSize: Int) {
+        let pyramid = Pyramid(width: width, height: height, tileSize: tileSize)
+        var expected: [[Int]] = []
+        for level in 0...pyramid.maxLevel {
+            let grid = pyramid.grid(level)
+            for row in 0..<grid.rows {
+                for column in 0..<grid.columns { expected.append([level, column, row]) }
+            }
+        }
+        #expect(pyramid.tiles.map { [$0.level, $0.column, $0.row] } == expected)
+    }
+
     /// Tile rects are a product of column spans and row spans, so checking both axes tiles the level exactly:
     /// spans start where the previous one ended, have the tile size except the last, and end at the level edge.
     @Test(arguments: ImageSize.edgeCases, tileSizes)

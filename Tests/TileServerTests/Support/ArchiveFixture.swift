@@ -12,19 +12,11 @@ extension PyramidFixture {
         _ name: String, width: Int, height: Int, tileBytes: Int = 100, extra: [(name: String, bytes: [UInt8])] = [], fileName: String? = nil
     ) throws -> DZIDescriptor {
         let descriptor = DZIDescriptor(width: width, height: height, tileSize: 256, overlap: 0, format: "jpg")
-        let pyramid = descriptor.pyramid
-        var entries: [(name: String, bytes: [UInt8])] = []
-        for level in 0...pyramid.maxLevel {
-            let grid = pyramid.grid(level)
-            for row in 0..<grid.rows {
-                for column in 0..<grid.columns {
-                    entries.append(
-                        (
-                            "\(name)/\(name)_files/\(level)/\(column)_\(row).jpg",
-                            Self.tileBytes(level: level, column: column, row: row, count: tileBytes)
-                        ))
-                }
-            }
+        var entries = descriptor.pyramid.tiles.map { tile in
+            (
+                name: "\(name)/\(name)_files/\(tile.level)/\(tile.column)_\(tile.row).jpg",
+                bytes: Self.tileBytes(level: tile.level, column: tile.column, row: tile.row, count: tileBytes)
+            )
         }
         entries.append(("\(name)/\(name).dzi", Array(descriptor.xml.utf8)))
         try writeArchive(entries + extra, to: root + "/" + (fileName ?? name + ".szi"))
