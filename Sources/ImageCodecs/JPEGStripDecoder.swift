@@ -68,9 +68,7 @@ final class JPEGStripDecoder: StripDecoder {
             return transform
         }
         if cmyk {
-            let why = options.colour == .keep ? "--keep-colour" : "no usable embedded profile"
-            warn("\(header.colorType.uppercased()) with \(why): converted to RGB with the uncalibrated formula R = (1 − C)(1 − K)")
-            header.colourConversion = "\(header.colorType.uppercased()) → RGB, uncalibrated formula"
+            ColourManagement.noteUncalibratedInk(header.colorType.uppercased(), header: &header, policy: options.colour, warn: warn)
         }
         return nil
     }

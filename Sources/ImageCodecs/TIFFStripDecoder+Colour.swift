@@ -30,11 +30,7 @@ extension TIFFStripDecoder {
             header.colourConversion = "\(header.colourTag.summary) → sRGB"
             return transform
         }
-        if cmyk {
-            let why = options.colour == .keep ? "--keep-colour" : "no usable embedded profile"
-            warn("CMYK with \(why): converted to RGB with the uncalibrated formula R = (1 − C)(1 − K)")
-            header.colourConversion = "CMYK → RGB, uncalibrated formula"
-        }
+        if cmyk { ColourManagement.noteUncalibratedInk("CMYK", header: &header, policy: options.colour, warn: warn) }
         return nil
     }
 }

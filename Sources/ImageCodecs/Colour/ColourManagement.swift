@@ -29,4 +29,12 @@ public enum ColourManagement {
         warn("colour profile ignored (\(failure)); the image is taken as sRGB")
         return nil
     }
+
+    /// Ink (`model`: `CMYK`, `YCCK`) that no profile converts: warns once, and records in `header` that it is turned
+    /// into RGB with the uncalibrated formula R = (1 − C)(1 − K), which the decoders apply.
+    static func noteUncalibratedInk(_ model: String, header: inout ImageHeader, policy: ColourPolicy, warn: (String) -> Void) {
+        let why = policy == .keep ? "--keep-colour" : "no usable embedded profile"
+        warn("\(model) with \(why): converted to RGB with the uncalibrated formula R = (1 − C)(1 − K)")
+        header.colourConversion = "\(model) → RGB, uncalibrated formula"
+    }
 }
