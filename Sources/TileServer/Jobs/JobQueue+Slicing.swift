@@ -69,18 +69,20 @@ extension JobQueue {
             width: displayed.width, height: displayed.height, tileSize: options.tileSize, overlap: options.overlap, format: options.fileExtension)
         let pyramid = Pyramid(width: displayed.width, height: displayed.height, tileSize: options.tileSize, overlap: options.overlap)
         let register = { @Sendable [self] (filesPath: String) in
-            let provisional = provisionals.withLock { provisionals in
+            let (provisional, first) = provisionals.withLock { provisionals in
+                let earlier = provisionals[job.name]
                 var provisional =
-                    provisionals[job.name]
+                    earlier
                     ?? ProvisionalPyramid(job: job, version: ProvisionalPyramid.newVersion(), filesPaths: [], descriptor: geometry, pyramid: pyramid)
                 provisional.filesPaths.insert(filesPath, at: 0)
                 provisionals[job.name] = provisional
-                return provisional
+                return (provisional, earlier == nil)
             }
             job.update {
                 $0.dzi = provisional.dzi
                 $0.tiles = PyramidBuilder.tileCount(of: pyramid)
             }
+            if first { onViewable?(job.id) }
         }
         if header.format == .jpeg, max(displayed.width, displayed.height) > Self.coarseSide {
             let coarse = try sliceCoarse(job, stem: stem, options: options, orientation: orientation, longest: max(displayed.width, displayed.height))

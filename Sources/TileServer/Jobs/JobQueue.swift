@@ -15,6 +15,9 @@ final class JobQueue: Sendable {
     let threads: Int
     /// Called (on a worker thread) once a pyramid is published or a provisional one appears: the server rescans.
     let onPublished: @Sendable () -> Void
+    /// Called (on the slicing thread) with a job's id once its image can be viewed while it is sliced
+    /// (``ServerConfiguration/onViewable``).
+    let onViewable: (@Sendable (String) -> Void)?
     /// The catalog, to tell which names exist and to find the published version.
     let catalog: ImageCatalog
     let logger: Logger
@@ -40,13 +43,16 @@ final class JobQueue: Sendable {
     }
 
     /// Sweeps what an earlier run left under `root` (``JobRecord/sweep(root:keep:)``) and starts the workers.
-    init(root: String, maxDepth: Int, threads: Int, catalog: ImageCatalog, logger: Logger, onPublished: @escaping @Sendable () -> Void) {
+    init(root: String, maxDepth: Int, threads: Int, catalog: ImageCatalog, logger: Logger, onPublished: @escaping @Sendable () -> Void,
+        onViewable: (@Sendable (String) -> Void)? = nil
+    ) {
         self.root = root
         self.maxDepth = maxDepth
         self.threads = threads
         self.catalog = catalog
         self.logger = logger
         self.onPublished = onPublished
+        self.onViewable = onViewable
         var registry = Registry()
         registry.earlier = JobRecord.sweep(root: root)
         self.registry = Mutex(registry)

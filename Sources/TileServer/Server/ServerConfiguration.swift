@@ -96,6 +96,10 @@ public struct ServerConfiguration: Sendable {
     public var inbox: String?
     /// Where the server logs (startup, catalog changes, errors — never one line per request).
     public var logger: Logger
+    /// Called on a slicing thread, with the job's id, once a job's image can be viewed while it is sliced (its
+    /// provisional pyramid is listed), before its finest tiles are written; the job goes on when it returns. For
+    /// tests that look at the view while slicing without racing the slicer.
+    var onViewable: (@Sendable (String) -> Void)?
 
     /// Creates a configuration serving `root`; every other setting has its default.
     public init(root: String) {

@@ -72,7 +72,7 @@ struct ServerRuntime: Sendable {
         }
         let jobs = JobQueue(
             root: root, maxDepth: configuration.maxScanDepth, threads: configuration.sliceJobs, catalog: catalog, logger: configuration.logger,
-            onPublished: published)
+            onPublished: published, onViewable: configuration.onViewable)
         var inbox: Inbox?
         if let folder = configuration.inbox {
             do {

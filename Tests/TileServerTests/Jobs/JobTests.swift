@@ -57,9 +57,15 @@ import Testing
         let token = try fixture.writeToken()
         let big = try UploadFixture.png(width: 3000, height: 3000)
         let small = try UploadFixture.png(width: 300, height: 300)
-        try await withServer(fixture.secured.pyramids, fixture.secured.configuration) { server in
+        // The first job is held as it starts slicing, so the second is surely still waiting and the first running.
+        let gate = SlicingGate()
+        var configuration = fixture.secured.configuration
+        configuration.onViewable = gate.hold
+        try await withServer(fixture.secured.pyramids, configuration) { server in
+            defer { gate.release() }
             let first = try await blocking { try UploadFixture.put(server, "running", body: big, token: token) }
             let running = try #require((try first.json() as? [String: Any])?["id"] as? String)
+            #expect(try await blocking { gate.waitUntilHeld(seconds: 60) } == running)
             let second = try await blocking { try UploadFixture.put(server, "waiting", body: small, token: token) }
             let waiting = try #require((try second.json() as? [String: Any])?["id"] as? String)
             #expect(try UploadFixture.job(server, waiting)["state"] as? String == "queued", "one slicing thread: the second waits")
@@ -67,9 +73,10 @@ import Testing
             #expect(refused.status == 401, "cancelling needs the write token")
             let cancelled = try fetch(server, "/api/jobs/\(waiting)", method: "DELETE", headers: ["Authorization: Bearer \(token)"])
             #expect(cancelled.status == 200 && cancelled.text.contains("\"state\":\"cancelled\""))
-            #expect(await eventually { (try? UploadFixture.job(server, running)["state"] as? String) == "slicing" })
+            #expect(try UploadFixture.job(server, running)["state"] as? String == "slicing")
             let stop = try fetch(server, "/api/jobs/\(running)", method: "DELETE", headers: ["Authorization: Bearer \(token)"])
             #expect(stop.status == 200 && stop.text.contains("\"state\":\"cancelled\""), "\(stop.text)")
+            gate.release()
             let end = try await UploadFixture.waitForEnd(server, running)
             #expect(end["state"] as? String == "cancelled")
             // The slicer stops promptly: the name is free again once it has removed its staging folder.

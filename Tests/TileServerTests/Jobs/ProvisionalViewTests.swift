@@ -13,28 +13,31 @@ import Testing
         let token = try fixture.writeToken()
         let read = try fixture.secured.token("*")
         let image = try UploadFixture.png(width: 3000, height: 3000)
-        try await withServer(fixture.secured.pyramids, fixture.secured.configuration) { server in
+        let gate = SlicingGate()
+        var configuration = fixture.secured.configuration
+        configuration.onViewable = gate.hold
+        try await withServer(fixture.secured.pyramids, configuration) { server in
+            defer { gate.release() }
             let response = try await blocking { try UploadFixture.put(server, "pub/drop", body: image, token: token) }
             let id = try #require((try response.json() as? [String: Any])?["id"] as? String)
-            var provisional = ""
-            let viewable = try await eventually(within: 30) {
-                let job = try UploadFixture.job(server, id)
-                provisional = job["dzi"] as? String ?? ""
-                return job["state"] as? String == "slicing" && job["viewable"] as? Bool == true
-            }
-            try #require(viewable, "the job became viewable while slicing")
+            // The job is held once viewable, before it writes a tile: what follows is seen while it slices.
+            let held = try await blocking { gate.waitUntilHeld(seconds: 60) }
+            try #require(held == id, "the job became viewable while slicing")
+            let job = try UploadFixture.job(server, id)
+            #expect(job["state"] as? String == "slicing" && job["viewable"] as? Bool == true, "\(job)")
+            let provisional = try #require(job["dzi"] as? String)
             let list = try fetch(server, "/api/images?token=\(read)")
             let descriptor = try fetch(server, provisional)
             let coarsest = try fetch(server, provisional.replacingOccurrences(of: ".dzi", with: "_files/0/0_0.jpg"))
             let finest = try fetch(server, provisional.replacingOccurrences(of: ".dzi", with: "_files/12/11_11.jpg"))
             let outside = try fetch(server, provisional.replacingOccurrences(of: ".dzi", with: "_files/12/99_0.jpg"))
+            gate.release()
             let end = try await UploadFixture.waitForEnd(server, id)
-            // What was seen while slicing (unless the machine sliced it all between two looks: then the job said done).
             #expect(list.text.contains("\"state\":\"slicing\"") && list.text.contains("\"job\":\"/api/jobs/\(id)\""), "\(list.text)")
             #expect(descriptor.status == 200 && descriptor.header("Cache-Control") == "no-store")
             #expect(descriptor.text.contains("Width=\"3000\"") && descriptor.text.contains("Height=\"3000\""))
             for tile in [coarsest, finest] {
-                #expect(tile.status == 200 || (tile.status == 404 && tile.header("Retry-After") == "1"), "\(tile.status)")
+                #expect(tile.status == 404 && tile.header("Retry-After") == "1", "not written yet: \(tile.status)")
                 #expect(tile.header("Cache-Control") == "no-store")
             }
             #expect(outside.status == 404 && outside.header("Retry-After") == nil, "outside the pyramid: not a tile to wait for")
@@ -52,30 +55,32 @@ import Testing
 
 extension ProvisionalViewTests {
     /// A large JPEG's coarse pyramid (DCT-scaled decode) is served before the full slice has decoded a row: while the
-    /// job says `rowsDecoded: 0`, the tiles of the coarse top level answer 200.
+    /// job says `rowsDecoded: 0`, the tiles of the coarse top level answer 200 and the final level's 404, retry.
     @Test func aJPEGsCoarseLevelsComeFirst() async throws {
         let fixture = try UploadFixture()
         let token = try fixture.writeToken()
         let image = try UploadFixture.jpeg(width: 6000, height: 4500)
-        try await withServer(fixture.secured.pyramids, fixture.secured.configuration) { server in
+        let gate = SlicingGate()
+        var configuration = fixture.secured.configuration
+        configuration.onViewable = gate.hold
+        try await withServer(fixture.secured.pyramids, configuration) { server in
+            defer { gate.release() }
             let response = try await blocking { try UploadFixture.put(server, "pub/photo", body: image, token: token) }
             let id = try #require((try response.json() as? [String: Any])?["id"] as? String)
+            // Held as soon as it is viewable: the coarse pyramid is whole and the full decode has not begun.
+            let held = try await blocking { gate.waitUntilHeld(seconds: 60) }
+            try #require(held == id)
+            let job = try UploadFixture.job(server, id)
+            #expect(job["state"] as? String == "slicing" && job["rowsDecoded"] as? Int == 0, "\(job)")
             // 6000 px → 1/2 scale, 3000 px: the coarse pyramid's top level is 12 (the final one's is 13), 12 × 9 tiles.
-            var seenEarly = false
-            var seenStates: Set<String> = []
-            _ = try await eventually(within: 60) {
-                let job = try UploadFixture.job(server, id)
-                seenStates.insert("\(job["state"] ?? "")/\(job["rowsDecoded"] ?? "")")
-                guard job["state"] as? String == "slicing", job["rowsDecoded"] as? Int == 0, let dzi = job["dzi"] as? String else {
-                    return job["state"] as? String == "done"
-                }
-                let prefix = dzi.replacingOccurrences(of: ".dzi", with: "_files/12/")
-                let all = try [(0, 0), (11, 8), (5, 4)].allSatisfy { try fetch(server, "\(prefix)\($0.0)_\($0.1).jpg").status == 200 }
-                let stillCoarse = try UploadFixture.job(server, id)["rowsDecoded"] as? Int == 0
-                seenEarly = all && stillCoarse
-                return seenEarly
+            let prefix = try #require(job["dzi"] as? String).replacingOccurrences(of: ".dzi", with: "_files/12/")
+            for (column, row) in [(0, 0), (11, 8), (5, 4)] {
+                let tile = try fetch(server, "\(prefix)\(column)_\(row).jpg")
+                #expect(tile.status == 200 && tile.header("Cache-Control") == "no-store", "coarse tile \(column)_\(row): \(tile.status)")
             }
-            #expect(seenEarly, "coarse tiles before the full decode began; states seen: \(seenStates.sorted())")
+            let final = try fetch(server, prefix.replacingOccurrences(of: "_files/12/", with: "_files/13/0_0.jpg"))
+            #expect(final.status == 404 && final.header("Retry-After") == "1", "the finest level is not there yet")
+            gate.release()
             let end = try await UploadFixture.waitForEnd(server, id)
             #expect(end["state"] as? String == "done")
         }
