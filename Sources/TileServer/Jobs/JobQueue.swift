@@ -43,7 +43,8 @@ final class JobQueue: Sendable {
     }
 
     /// Sweeps what an earlier run left under `root` (``JobRecord/sweep(root:keep:)``) and starts the workers.
-    init(root: String, maxDepth: Int, threads: Int, catalog: ImageCatalog, logger: Logger, onPublished: @escaping @Sendable () -> Void,
+    init(
+        root: String, maxDepth: Int, threads: Int, catalog: ImageCatalog, logger: Logger, onPublished: @escaping @Sendable () -> Void,
         onViewable: (@Sendable (String) -> Void)? = nil
     ) {
         self.root = root
