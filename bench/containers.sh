@@ -5,14 +5,17 @@
 # against nginx on the folder, alternately, with wrk on 127.0.0.1 (the cases of serve-vs-nginx.sh).
 #
 # Usage: bench/containers.sh [SECONDS] [ROUNDS]   (serving: default 8 s per measurement, 3 rounds, medians and the
-#        spread of the rounds' ratios reported; slicing and copying: one run each)
-# Env:   BENCH_DIR (default .bench-data), SIZE (32768), CACHE_MB (64), CONNECTIONS (64), SETTLE_SECONDS (6, see lib.sh).
+#        spread of the rounds' ratios reported; slicing: SLICE_ROUNDS rounds, each tool once a round in an order
+#        rotated each round, medians and every round's ratios; copying: once, the last round's outputs)
+# Env:   BENCH_DIR (default .bench-data), SIZE (32768), CACHE_MB (64), CONNECTIONS (64), SETTLE_SECONDS (6, see lib.sh),
+#        SLICE_ROUNDS (3).
 #
 # Every tool writes 256-px tiles, overlap 0, JPEG quality 85 4:2:0. The machine may be shared: quote the spread.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER=${1:-8}
 ROUNDS=${2:-3}
+SLICE_ROUNDS=${SLICE_ROUNDS:-3}
 BENCH_DIR=${BENCH_DIR:-.bench-data}
 SIZE=${SIZE:-32768}
 CACHE_MB=${CACHE_MB:-64}
@@ -36,23 +39,34 @@ slice() {
     shift
     measure "containers-$name" "$OUT/$name" "$@"
 }
-slice tiler-folder "$TILER" slice "$INPUT" -o "$OUT/tiler-folder" --name img --quality 85 --quiet
-slice vips-folder vips dzsave "$INPUT" "$OUT/vips-folder/img" --tile-size 256 --overlap 0 --suffix ".jpg[Q=85]"
-slice tiler-szi "$TILER" slice "$INPUT" -o "$OUT/tiler-szi/img.szi" --quality 85 --quiet
-slice vips-szi vips dzsave "$INPUT" "$OUT/vips-szi/img.szi" --tile-size 256 --overlap 0 --suffix ".jpg[Q=85]"
-slice tiler-tiff "$TILER" slice "$INPUT" -o "$OUT/tiler-tiff/img.tif" --quality 85 --quiet
-slice vips-tiff vips tiffsave "$INPUT" "$OUT/vips-tiff/img.tif" --tile --tile-width 256 --tile-height 256 --pyramid \
-    --compression jpeg --Q 85 --bigtiff
+names=(tiler-folder vips-folder tiler-szi vips-szi tiler-tiff vips-tiff)
+for round in $(seq "$SLICE_ROUNDS"); do
+    # Each round in another order (rotated by one), so no tool always follows the same one.
+    for index in $(seq 0 5); do
+        case ${names[$(((index + round - 1) % 6))]} in
+        tiler-folder) slice tiler-folder "$TILER" slice "$INPUT" -o "$OUT/tiler-folder" --name img --quality 85 --quiet ;;
+        vips-folder) slice vips-folder vips dzsave "$INPUT" "$OUT/vips-folder/img" --tile-size 256 --overlap 0 --suffix ".jpg[Q=85]" ;;
+        tiler-szi) slice tiler-szi "$TILER" slice "$INPUT" -o "$OUT/tiler-szi/img.szi" --quality 85 --quiet ;;
+        vips-szi) slice vips-szi vips dzsave "$INPUT" "$OUT/vips-szi/img.szi" --tile-size 256 --overlap 0 --suffix ".jpg[Q=85]" ;;
+        tiler-tiff) slice tiler-tiff "$TILER" slice "$INPUT" -o "$OUT/tiler-tiff/img.tif" --quality 85 --quiet ;;
+        vips-tiff) slice vips-tiff vips tiffsave "$INPUT" "$OUT/vips-tiff/img.tif" --tile --tile-width 256 --tile-height 256 \
+            --pyramid --compression jpeg --Q 85 --bigtiff ;;
+        esac
+    done
+done
 
-echo "slicing a ${SIZE}² JPEG, one run each; $(nproc) cores; $(vips --version); tiler release build"
+echo "slicing a ${SIZE}² JPEG, $SLICE_ROUNDS rounds (each in a rotated order; medians, peak RSS the largest); $(nproc) cores;"
+echo "$(vips --version); tiler release build"
 echo
-echo "| output | tool | wall s | cpu s | peak MiB | files | MiB on disk | cp -r s |"
-echo "|---|---|---|---|---|---|---|---|"
-declare -A wall rss
-for name in tiler-folder vips-folder tiler-szi vips-szi tiler-tiff vips-tiff; do
-    read -r w c m <"$BENCH_DIR/containers-$name.times"
-    wall[$name]=$w
-    rss[$name]=$m
+echo "| output | tool | wall s (median) | wall s by round | cpu s (median) | peak MiB | files | MiB on disk | cp -r s |"
+echo "|---|---|---|---|---|---|---|---|---|"
+declare -A wall rss walls
+for name in "${names[@]}"; do
+    times="$BENCH_DIR/containers-$name.times"
+    walls[$name]=$(cut -d' ' -f1 "$times" | paste -sd' ')
+    wall[$name]=$(cut -d' ' -f1 "$times" | median)
+    cpu=$(cut -d' ' -f2 "$times" | median)
+    rss[$name]=$(cut -d' ' -f3 "$times" | sort -n | tail -1)
     files=$(find "$OUT/$name" -type f | wc -l)
     disk=$(du -sm "$OUT/$name" | cut -f1)
     rm -rf "$OUT/copy"
@@ -60,13 +74,17 @@ for name in tiler-folder vips-folder tiler-szi vips-szi tiler-tiff vips-tiff; do
     sleep "${SETTLE_SECONDS:-6}"
     copy=$(/usr/bin/time -f "%e" cp -r "$OUT/$name" "$OUT/copy" 2>&1 >/dev/null | tail -1)
     rm -rf "$OUT/copy"
-    printf '| %s | %s | %.2f | %.2f | %.0f | %d | %d | %.2f |\n' "${name#*-}" "${name%%-*}" "$w" "$c" "$((m / 1024))" "$files" "$disk" "$copy"
+    printf '| %s | %s | %.2f | %s | %.2f | %.0f | %d | %d | %.2f |\n' "${name#*-}" "${name%%-*}" "${wall[$name]}" "${walls[$name]}" "$cpu" \
+        "$((rss[$name] / 1024))" "$files" "$disk" "$copy"
 done
 echo
 ratio() { awk -v a="${wall[$1]}" -v b="${wall[$2]}" 'BEGIN { printf "%.2fx", a / b }'; }
-echo "wall ratios: tiler SZI ÷ vips .szi $(ratio tiler-szi vips-szi) (goal ≤ 0.4), tiler TIFF ÷ vips tiffsave" \
+rounds() { paste -d' ' <(tr ' ' '\n' <<<"${walls[$1]}") <(tr ' ' '\n' <<<"${walls[$2]}") | awk '{ printf "%.2f ", $1 / $2 }'; }
+echo "wall ratios of the medians: tiler SZI ÷ vips .szi $(ratio tiler-szi vips-szi) (goal ≤ 0.4), tiler TIFF ÷ vips tiffsave" \
     "$(ratio tiler-tiff vips-tiff) (goal ≤ 0.65), tiler SZI ÷ tiler folder $(ratio tiler-szi tiler-folder), tiler TIFF ÷" \
     "tiler folder $(ratio tiler-tiff tiler-folder) (goals ≤ 1)"
+echo "by round: SZI ÷ vips .szi $(rounds tiler-szi vips-szi); TIFF ÷ vips tiffsave $(rounds tiler-tiff vips-tiff);" \
+    "SZI ÷ folder $(rounds tiler-szi tiler-folder); TIFF ÷ folder $(rounds tiler-tiff tiler-folder)"
 echo "peak RSS: tiler SZI $((rss[tiler-szi] / 1024)) MiB vs vips $((rss[vips-szi] / 1024)); tiler TIFF" \
     "$((rss[tiler-tiff] / 1024)) MiB vs vips $((rss[vips-tiff] / 1024))"
 
