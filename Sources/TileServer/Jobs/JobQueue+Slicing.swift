@@ -25,6 +25,13 @@ extension JobQueue {
     private func perform(_ job: SliceJob, _ work: (String, String) throws -> Void) {
         let (folder, stem) = ImageName.split(job.name)
         let directory = folder.isEmpty ? root : root + "/" + folder
+        // Folders made for the pyramid are the job's to remove again if it does not finish (its record says which).
+        let createdFolder = JobRecord.firstMissing(of: folder, root: root)
+        if createdFolder != nil {
+            var record = JobRecord(job)
+            record.createdFolder = createdFolder
+            record.save(root: root)
+        }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try work(directory, stem)
@@ -39,12 +46,14 @@ extension JobQueue {
             }
         } catch let error as SliceError where error.reason == .cancelled {
             _ = provisionals.withLock { $0.removeValue(forKey: job.name) }
+            JobRecord.removeEmptyFolders(of: job.name, upTo: createdFolder, root: root)
             job.update {
                 $0.state = .cancelled
                 $0.dzi = nil
             }
         } catch {
             _ = provisionals.withLock { $0.removeValue(forKey: job.name) }
+            JobRecord.removeEmptyFolders(of: job.name, upTo: createdFolder, root: root)
             job.fail(describe(error, of: job))
         }
         try? FileManager.default.removeItem(atPath: Self.coarseFolder(root: root, job: job))

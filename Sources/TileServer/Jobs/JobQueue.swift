@@ -122,6 +122,11 @@ final class JobQueue: Sendable {
         registry.withLock { $0.jobs[String(id)] }
     }
 
+    /// The record of job `id` of an earlier run, if kept.
+    func earlierRecord(id: Substring) -> JobRecord? {
+        registry.withLock { registry in registry.earlier.first { $0.id == id } }
+    }
+
     /// Every job of this run, newest first, then the records of earlier runs.
     func all() -> (jobs: [SliceJob], earlier: [JobRecord]) {
         registry.withLock { registry in (registry.order.reversed().compactMap { registry.jobs[$0] }, registry.earlier) }

@@ -13,6 +13,9 @@ struct JobRecord: Codable, Equatable {
     var state: String
     var error: String?
     var created: Int
+    /// The topmost folder (relative to ROOT) the job created for its pyramid, if it created any: removed again, while
+    /// empty, when the job does not finish (also after a kill, at the next start).
+    var createdFolder: String?
 
     /// The jobs folder under `root`.
     static func folder(root: String) -> String { root + "/.tiler-jobs" }
@@ -52,6 +55,28 @@ struct JobRecord: Codable, Equatable {
         if rename(temporary, path) != 0 { unlink(temporary) }
     }
 
+    /// Removes the folders a job created for image `name` (from its own folder up to `createdFolder`, relative to
+    /// `root`) while they are empty, deepest first; `rmdir` leaves any folder that holds anything, and nothing above
+    /// `createdFolder` is touched.
+    static func removeEmptyFolders(of name: String, upTo createdFolder: String?, root: String) {
+        guard let createdFolder else { return }
+        var folder = ImageName.split(name).folder
+        while folder == createdFolder || folder.hasPrefix(createdFolder + "/") {
+            guard rmdir(root + "/" + folder) == 0, folder != createdFolder else { return }
+            folder = folder.split(separator: "/").dropLast().joined(separator: "/")
+        }
+    }
+
+    /// The topmost of `folder`'s folders (relative to `root`, `a`, `a/b`, …) that does not exist yet, or nil.
+    static func firstMissing(of folder: String, root: String) -> String? {
+        var path = ""
+        for part in folder.split(separator: "/") {
+            path += (path.isEmpty ? "" : "/") + part
+            if !FileManager.default.fileExists(atPath: root + "/" + path) { return path }
+        }
+        return nil
+    }
+
     /// At a start: creates the jobs folder, marks every unfinished record `interrupted`, removes the staging files of
     /// every job and the staging folders killed slices left where the jobs were publishing, and returns the records,
     /// newest first (at most `keep`; older ones are deleted).
@@ -71,6 +96,7 @@ struct JobRecord: Codable, Equatable {
                     record.save(root: root)
                     let target = ImageName.split(record.name).folder
                     _ = StagingSweep.removeLeftovers(in: target.isEmpty ? root : root + "/" + target)
+                    removeEmptyFolders(of: record.name, upTo: record.createdFolder, root: root)
                 }
                 records.append(record)
             } else if !name.hasSuffix(".job") {

@@ -17,7 +17,11 @@ extension Router {
             let body = "{\"jobs\":[" + items.joined(separator: ",") + "]}"
             return .ok(ByteBuffer(string: body), profile: services.blocks.jsonNoStore)
         case .job(let id):
-            guard let job = jobs.job(id: id) else { return .error(.notFound("no job \(id)")) }
+            guard let job = jobs.job(id: id) else {
+                // A job of an earlier run (a client that polled it across a restart learns how it ended).
+                guard !isDelete, let record = jobs.earlierRecord(id: id) else { return .error(.notFound("no job \(id)")) }
+                return .ok(ByteBuffer(string: record.json), profile: services.blocks.jsonNoStore)
+            }
             if isDelete {
                 if let refusal = writeTokenRefusal(query: query, exchange: exchange, name: job.name) { return refusal }
                 jobs.cancel(job)
@@ -25,7 +29,13 @@ extension Router {
             return .ok(ByteBuffer(string: job.json), profile: services.blocks.jsonNoStore)
         case .jobEvents(let id):
             guard !isDelete else { return .error(RequestError(status: .methodNotAllowed, message: "an event stream cannot be deleted")) }
-            guard let job = jobs.job(id: id) else { return .error(.notFound("no job \(id)")) }
+            guard let job = jobs.job(id: id) else {
+                // An earlier run's job has ended: its one last event (an EventSource that reconnected across a restart
+                // learns the end, as it would have from a live stream).
+                guard let record = jobs.earlierRecord(id: id) else { return .error(.notFound("no job \(id)")) }
+                let profile = ResponseProfile(contentType: "text/event-stream", cacheControl: ResponseProfile.noStore, cors: services.blocks.cors)
+                return .ok(ByteBuffer(string: "event: job\ndata: \(record.json)\n\n"), profile: profile)
+            }
             return .events(job)
         default:
             return .error(.notFound("nothing here"))

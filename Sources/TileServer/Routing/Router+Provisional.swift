@@ -1,6 +1,7 @@
 import Glibc
 import JSONText
 import NIOCore
+import TileGeometry
 
 extension Router {
     /// The answer from a pyramid still being built (``ProvisionalPyramid``) when `name` is `NAME@VERSION` with the
@@ -29,13 +30,34 @@ extension Router {
         let deliver = self.deliver
         services.tiles.threadPool.submit { state in
             guard case .active = state else { return deliver(.error(RequestError(status: .serviceUnavailable, message: "shutting down"))) }
-            deliver(paths.lazy.compactMap { Self.provisionalTile(at: $0, profile: profile) }.first ?? Self.notYet)
+            deliver(paths.lazy.compactMap { Self.provisionalTile(at: $0, format: descriptor.format, profile: profile) }.first ?? Self.notYet)
         }
         return .later
     }
 
-    /// The tile file at `path` (blocking): 200 with its bytes, or nil while it is missing or empty (being written).
-    private static func provisionalTile(at path: String, profile: ResponseProfile) -> Response? {
+    /// The visible-rect answer for a pyramid still being built, when `name` is `NAME@VERSION` with the provisional
+    /// version of a running job: its tiles under the provisional version's URLs (which may not be written yet: their
+    /// requests answer 404 with `Retry-After` until they are), `no-store`, nothing warmed. Nil when `name` is not
+    /// provisional.
+    func provisionalVisibleResponse(name: Substring, query: QueryString) -> Response? {
+        let (base, version) = Self.split(name)
+        guard let version, let provisional = services.jobs.provisional(named: base, version: version) else { return nil }
+        let answer: VisibleTiles
+        do throws(GeometryError) {
+            answer = try provisional.pyramid.visibleTiles(in: try Viewport(parameters: { query.value(named: $0) }))
+        } catch {
+            return .error(.badRequest(error.message))
+        }
+        let json = answer.jsonWriter(
+            tileURLPrefix: "/images/\(base)@\(version)_files/", tileURLSuffix: "." + provisional.descriptor.format)
+        let profile = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.noStore, cors: services.blocks.cors)
+        return .ok(json.withBytes { ByteBuffer(bytes: $0) }, profile: profile)
+    }
+
+    /// The tile file at `path` (blocking): 200 with its bytes, or nil while it is missing, empty or not whole yet —
+    /// the slicer writes a tile in place, and a reader can see its first pages before the last
+    /// (``isWholeTile(_:format:)``).
+    static func provisionalTile(at path: String, format: String, profile: ResponseProfile) -> Response? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         var info = stat()
         guard descriptor >= 0 else { return nil }
@@ -45,8 +67,28 @@ extension Router {
         let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: Int(info.st_size)) { bytes in
             max(0, read(descriptor, bytes.baseAddress, Int(info.st_size)))
         }
-        guard count == Int(info.st_size) else { return nil }
+        guard count == Int(info.st_size), buffer.withUnsafeReadableBytes({ Self.isWholeTile($0, format: format) }) else {
+            return nil
+        }
         return .ok(buffer, profile: profile)
+    }
+
+    /// Whether `bytes` are a whole encoded tile of format `format` (a tile file extension), judged by its end: a JPEG
+    /// ends with EOI, a PNG with its IEND chunk, a WebP file is as long as its RIFF header says. Other formats: true.
+    static func isWholeTile(_ bytes: UnsafeRawBufferPointer, format: String) -> Bool {
+        let count = bytes.count
+        switch format {
+        case "jpg", "jpeg":
+            return count >= 4 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[count - 2] == 0xFF && bytes[count - 1] == 0xD9
+        case "png":
+            return count >= 20 && Array(bytes[(count - 12)...]) == [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+        case "webp":
+            guard count >= 12, Array(bytes[0..<4]) == Array("RIFF".utf8) else { return false }
+            let size = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
+            return size + 8 == count
+        default:
+            return true
+        }
     }
 
     private static var notYet: Response {

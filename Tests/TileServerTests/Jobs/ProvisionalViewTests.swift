@@ -31,6 +31,8 @@ import Testing
             let coarsest = try fetch(server, provisional.replacingOccurrences(of: ".dzi", with: "_files/0/0_0.jpg"))
             let finest = try fetch(server, provisional.replacingOccurrences(of: ".dzi", with: "_files/12/11_11.jpg"))
             let outside = try fetch(server, provisional.replacingOccurrences(of: ".dzi", with: "_files/12/99_0.jpg"))
+            let name = provisional.dropFirst("/images/".count).dropLast(".dzi".count)
+            let visible = try fetch(server, "/api/images/\(name)/visible?x=0&y=0&width=800&height=600&zoomScale=0.25")
             gate.release()
             let end = try await UploadFixture.waitForEnd(server, id)
             #expect(list.text.contains("\"state\":\"slicing\"") && list.text.contains("\"job\":\"/api/jobs/\(id)\""), "\(list.text)")
@@ -41,6 +43,9 @@ import Testing
                 #expect(tile.header("Cache-Control") == "no-store")
             }
             #expect(outside.status == 404 && outside.header("Retry-After") == nil, "outside the pyramid: not a tile to wait for")
+            // The visible-rect query answers for the provisional version too: its tiles under that version, never stored.
+            #expect(visible.status == 200 && visible.header("Cache-Control") == "no-store", "\(visible.status) \(visible.text)")
+            #expect(visible.text.contains("\"url\":\"/images/\(name)_files/10/0_0.jpg\""), "\(visible.text)")
             #expect(end["state"] as? String == "done")
             let final = try #require(end["dzi"] as? String)
             #expect(final != provisional)

@@ -137,7 +137,8 @@ import Testing
         let image = try UploadFixture.png(width: 600, height: 600)
         let truncated = Array(image.prefix(image.count / 2))
         try await withServer(fixture.secured.pyramids, fixture.secured.configuration) { server in
-            let response = try await blocking { try UploadFixture.put(server, "broken", body: truncated, token: token) }
+            // Into a folder that does not exist yet: the job makes it, and removes it again when it fails.
+            let response = try await blocking { try UploadFixture.put(server, "fresh/broken", body: truncated, token: token) }
             #expect(response.status == 202, "the body is complete and starts as a PNG")
             let id = try #require((try response.json() as? [String: Any])?["id"] as? String)
             let end = try await UploadFixture.waitForEnd(server, id)
@@ -146,7 +147,8 @@ import Testing
             #expect(!error.isEmpty && !error.contains("\n") && !error.contains(".tiler-jobs"), "\(error)")
             #expect(end["dzi"] is NSNull && end["viewable"] as? Bool == false)
         }
-        #expect(!UploadFixture.contents(of: fixture.root).contains { $0.contains("broken") }, "no pyramid, no staging folder")
+        let left = UploadFixture.contents(of: fixture.root).filter { $0.contains("broken") || $0.contains("fresh") }
+        #expect(left.isEmpty, "no pyramid, no staging folder, not the folder made for it: \(left)")
     }
 
     @Test func twoUploadsOfOneNameAtOnce() async throws {
