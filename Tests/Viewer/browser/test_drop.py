@@ -54,8 +54,9 @@ class DropTests(unittest.TestCase):
         self.browser.cdp("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
         # A tile not sliced yet answers 404 (with Retry-After), and a provoked refusal its status: Chromium logs each as
         # a failed load. Nothing else may be logged.
-        # The server (at 14f1440) answers no visible-rect query for a provisional version (404); the element drops a
-        # failed report without a word, but Chromium logs it. Allowed for versions that are not an image's final one.
+        # A visible-rect report for a provisional version sent as the final pyramid is published answers 404 (the
+        # version is withdrawn); the element drops a failed report without a word, but Chromium logs it. Allowed for
+        # versions that are not an image's final one.
         finals = {image["version"] for image in self.images().values()}
 
         def expected(message):
