@@ -5,8 +5,9 @@
 # against nginx on the folder, alternately, with wrk on 127.0.0.1 (the cases of serve-vs-nginx.sh).
 #
 # Usage: bench/containers.sh [SECONDS] [ROUNDS]   (serving: default 8 s per measurement, 3 rounds, medians and the
-#        spread of the rounds' ratios reported; slicing: SLICE_ROUNDS rounds, each tool once a round in an order
-#        rotated each round, medians and every round's ratios; copying: once, the last round's outputs)
+#        spread of the rounds' ratios reported; slicing: SLICE_ROUNDS rounds, each tool once a round, Tiler and the
+#        comparator of each output back to back, who goes first alternating; medians and every round's ratios;
+#        copying: once, the last round's outputs)
 # Env:   BENCH_DIR (default .bench-data), SIZE (32768), CACHE_MB (64), CONNECTIONS (64), SETTLE_SECONDS (6, see lib.sh),
 #        SLICE_ROUNDS (3).
 #
@@ -41,9 +42,11 @@ slice() {
 }
 names=(tiler-folder vips-folder tiler-szi vips-szi tiler-tiff vips-tiff)
 for round in $(seq "$SLICE_ROUNDS"); do
-    # Each round in another order (rotated by one), so no tool always follows the same one.
-    for index in $(seq 0 5); do
-        case ${names[$(((index + round - 1) % 6))]} in
+    # Tiler and the comparator of each output back to back, who goes first alternating by round (so neither always
+    # follows the other, nor always the same tool).
+    if ((round % 2)); then order=(0 1 2 3 4 5); else order=(1 0 3 2 5 4); fi
+    for index in "${order[@]}"; do
+        case ${names[$index]} in
         tiler-folder) slice tiler-folder "$TILER" slice "$INPUT" -o "$OUT/tiler-folder" --name img --quality 85 --quiet ;;
         vips-folder) slice vips-folder vips dzsave "$INPUT" "$OUT/vips-folder/img" --tile-size 256 --overlap 0 --suffix ".jpg[Q=85]" ;;
         tiler-szi) slice tiler-szi "$TILER" slice "$INPUT" -o "$OUT/tiler-szi/img.szi" --quality 85 --quiet ;;
@@ -55,7 +58,7 @@ for round in $(seq "$SLICE_ROUNDS"); do
     done
 done
 
-echo "slicing a ${SIZE}² JPEG, $SLICE_ROUNDS rounds (each in a rotated order; medians, peak RSS the largest); $(nproc) cores;"
+echo "slicing a ${SIZE}² JPEG, $SLICE_ROUNDS rounds (tiler and vips alternating per output; medians, peak RSS the largest); $(nproc) cores;"
 echo "$(vips --version); tiler release build"
 echo
 echo "| output | tool | wall s (median) | wall s by round | cpu s (median) | peak MiB | files | MiB on disk | cp -r s |"
