@@ -8,7 +8,7 @@ extension Router {
         let found: (image: CatalogImage, versioned: Bool)
         switch lookup(name) {
         case .success(let image): found = image
-        case .failure(let error): return provisionalResponse(name: name, tile: nil) ?? .error(error)
+        case .failure(let error): return provisionalResponse(name: name, tile: nil, grant: grant) ?? .error(error)
         }
         if let signed = signedTiles(for: found.image, grant: grant) {
             return .file(

@@ -9,14 +9,16 @@ extension Router {
     /// thread — `no-store`, never immutable; a tile not written yet (or still empty) is 404 with `Retry-After: 1`.
     /// Nil when `name` is not provisional. Asked only after the catalog has no such version, so tiles of published
     /// pyramids never pay for it.
-    func provisionalResponse(name: Substring, tile: (address: TileAddress, format: Substring)?) -> Response? {
+    func provisionalResponse(name: Substring, tile: (address: TileAddress, format: Substring)?, grant: AccessGrant = .open) -> Response? {
         let (base, version) = Self.split(name)
         guard let version, let provisional = services.jobs.provisional(named: base, version: version) else { return nil }
         let descriptor = provisional.descriptor
         let cors = services.blocks.cors
         guard let tile else {
             let profile = ResponseProfile(contentType: "application/xml", cacheControl: ResponseProfile.noStore, cors: cors)
-            return .ok(ByteBuffer(string: descriptor.xml), profile: profile)
+            // A private image's provisional tiles are signed for the provisional version, as its final ones will be.
+            let extra = provisionalTileQuery(base: base, version: version, grant: grant).map { "\(Self.tileQueryHeader): \($0)\r\n" } ?? ""
+            return .body(status: .ok, headerLines: profile.headerLines, extraHeaders: extra, body: ByteBuffer(string: descriptor.xml))
         }
         let address = tile.address
         guard tile.format == descriptor.format, address.level >= 0, address.level < provisional.pyramid.levelCount,
@@ -39,7 +41,7 @@ extension Router {
     /// version of a running job: its tiles under the provisional version's URLs (which may not be written yet: their
     /// requests answer 404 with `Retry-After` until they are), `no-store`, nothing warmed. Nil when `name` is not
     /// provisional.
-    func provisionalVisibleResponse(name: Substring, query: QueryString) -> Response? {
+    func provisionalVisibleResponse(name: Substring, query: QueryString, grant: AccessGrant = .open) -> Response? {
         let (base, version) = Self.split(name)
         guard let version, let provisional = services.jobs.provisional(named: base, version: version) else { return nil }
         let answer: VisibleTiles
@@ -48,10 +50,18 @@ extension Router {
         } catch {
             return .error(.badRequest(error.message))
         }
+        let signed = provisionalTileQuery(base: base, version: version, grant: grant).map { "?" + $0 } ?? ""
         let json = answer.jsonWriter(
-            tileURLPrefix: "/images/\(base)@\(version)_files/", tileURLSuffix: "." + provisional.descriptor.format)
+            tileURLPrefix: "/images/\(base)@\(version)_files/", tileURLSuffix: "." + provisional.descriptor.format + signed)
         let profile = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.noStore, cors: services.blocks.cors)
         return .ok(json.withBytes { ByteBuffer(bytes: $0) }, profile: profile)
+    }
+
+    /// The query of the signed tile URLs of provisional version `version` of image `base` when `grant` is a token's
+    /// (nil otherwise: a public image, whose tiles need none).
+    private func provisionalTileQuery(base: Substring, version: Substring, grant: AccessGrant) -> String? {
+        guard case .token = grant, let policy = services.access else { return nil }
+        return policy.tileQuery(name: String(base), version: String(version), now: Int(time(nil)))
     }
 
     /// The tile file at `path` (blocking): 200 with its bytes, or nil while it is missing, empty or not whole yet —

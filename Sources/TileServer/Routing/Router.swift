@@ -136,7 +136,7 @@ struct Router {
         let image: CatalogImage
         switch lookup(name) {
         case .success(let found): image = found.image
-        case .failure(let error): return provisionalVisibleResponse(name: name, query: query) ?? .error(error)
+        case .failure(let error): return provisionalVisibleResponse(name: name, query: query, grant: grant) ?? .error(error)
         }
         let answer: VisibleTiles
         do throws(GeometryError) {

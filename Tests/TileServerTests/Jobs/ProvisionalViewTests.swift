@@ -92,3 +92,41 @@ extension ProvisionalViewTests {
         #expect(UploadFixture.contents(of: JobRecord.folder(root: fixture.root)).allSatisfy { $0.hasSuffix(".job") }, "coarse pyramid removed")
     }
 }
+
+extension ProvisionalViewTests {
+    /// A private image being sliced is viewable by whoever may see it, as its final version will be: its provisional
+    /// descriptor hands a token's holder the signed query for the provisional version's tiles (`Tiler-Tile-Query`),
+    /// the visible-rect answer's URLs carry it, and a tile request needs it (401 without).
+    @Test func aPrivateImageIsViewableWhileItIsSlicedWithSignedTileURLs() async throws {
+        let fixture = try UploadFixture()
+        let token = try fixture.writeToken()
+        let read = try fixture.secured.token("c/*")
+        let image = try UploadFixture.png(width: 3000, height: 3000)
+        let gate = SlicingGate()
+        var configuration = fixture.secured.configuration
+        configuration.onViewable = gate.hold
+        try await withServer(fixture.secured.pyramids, configuration) { server in
+            defer { gate.release() }
+            let response = try await blocking { try UploadFixture.put(server, "c/photo", body: image, token: token) }
+            let id = try #require((try response.json() as? [String: Any])?["id"] as? String)
+            let held = try await blocking { gate.waitUntilHeld(seconds: 60) }
+            try #require(held == id)
+            let provisional = try #require(try UploadFixture.job(server, id)["dzi"] as? String)
+            let bearer = ["Authorization: Bearer \(read)"]
+            #expect(try fetch(server, provisional).status == 401, "private: the descriptor needs the token")
+            let descriptor = try fetch(server, provisional, headers: bearer)
+            let query = try #require(descriptor.header("Tiler-Tile-Query"), "the signed query for its tiles")
+            #expect(descriptor.status == 200 && descriptor.header("Cache-Control") == "no-store")
+            let tile = provisional.replacingOccurrences(of: ".dzi", with: "_files/12/0_0.jpg")
+            #expect(try fetch(server, tile).status == 401, "a tile without the signature")
+            let signed = try fetch(server, tile + "?" + query)
+            #expect(signed.status == 404 && signed.header("Retry-After") == "1", "signed, and not written yet: \(signed.status)")
+            let name = provisional.dropFirst("/images/".count).dropLast(".dzi".count)
+            let visible = try fetch(server, "/api/images/\(name)/visible?x=0&y=0&width=800&height=600&zoomScale=0.25", headers: bearer)
+            #expect(visible.status == 200 && visible.text.contains("_files/10/0_0.jpg?\(query)\""), "\(visible.text)")
+            gate.release()
+            let end = try await UploadFixture.waitForEnd(server, id)
+            #expect(end["state"] as? String == "done")
+        }
+    }
+}
