@@ -13,6 +13,8 @@ final class JobQueue: Sendable {
     let maxDepth: Int
     /// Slicing threads.
     let threads: Int
+    /// Ended jobs of this run kept (listed, and answering at their URLs); older ones are forgotten.
+    let endedJobsKept: Int
     /// Called (on a worker thread) once a pyramid is published or a provisional one appears: the server rescans.
     let onPublished: @Sendable () -> Void
     /// Called (on the slicing thread) with a job's id once its image can be viewed while it is sliced
@@ -45,7 +47,7 @@ final class JobQueue: Sendable {
     /// Sweeps what an earlier run left under `root` (``JobRecord/sweep(root:keep:)``) and starts the workers.
     init(
         root: String, maxDepth: Int, threads: Int, catalog: ImageCatalog, logger: Logger, onPublished: @escaping @Sendable () -> Void,
-        onViewable: (@Sendable (String) -> Void)? = nil
+        onViewable: (@Sendable (String) -> Void)? = nil, endedJobsKept: Int = 1000
     ) {
         self.root = root
         self.maxDepth = maxDepth
@@ -54,6 +56,7 @@ final class JobQueue: Sendable {
         self.logger = logger
         self.onPublished = onPublished
         self.onViewable = onViewable
+        self.endedJobsKept = endedJobsKept
         var registry = Registry()
         registry.earlier = JobRecord.sweep(root: root)
         self.registry = Mutex(registry)
@@ -102,9 +105,22 @@ final class JobQueue: Sendable {
         ready.signal()
     }
 
-    /// Ends `job` (failed, cancelled, done, …): frees its name.
+    /// Ends `job` (failed, cancelled, done, …): frees its name, and forgets the oldest ended jobs beyond
+    /// ``endedJobsKept`` (their records too), so a server that slices for months keeps a bounded list.
     func finished(_ job: SliceJob) {
-        _ = registry.withLock { $0.busyNames.remove(job.name) }
+        let jobs = registry.withLock { registry in
+            registry.busyNames.remove(job.name)
+            return registry.order.compactMap { registry.jobs[$0] }
+        }
+        // Each job's state is read outside the registry's lock (a job has a lock of its own).
+        let ended = jobs.filter { $0.snapshot.state.isTerminal }.map(\.id)
+        let forgotten = Set(ended.dropLast(endedJobsKept))
+        guard !forgotten.isEmpty else { return }
+        registry.withLock { registry in
+            registry.order.removeAll { forgotten.contains($0) }
+            for id in forgotten { registry.jobs[id] = nil }
+        }
+        for id in forgotten { unlink(JobRecord.path(root: root, id: id)) }
     }
 
     /// The provisional pyramid of image `name` under `version`, if one is being built.

@@ -178,3 +178,30 @@ import Testing
         return process.terminationStatus == 0
     }
 }
+
+extension JobTests {
+    /// A server that slices for months keeps a bounded job list: beyond `endedJobsKept` ended jobs, the oldest ended
+    /// ones are forgotten (list, URL and record); unfinished ones never are. No socket: the queue itself.
+    @Test func theOldestEndedJobsAreForgottenBeyondTheLimit() throws {
+        let fixture = try PyramidFixture()
+        let queue = JobQueue(
+            root: fixture.root, maxDepth: 4, threads: 1, catalog: ImageCatalog(root: fixture.root, maxDepth: 4, logger: .init(label: "t")),
+            logger: .init(label: "t"), onPublished: {}, endedJobsKept: 2)
+        defer { queue.shutdown() }
+        var jobs: [SliceJob] = []
+        for index in 0..<5 {
+            let job = try queue.add(name: "kept/\(index)", source: .upload, replace: false, input: nil, state: .receiving).get()
+            jobs.append(job)
+        }
+        // Jobs 0, 1, 3 and 4 end, in that order; job 2 is still receiving.
+        for index in [0, 1, 3, 4] {
+            jobs[index].fail("ended \(index)")
+            queue.finished(jobs[index])
+        }
+        let listed = Set(queue.all().jobs.map(\.id))
+        #expect(listed == Set([jobs[2].id, jobs[3].id, jobs[4].id]), "the two newest ended and the unfinished one")
+        #expect(queue.job(id: jobs[0].id[...]) == nil && queue.job(id: jobs[2].id[...]) != nil)
+        let records = (try FileManager.default.contentsOfDirectory(atPath: JobRecord.folder(root: fixture.root))).filter { $0.hasSuffix(".job") }
+        #expect(Set(records) == Set([2, 3, 4].map { "\(jobs[$0].id).job" }), "\(records)")
+    }
+}
