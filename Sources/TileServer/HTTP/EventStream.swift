@@ -61,6 +61,11 @@ final class EventStream {
         lastSent = .now()
         let last = snapshot.state.isTerminal
         if last { stop() }
-        send(ByteBuffer(string: "event: job\ndata: \(job.json(snapshot))\n\n"), last)
+        send(Self.event(job.json(snapshot)), last)
+    }
+
+    /// One Server-Sent Event carrying a job's JSON (`event: job`, `data: JOB`).
+    static func event(_ json: String) -> ByteBuffer {
+        ByteBuffer(string: "event: job\ndata: \(json)\n\n")
     }
 }

@@ -45,15 +45,13 @@ extension JobQueue {
                 $0.rowsDecoded = $0.rows
             }
         } catch let error as SliceError where error.reason == .cancelled {
-            _ = provisionals.withLock { $0.removeValue(forKey: job.name) }
-            JobRecord.removeEmptyFolders(of: job.name, upTo: createdFolder, root: root)
+            abandon(job, createdFolder: createdFolder)
             job.update {
                 $0.state = .cancelled
                 $0.dzi = nil
             }
         } catch {
-            _ = provisionals.withLock { $0.removeValue(forKey: job.name) }
-            JobRecord.removeEmptyFolders(of: job.name, upTo: createdFolder, root: root)
+            abandon(job, createdFolder: createdFolder)
             job.fail(describe(error, of: job))
         }
         try? FileManager.default.removeItem(atPath: Self.coarseFolder(root: root, job: job))
@@ -62,6 +60,13 @@ extension JobQueue {
         case .inbox: Inbox.settle(job)
         }
         finished(job)
+    }
+
+    /// What a job that does not finish leaves undone: its provisional pyramid is withdrawn, and the folders it made
+    /// for its pyramid are removed while empty.
+    private func abandon(_ job: SliceJob, createdFolder: String?) {
+        _ = provisionals.withLock { $0.removeValue(forKey: job.name) }
+        JobRecord.removeEmptyFolders(of: job.name, upTo: createdFolder, root: root)
     }
 
     /// Slices the job's file into `directory/stem.dzi` + `stem_files/`, reporting progress on the job.

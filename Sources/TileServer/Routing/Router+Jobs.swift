@@ -34,7 +34,7 @@ extension Router {
                 // learns the end, as it would have from a live stream).
                 guard let record = jobs.earlierRecord(id: id) else { return .error(.notFound("no job \(id)")) }
                 let profile = ResponseProfile(contentType: "text/event-stream", cacheControl: ResponseProfile.noStore, cors: services.blocks.cors)
-                return .ok(ByteBuffer(string: "event: job\ndata: \(record.json)\n\n"), profile: profile)
+                return .ok(EventStream.event(record.json), profile: profile)
             }
             return .events(job)
         default:

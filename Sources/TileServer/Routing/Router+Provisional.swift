@@ -53,8 +53,7 @@ extension Router {
         let signed = provisionalTileQuery(base: base, version: version, grant: grant).map { "?" + $0 } ?? ""
         let json = answer.jsonWriter(
             tileURLPrefix: "/images/\(base)@\(version)_files/", tileURLSuffix: "." + provisional.descriptor.format + signed)
-        let profile = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.noStore, cors: services.blocks.cors)
-        return .ok(json.withBytes { ByteBuffer(bytes: $0) }, profile: profile)
+        return .ok(json.withBytes { ByteBuffer(bytes: $0) }, profile: services.blocks.jsonNoStore)
     }
 
     /// The query of the signed tile URLs of provisional version `version` of image `base` when `grant` is a token's

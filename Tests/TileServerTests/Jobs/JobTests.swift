@@ -55,17 +55,9 @@ import Testing
     @Test func cancellingStopsTheSliceAndLeavesNothing() async throws {
         let fixture = try UploadFixture()
         let token = try fixture.writeToken()
-        let big = try UploadFixture.png(width: 3000, height: 3000)
         let small = try UploadFixture.png(width: 300, height: 300)
         // The first job is held as it starts slicing, so the second is surely still waiting and the first running.
-        let gate = SlicingGate()
-        var configuration = fixture.secured.configuration
-        configuration.onViewable = gate.hold
-        try await withServer(fixture.secured.pyramids, configuration) { server in
-            defer { gate.release() }
-            let first = try await blocking { try UploadFixture.put(server, "running", body: big, token: token) }
-            let running = try #require((try first.json() as? [String: Any])?["id"] as? String)
-            #expect(try await blocking { gate.waitUntilHeld(seconds: 60) } == running)
+        try await fixture.whileHeld(upload: "running", body: try UploadFixture.png(width: 3000, height: 3000)) { server, running, gate in
             let second = try await blocking { try UploadFixture.put(server, "waiting", body: small, token: token) }
             let waiting = try #require((try second.json() as? [String: Any])?["id"] as? String)
             #expect(try UploadFixture.job(server, waiting)["state"] as? String == "queued", "one slicing thread: the second waits")

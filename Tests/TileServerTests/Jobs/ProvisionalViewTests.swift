@@ -10,19 +10,9 @@ import Testing
 @Suite(.serialized) struct ProvisionalViewTests {
     @Test func theImageIsViewableWhileItIsSliced() async throws {
         let fixture = try UploadFixture()
-        let token = try fixture.writeToken()
         let read = try fixture.secured.token("*")
-        let image = try UploadFixture.png(width: 3000, height: 3000)
-        let gate = SlicingGate()
-        var configuration = fixture.secured.configuration
-        configuration.onViewable = gate.hold
-        try await withServer(fixture.secured.pyramids, configuration) { server in
-            defer { gate.release() }
-            let response = try await blocking { try UploadFixture.put(server, "pub/drop", body: image, token: token) }
-            let id = try #require((try response.json() as? [String: Any])?["id"] as? String)
-            // The job is held once viewable, before it writes a tile: what follows is seen while it slices.
-            let held = try await blocking { gate.waitUntilHeld(seconds: 60) }
-            try #require(held == id, "the job became viewable while slicing")
+        // The job is held once viewable, before it writes a tile: what follows is seen while it slices.
+        try await fixture.whileHeld(upload: "pub/drop", body: try UploadFixture.png(width: 3000, height: 3000)) { server, id, gate in
             let job = try UploadFixture.job(server, id)
             #expect(job["state"] as? String == "slicing" && job["viewable"] as? Bool == true, "\(job)")
             let provisional = try #require(job["dzi"] as? String)
@@ -63,18 +53,8 @@ extension ProvisionalViewTests {
     /// job says `rowsDecoded: 0`, the tiles of the coarse top level answer 200 and the final level's 404, retry.
     @Test func aJPEGsCoarseLevelsComeFirst() async throws {
         let fixture = try UploadFixture()
-        let token = try fixture.writeToken()
-        let image = try UploadFixture.jpeg(width: 6000, height: 4500)
-        let gate = SlicingGate()
-        var configuration = fixture.secured.configuration
-        configuration.onViewable = gate.hold
-        try await withServer(fixture.secured.pyramids, configuration) { server in
-            defer { gate.release() }
-            let response = try await blocking { try UploadFixture.put(server, "pub/photo", body: image, token: token) }
-            let id = try #require((try response.json() as? [String: Any])?["id"] as? String)
-            // Held as soon as it is viewable: the coarse pyramid is whole and the full decode has not begun.
-            let held = try await blocking { gate.waitUntilHeld(seconds: 60) }
-            try #require(held == id)
+        // Held as soon as it is viewable: the coarse pyramid is whole and the full decode has not begun.
+        try await fixture.whileHeld(upload: "pub/photo", body: try UploadFixture.jpeg(width: 6000, height: 4500)) { server, id, gate in
             let job = try UploadFixture.job(server, id)
             #expect(job["state"] as? String == "slicing" && job["rowsDecoded"] as? Int == 0, "\(job)")
             // 6000 px → 1/2 scale, 3000 px: the coarse pyramid's top level is 12 (the final one's is 13), 12 × 9 tiles.
@@ -99,18 +79,8 @@ extension ProvisionalViewTests {
     /// the visible-rect answer's URLs carry it, and a tile request needs it (401 without).
     @Test func aPrivateImageIsViewableWhileItIsSlicedWithSignedTileURLs() async throws {
         let fixture = try UploadFixture()
-        let token = try fixture.writeToken()
         let read = try fixture.secured.token("c/*")
-        let image = try UploadFixture.png(width: 3000, height: 3000)
-        let gate = SlicingGate()
-        var configuration = fixture.secured.configuration
-        configuration.onViewable = gate.hold
-        try await withServer(fixture.secured.pyramids, configuration) { server in
-            defer { gate.release() }
-            let response = try await blocking { try UploadFixture.put(server, "c/photo", body: image, token: token) }
-            let id = try #require((try response.json() as? [String: Any])?["id"] as? String)
-            let held = try await blocking { gate.waitUntilHeld(seconds: 60) }
-            try #require(held == id)
+        try await fixture.whileHeld(upload: "c/photo", body: try UploadFixture.png(width: 3000, height: 3000)) { server, id, gate in
             let provisional = try #require(try UploadFixture.job(server, id)["dzi"] as? String)
             let bearer = ["Authorization: Bearer \(read)"]
             #expect(try fetch(server, provisional).status == 401, "private: the descriptor needs the token")
