@@ -8,9 +8,13 @@ public final class SliceCancellation: @unchecked Sendable {
     // @unchecked: the only state is `cancelled`, read and written under `lock`.
     private let lock = NSLock()
     private var cancelled = false
+    private let parent: SliceCancellation?
 
-    /// Creates a flag that is not set.
-    public init() {}
+    /// Creates a flag that is not set; with `parent`, it also counts as set once `parent` is (a part of a larger job
+    /// that can be cancelled on its own).
+    public init(parent: SliceCancellation? = nil) {
+        self.parent = parent
+    }
 
     /// Requests cancellation. Idempotent.
     public func cancel() {
@@ -19,6 +23,6 @@ public final class SliceCancellation: @unchecked Sendable {
 
     /// Whether cancellation was requested.
     public var isCancelled: Bool {
-        lock.withLock { cancelled }
+        lock.withLock { cancelled } || parent?.isCancelled == true
     }
 }

@@ -1,3 +1,4 @@
+import CFileIO
 import Foundation
 import ImageCodecs
 import Slicing
@@ -98,21 +99,51 @@ extension JobQueue {
             }
             if first { onViewable?(job.id) }
         }
-        if header.format == .jpeg, max(displayed.width, displayed.height) > Self.coarseSide {
-            let coarse = try sliceCoarse(job, stem: stem, options: options, orientation: orientation, longest: max(displayed.width, displayed.height))
-            register(coarse)
-        }
-        options.onStaging = register
-        let builder = PyramidBuilder(options: options, cancellation: job.cancellation)
         job.update { $0.rows = displayed.height }
-        _ = try builder.slice(source, orientation: orientation, into: directory, name: stem) { progress in
-            job.update {
-                $0.rowsDecoded = progress.rowsRead
-                $0.rows = progress.totalRows
-                $0.tilesWritten = progress.tilesWritten
-                $0.tiles = progress.totalTiles
+        let full = { @Sendable (source: any ImageRowReader, options: SliceOptions, cancellation: SliceCancellation) throws in
+            let builder = PyramidBuilder(options: options, cancellation: cancellation)
+            _ = try builder.slice(source, orientation: orientation, into: directory, name: stem) { progress in
+                job.update {
+                    $0.rowsDecoded = progress.rowsRead
+                    $0.rows = progress.totalRows
+                    $0.tilesWritten = progress.tilesWritten
+                    $0.tiles = progress.totalTiles
+                }
             }
         }
+        let longest = max(displayed.width, displayed.height)
+        guard header.format == .jpeg, longest > Self.coarseSide else {
+            options.onStaging = register
+            return try full(source, options, job.cancellation)
+        }
+        // The coarse view is shown first; the full build's first rows would add nothing to it.
+        let staged = CoarseFirst(register: register)
+        options.onStaging = { staged.full($0) }
+        // The coarse build stops when the job is cancelled, and when the full build fails (which has the verdict).
+        let coarseCancellation = SliceCancellation(parent: job.cancellation)
+        let fullBuild = JobThread(name: "tiler-slice-full") { [options] in
+            // Below the coarse build (nice 15 to its 10), so the coarse view comes about as soon as it would alone while
+            // the full build takes what the coarse one leaves of the cores, and all of them afterwards.
+            _ = tiler_nice_this_thread(15)
+            do {
+                try full(try ImageDecoder.open(path: job.input), options, job.cancellation)
+            } catch {
+                coarseCancellation.cancel()
+                throw error
+            }
+        }
+        do {
+            staged.coarse(
+                try sliceCoarse(job, stem: stem, options: options, orientation: orientation, longest: longest, cancellation: coarseCancellation))
+        } catch let error as SliceError where error.reason == .cancelled {
+            try fullBuild.wait()
+            throw error
+        } catch {
+            // A coarse build that fails (a file damaged near its end) leaves the verdict to the full one.
+            logger.warning("\(job.name): no coarse view (\(describe(error, of: job))); the full build goes on")
+            staged.coarseFailed()
+        }
+        try fullBuild.wait()
     }
 
     /// The longest side of a JPEG's coarse pyramid, about: its finest level is the first at most this wide.
@@ -123,7 +154,9 @@ extension JobQueue {
     /// `ROOT/.tiler-jobs/ID-coarse/`. Its levels are the final pyramid's levels of the same numbers (a level of
     /// ceil(W/8) × ceil(H/8) pixels is the final level three below the top), so its tiles stand in for the final
     /// ones until those are written. Returns its tile folder.
-    private func sliceCoarse(_ job: SliceJob, stem: String, options: SliceOptions, orientation: Orientation, longest: Int) throws -> String {
+    private func sliceCoarse(
+        _ job: SliceJob, stem: String, options: SliceOptions, orientation: Orientation, longest: Int, cancellation: SliceCancellation
+    ) throws -> String {
         var scale = 2
         while scale < 8 && (longest + scale - 1) / scale > Self.coarseSide { scale *= 2 }
         var decoding = DecodeOptions()
@@ -134,7 +167,7 @@ extension JobQueue {
         var coarse = options
         coarse.force = true
         coarse.onStaging = nil
-        _ = try PyramidBuilder(options: coarse, cancellation: job.cancellation).slice(source, orientation: orientation, into: folder, name: stem)
+        _ = try PyramidBuilder(options: coarse, cancellation: cancellation).slice(source, orientation: orientation, into: folder, name: stem)
         return "\(folder)/\(stem)_files"
     }
 

@@ -53,10 +53,11 @@ extension ProvisionalViewTests {
     /// job says `rowsDecoded: 0`, the tiles of the coarse top level answer 200 and the final level's 404, retry.
     @Test func aJPEGsCoarseLevelsComeFirst() async throws {
         let fixture = try UploadFixture()
-        // Held as soon as it is viewable: the coarse pyramid is whole and the full decode has not begun.
+        // Held as soon as it is viewable: the coarse pyramid is whole; the full build, which runs beside it, is not shown
+        // until the coarse one is.
         try await fixture.whileHeld(upload: "pub/photo", body: try UploadFixture.jpeg(width: 6000, height: 4500)) { server, id, gate in
             let job = try UploadFixture.job(server, id)
-            #expect(job["state"] as? String == "slicing" && job["rowsDecoded"] as? Int == 0, "\(job)")
+            #expect(job["state"] as? String == "slicing", "\(job)")
             // 6000 px → 1/2 scale, 3000 px: the coarse pyramid's top level is 12 (the final one's is 13), 12 × 9 tiles.
             let prefix = try #require(job["dzi"] as? String).replacingOccurrences(of: ".dzi", with: "_files/12/")
             for (column, row) in [(0, 0), (11, 8), (5, 4)] {

@@ -131,10 +131,11 @@ import Testing
         }
     }
 
-    @Test func aDamagedImageFailsItsJobAndPublishesNothing() async throws {
+    /// A PNG, and a JPEG large enough for a coarse view (whose two builds, coarse and full, both meet the damage).
+    @Test(arguments: ["png", "jpeg"]) func aDamagedImageFailsItsJobAndPublishesNothing(format: String) async throws {
         let fixture = try UploadFixture()
         let token = try fixture.writeToken()
-        let image = try UploadFixture.png(width: 600, height: 600)
+        let image = try format == "png" ? UploadFixture.png(width: 600, height: 600) : UploadFixture.jpeg(width: 6000, height: 4500)
         let truncated = Array(image.prefix(image.count / 2))
         try await withServer(fixture.secured.pyramids, fixture.secured.configuration) { server in
             // Into a folder that does not exist yet: the job makes it, and removes it again when it fails.
@@ -149,6 +150,7 @@ import Testing
         }
         let left = UploadFixture.contents(of: fixture.root).filter { $0.contains("broken") || $0.contains("fresh") }
         #expect(left.isEmpty, "no pyramid, no staging folder, not the folder made for it: \(left)")
+        #expect(UploadFixture.contents(of: JobRecord.folder(root: fixture.root)).allSatisfy { $0.hasSuffix(".job") }, "no coarse pyramid")
     }
 
     @Test func twoUploadsOfOneNameAtOnce() async throws {
