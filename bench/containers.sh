@@ -9,7 +9,7 @@
 #        comparator of each output back to back, who goes first alternating; medians and every round's ratios;
 #        copying: once, the last round's outputs)
 # Env:   BENCH_DIR (default .bench-data), SIZE (32768), CACHE_MB (64), CONNECTIONS (64), SETTLE_SECONDS (6, see lib.sh),
-#        SLICE_ROUNDS (3).
+#        SLICE_ROUNDS (3), SERVE_ONLY (1: no slicing or copying, serve what the last run left in BENCH_DIR/containers).
 #
 # Every tool writes 256-px tiles, overlap 0, JPEG quality 85 4:2:0. The machine may be shared: quote the spread.
 set -euo pipefail
@@ -32,6 +32,11 @@ source bench/lib.sh
 OUT="$BENCH_DIR/containers"
 mkdir -p "$OUT"
 
+ROOT="$OUT/serve-root"
+if [ "${SERVE_ONLY:-0}" = 1 ]; then
+    [ -s "$ROOT/folder.dzi" ] && [ -s "$ROOT/packed.szi" ] && [ -s "$ROOT/stored.tif" ] ||
+        { echo "SERVE_ONLY: no earlier run's outputs in $ROOT" >&2; exit 1; }
+else
 # ---- slicing ---------------------------------------------------------------------------------------------------------
 cat "$INPUT" >/dev/null # the page cache warm for every tool
 rm -f "$BENCH_DIR"/containers-*.times
@@ -91,14 +96,15 @@ echo "by round: SZI ÷ vips .szi $(rounds tiler-szi vips-szi); TIFF ÷ vips tiff
 echo "peak RSS: tiler SZI $((rss[tiler-szi] / 1024)) MiB vs vips $((rss[vips-szi] / 1024)); tiler TIFF" \
     "$((rss[tiler-tiff] / 1024)) MiB vs vips $((rss[vips-tiff] / 1024))"
 
-# ---- serving ---------------------------------------------------------------------------------------------------------
-ROOT="$OUT/serve-root"
 rm -rf "$ROOT"
 mkdir -p "$ROOT"
 mv "$OUT/tiler-folder/img.dzi" "$ROOT/folder.dzi"
 mv "$OUT/tiler-folder/img_files" "$ROOT/folder_files"
 mv "$OUT/tiler-szi/img.szi" "$ROOT/packed.szi"
 mv "$OUT/tiler-tiff/img.tif" "$ROOT/stored.tif"
+fi
+
+# ---- serving ---------------------------------------------------------------------------------------------------------
 TOP=$("$TILER" info "$INPUT" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["pyramid"]["maxLevel"])')
 GRID=$(((SIZE + 255) / 256))
 FITS=$((TOP - 2)) FITS_GRID=$(((SIZE / 4 + 255) / 256))
@@ -124,8 +130,12 @@ measure_serve() {
 }
 SERVERS="nginx folder packed stored"
 for round in $(seq "$ROUNDS"); do
+    # The order of the servers turns by one each round, so none always follows the same one.
+    read -ra order <<<"$SERVERS"
+    shift_by=$(((round - 1) % ${#order[@]}))
+    order=("${order[@]:shift_by}" "${order[@]:0:shift_by}")
     for case in a b c; do
-        for server in $SERVERS; do measure_serve "$server" "$case"; done
+        for server in "${order[@]}"; do measure_serve "$server" "$case"; done
     done
 done
 
@@ -151,4 +161,5 @@ for case in a b c; do
     done
 done
 echo
-echo "servers: nginx = nginx on the folder; folder, packed (.szi), stored (.tif) = one tiler serve on one ROOT holding all three"
+echo "servers: nginx = nginx on the folder; folder, packed (.szi), stored (.tif) = one tiler serve on one ROOT holding all three;" \
+    "their order turning by one each round"

@@ -179,3 +179,5 @@ void tiler_tiff_pyramid_destroy(tiler_tiff_pyramid *p) {
     close(p->fd);
     free(p);
 }
+
+int tiler_tiff_pyramid_descriptor(const tiler_tiff_pyramid *p) { return p->fd; }

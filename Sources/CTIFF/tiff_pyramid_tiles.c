@@ -116,13 +116,29 @@ int tiler_tiff_pyramid_jpeg_bound(const tiler_tiff_pyramid *p, int level, int co
  * Whether `data` is a JPEG stream: SOI, whole marker segments up to a scan, EOI at the end, and quantization tables
  * in it or in the level's JPEGTables (`tables`). NULL when it is.
  */
+static const char *tiler_tiff_jpeg_head_problem(const unsigned char *data, size_t available, size_t length, int tables, int *incomplete);
+
 static const char *tiler_tiff_jpeg_problem(const unsigned char *data, size_t length, int tables) {
     if (length < 4 || data[0] != 0xFF || data[1] != 0xD8) return "is not JPEG data (no SOI marker)";
     while (length > 4 && data[length - 1] == 0) length--; /* zero padding after EOI */
     if (data[length - 2] != 0xFF || data[length - 1] != 0xD9) return "does not end with an EOI marker (cut short?)";
+    int incomplete = 0;
+    return tiler_tiff_jpeg_head_problem(data, length, length, tables, &incomplete);
+}
+
+/*
+ * The marker segments of a JPEG stream of `length` bytes (up to its EOI) from SOI to the scan, of which the first
+ * `available` are in `data`: NULL when they are whole and quantization tables are in them or in the level's
+ * JPEGTables; sets *incomplete (and returns NULL) when the scan lies beyond `available`.
+ */
+static const char *tiler_tiff_jpeg_head_problem(const unsigned char *data, size_t available, size_t length, int tables, int *incomplete) {
     size_t at = 2;
     int quantization = tables;
     while (at + 4 <= length) {
+        if (at + 4 > available) {
+            *incomplete = 1;
+            return NULL;
+        }
         if (data[at] != 0xFF) return "has damaged JPEG marker segments";
         unsigned char marker = data[at + 1];
         if (marker == 0xFF) {
@@ -141,6 +157,85 @@ static const char *tiler_tiff_jpeg_problem(const unsigned char *data, size_t len
         at += 2 + segment;
     }
     return "has no JPEG scan";
+}
+
+/* pread of exactly `count` bytes at `offset`; 0, or an error code with message. */
+static int tiler_tiff_read_exact(const tiler_tiff_pyramid *p, unsigned char *dst, size_t count, uint64_t offset, char *message,
+                                 size_t capacity) {
+    size_t done = 0;
+    while (done < count) {
+        ssize_t n = pread(p->fd, dst + done, count - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return tiler_tiff_say(message, capacity, "reading a tile failed: %s", strerror(errno)), TILER_TIFF_ERR_IO;
+        if (n == 0) return tiler_tiff_say(message, capacity, "the file ends inside a tile: it changed since it was opened"), TILER_TIFF_ERR_TRUNCATED;
+        done += (size_t)n;
+    }
+    return TILER_TIFF_OK;
+}
+
+int tiler_tiff_pyramid_jpeg_prefix(const tiler_tiff_pyramid *p, int level, unsigned char *dst, size_t capacity, size_t *length) {
+    if (level < 0 || level >= p->level_count) return TILER_TIFF_ERR_ARGUMENT;
+    const tiler_tiff_pyramid_level *L = &p->levels[level];
+    size_t need = 2 + (L->info.jpeg_rgb ? sizeof tiler_tiff_adobe_rgb : 0) + (L->tables != NULL ? L->tables_length - 4 : 0);
+    *length = need;
+    if (capacity < need) return TILER_TIFF_ERR_ARGUMENT;
+    size_t at = 2;
+    dst[0] = 0xFF;
+    dst[1] = 0xD8;
+    if (L->info.jpeg_rgb) {
+        memcpy(dst + at, tiler_tiff_adobe_rgb, sizeof tiler_tiff_adobe_rgb);
+        at += sizeof tiler_tiff_adobe_rgb;
+    }
+    if (L->tables != NULL) {
+        memcpy(dst + at, L->tables + 2, L->tables_length - 4); /* without SOI and EOI */
+        at += L->tables_length - 4;
+    }
+    *length = at;
+    return TILER_TIFF_OK;
+}
+
+int tiler_tiff_pyramid_jpeg_region(const tiler_tiff_pyramid *p, int level, int column, int row, uint64_t *offset, uint64_t *length,
+                                   char *message, size_t capacity) {
+    size_t bound = 0;
+    int code = tiler_tiff_pyramid_jpeg_bound(p, level, column, row, &bound, message, capacity);
+    if (code != TILER_TIFF_OK) return code;
+    const tiler_tiff_pyramid_level *L = &p->levels[level];
+    uint32_t index = (uint32_t)row * L->info.columns + (uint32_t)column;
+    uint64_t start = L->offsets[index];
+    size_t count = (size_t)L->counts[index];
+    /* The head (markers up to the scan) and the tail (EOI): what jpeg_tile checks, without reading the scan. */
+    unsigned char head[2048], tail[64];
+    size_t head_count = count < sizeof head ? count : sizeof head;
+    size_t tail_count = count < sizeof tail ? count : sizeof tail;
+    code = tiler_tiff_read_exact(p, head, head_count, start, message, capacity);
+    if (code == TILER_TIFF_OK) code = tiler_tiff_read_exact(p, tail, tail_count, start + count - tail_count, message, capacity);
+    if (code != TILER_TIFF_OK) return code;
+    size_t end = tail_count; /* the tail up to its EOI, zero padding left out */
+    while (end > 0 && tail[end - 1] == 0) end--;
+    const char *problem = NULL;
+    int incomplete = end < 2; /* all padding as far as the tail goes: look at the whole tile */
+    if (head_count < 4 || head[0] != 0xFF || head[1] != 0xD8) {
+        problem = "is not JPEG data (no SOI marker)";
+    } else if (!incomplete && (tail[end - 2] != 0xFF || tail[end - 1] != 0xD9)) {
+        problem = "does not end with an EOI marker (cut short?)";
+    } else if (!incomplete) {
+        problem = tiler_tiff_jpeg_head_problem(head, head_count, count - (tail_count - end), L->tables != NULL, &incomplete);
+    }
+    if (problem == NULL && incomplete) {
+        unsigned char *data = NULL;
+        size_t whole = 0;
+        code = tiler_tiff_pyramid_read_stored_nowait(p, level, column, row, 0, &data, &whole, message, capacity);
+        if (code != TILER_TIFF_OK) return code;
+        problem = tiler_tiff_jpeg_problem(data, whole, L->tables != NULL);
+        free(data);
+    }
+    if (problem != NULL) {
+        tiler_tiff_say(message, capacity, "tile (%d, %d) of level %d %s", column, row, level, problem);
+        return TILER_TIFF_ERR_CORRUPT;
+    }
+    *offset = start + 2; /* after its SOI: the prefix brings one */
+    *length = count - 2;
+    return TILER_TIFF_OK;
 }
 
 int tiler_tiff_pyramid_jpeg_tile(const tiler_tiff_pyramid *p, int level, int column, int row, unsigned char *dst, size_t capacity,

@@ -19,6 +19,8 @@ import Testing
         let pyramid = try TIFFPyramid(path: path)
         let decoding = pyramidError({ _ = try pyramid.decodeTile(level: 0, column: 1, row: 0) }, sourceLocation: sourceLocation)
         let passing = pyramidError({ _ = try pyramid.jpegTile(level: 0, column: 1, row: 0) }, sourceLocation: sourceLocation)
+        let sending = pyramidError({ _ = try pyramid.jpegTileRegion(level: 0, column: 1, row: 0) }, sourceLocation: sourceLocation)
+        #expect(sending?.reason == passing?.reason, "sent from the file or read, the same verdict", sourceLocation: sourceLocation)
         for error in [decoding, passing] {
             #expect(error?.kind == .damaged, sourceLocation: sourceLocation)
             #expect(error?.description.hasPrefix(path + ": tile (1, 0) of level 0 ") == true, sourceLocation: sourceLocation)
@@ -26,6 +28,28 @@ import Testing
         }
         _ = try pyramid.decodeTile(level: 0, column: 0, row: 0)
         _ = try pyramid.jpegTile(level: 0, column: 0, row: 0)
+        _ = try pyramid.jpegTileRegion(level: 0, column: 0, row: 0)
+    }
+
+    /// A tile without its EOI (cut short in place) or whose end is all zeros is refused from its head and tail as from
+    /// its whole bytes.
+    @Test func aTileCutShortIsRefusedWhereItWouldBeSentFromTheFile() throws {
+        let directory = try TemporaryDirectory()
+        let cut = try damaged(directory, "cut.tif") { bytes in
+            let ifd = bytes.chain[0]
+            let (offset, count) = (bytes.long(324, 1, in: ifd), bytes.long(325, 1, in: ifd))
+            bytes.bytes[offset + count - 2] = 0x12
+        }
+        let zeros = try damaged(directory, "zeros.tif") { bytes in
+            let ifd = bytes.chain[0]
+            let (offset, count) = (bytes.long(324, 1, in: ifd), bytes.long(325, 1, in: ifd))
+            for k in (count / 2)..<count { bytes.bytes[offset + k] = 0 }
+        }
+        for path in [cut, zeros] {
+            try expectTileFails(path, containing: "")
+            let passing = pyramidError { _ = try TIFFPyramid(path: path).jpegTileRegion(level: 0, column: 1, row: 0) }
+            #expect(passing?.reason == "tile (1, 0) of level 0 does not end with an EOI marker (cut short?)", "\(String(describing: passing))")
+        }
     }
 
     @Test func tileOffsetPastTheEnd() throws {
@@ -92,6 +116,7 @@ import Testing
                             do {
                                 _ = try pyramid.decodeTile(level: index, column: column, row: row)
                                 _ = try pyramid.jpegTile(level: index, column: column, row: row)
+                                _ = try pyramid.jpegTileRegion(level: index, column: column, row: row)
                             } catch { errors.append(error) }
                         }
                     }

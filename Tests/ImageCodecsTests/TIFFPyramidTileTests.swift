@@ -27,6 +27,8 @@ import Testing
                     // vips: JPEGTables (SOI, DQT, DHT, EOI) without EOI + the abbreviated tile without SOI; the SVS tiles are whole JPEGs.
                     #expect(jpeg == (tables.isEmpty ? stored : Array(tables.dropLast(2)) + stored.dropFirst(2)), "\(name) \(index)/\(column)_\(row)")
                     #expect(jpeg.starts(with: [0xFF, 0xD8]))
+                    let region = try pyramid.jpegTileRegion(level: index, column: column, row: row)
+                    #expect(region.prefix + file[region.offset..<region.offset + region.length] == jpeg, "sent from the file, the same bytes")
                     #expect(tables.isEmpty || jpeg.firstRange(of: tables.dropFirst(2).dropLast(2)) != nil)
                     #expect(jpeg.firstRange(of: Self.adobeRGB.prefix(9)) == nil)
                     let (header, decoded) = try Tiles.decode(jpeg, in: scratch)
@@ -82,6 +84,8 @@ import Testing
                 for column in 0..<level.columns {
                     let jpeg = try pyramid.jpegTile(level: index, column: column, row: row)
                     #expect(Array(jpeg.prefix(18)) == [0xFF, 0xD8] + Self.adobeRGB)
+                    let region = try pyramid.jpegTileRegion(level: index, column: column, row: row)
+                    #expect(region.prefix.starts(with: [0xFF, 0xD8] + Self.adobeRGB) && jpeg.starts(with: region.prefix))
                     let (_, decoded) = try Tiles.decode(jpeg, in: directory)
                     #expect(decoded.bytes == (try pyramid.decodeTile(level: index, column: column, row: row)))
                 }

@@ -233,6 +233,24 @@ int tiler_tiff_pyramid_jpeg_tile_nowait(const tiler_tiff_pyramid *pyramid, int l
                                         unsigned char *dst, size_t capacity, size_t *length, char *message, size_t capacity_message);
 
 /*
+ * The bytes jpeg_tile puts before a tile of `level`'s stored bytes (from the second on): SOI, the Adobe APP14 marker
+ * when the data is RGB, the level's JPEGTables without SOI and EOI. Sets *length to their count; returns 0, or
+ * TILER_TIFF_ERR_ARGUMENT (no such level, or capacity too small: nothing written).
+ */
+int tiler_tiff_pyramid_jpeg_prefix(const tiler_tiff_pyramid *pyramid, int level, unsigned char *dst, size_t capacity, size_t *length);
+
+/*
+ * Where jpeg_tile's bytes after the prefix lie in the file, to be sent from it as they are (sendfile): the tile from
+ * its second byte (after SOI) to its end, *length bytes at *offset. Checks the tile as jpeg_tile does (its markers up
+ * to the scan, its EOI) from its first 2 KiB and last 64 bytes (the whole tile when that is not enough). Thread-safe.
+ */
+int tiler_tiff_pyramid_jpeg_region(const tiler_tiff_pyramid *pyramid, int level, int column, int row, uint64_t *offset,
+                                   uint64_t *length, char *message, size_t capacity);
+
+/* The pyramid's open descriptor (owned by the pyramid; duplicate it to keep it). */
+int tiler_tiff_pyramid_descriptor(const tiler_tiff_pyramid *pyramid);
+
+/*
  * Decodes tile (column, row) of `level` into dst: tile_height rows of tile_width × channels 8-bit samples (edge tiles as
  * stored, padded). capacity must be at least that. Min-is-white is inverted, associated alpha undone, gray+alpha made
  * RGBA; no colour management. Thread-safe: uses one of a few libtiff handles, waiting when all are busy. libjpeg's

@@ -62,6 +62,17 @@ extension ConnectionHandler {
             LoadedFile.writeNumber(length, radix: 10, into: &headScratch)
             headScratch.writeStaticString("\r\n\r\n")
         }
+        var fileRange: Range<Int>?
+        if case .region(let file, let range) = response.body {
+            // Bytes sent before the file's (a TIFF's JPEG tile: SOI and its tables) travel with the head.
+            let prefixLength = file.prefix.readableBytes
+            if range.lowerBound < prefixLength {
+                let end = min(range.upperBound, prefixLength)
+                let part = file.prefix.getSlice(at: file.prefix.readerIndex + range.lowerBound, length: end - range.lowerBound)!
+                headScratch.writeImmutableBuffer(part)
+            }
+            fileRange = max(range.lowerBound, prefixLength) - prefixLength..<max(range.upperBound, prefixLength) - prefixLength
+        }
         context.write(wrapOutboundOut(headScratch), promise: nil)
         let written = response.reservation.map { reservation in
             // The body's budget is given back once the socket has taken it, or when the write fails (closed).
@@ -74,7 +85,11 @@ extension ConnectionHandler {
             written?.succeed()
         case .bytes(let body):
             context.write(wrapOutboundOut(body), promise: written)
-        case .region(let file, let range):
+        case .region(let file, _):
+            guard let range = fileRange, !range.isEmpty else {
+                written?.succeed()
+                break
+            }
             cork(context: context)
             let sent = context.eventLoop.makePromise(of: Void.self)
             sent.futureResult.assumeIsolated().whenComplete { result in

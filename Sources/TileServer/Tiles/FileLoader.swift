@@ -165,6 +165,34 @@ enum FileLoader {
         }
     }
 
+    /// Reads `size` bytes at `offset` of the open regular file `descriptor` into a ``LoadedFile`` whose body is
+    /// `prefix` followed by them, with the entity tag `etag` (quotes included); with `pageCacheOnly`, `nil` as soon as
+    /// a read would wait for the disk. (A TIFF's JPEG tile: the level's tables, then the tile from the file.)
+    static func readRegion(_ descriptor: Int32, offset: Int, size: Int, after prefix: ByteBuffer, etag: String, pageCacheOnly: Bool)
+        throws(FileLoadError) -> LoadedFile?
+    {
+        let head = LoadedFile(headOf: prefix.readableBytes + size, etag: etag)
+        var buffer = head.buffer
+        buffer.reserveCapacity(buffer.readableBytes + prefix.readableBytes + size)
+        buffer.writeImmutableBuffer(prefix)
+        var outcome = ReadOutcome.complete
+        if size > 0 {
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
+                let (done, result) = readFully(descriptor, into: destination.baseAddress!, at: offset, size: size, pageCacheOnly: pageCacheOnly)
+                outcome = result
+                return done
+            }
+        }
+        switch outcome {
+        case .complete:
+            return LoadedFile(preparedBuffer: buffer, etagLineLength: head.etagLineLength, bodyOffset: head.bodyOffset)
+        case .wouldBlock:
+            return nil
+        case .shortOrFailed:
+            throw FileLoadError(kind: .unreadable, message: "the file changed while it was read")
+        }
+    }
+
     private enum ReadOutcome { case complete, wouldBlock, shortOrFailed }
 
     private static func readFully(_ descriptor: Int32, into destination: UnsafeMutableRawPointer, at offset: Int, size: Int, pageCacheOnly: Bool)

@@ -14,6 +14,15 @@ extension LoadedFile {
         self.init(preparedBuffer: buffer, etagLineLength: etagLine.utf8.count, bodyOffset: bodyOffset)
     }
 
+    /// The `ETag` (`etag`, quotes included) and `Content-Length` (`size`) lines and the blank line, without the body.
+    init(headOf size: Int, etag: String) {
+        var buffer = ByteBuffer()
+        buffer.writeString("ETag: \(etag)\r\n")
+        let etagLineLength = buffer.writerIndex
+        buffer.writeString("Content-Length: \(size)\r\n\r\n")
+        self.init(preparedBuffer: buffer, etagLineLength: etagLineLength, bodyOffset: buffer.writerIndex)
+    }
+
     /// The head of a response whose body is not at hand: the `ETag` line `ETag: etag` and the blank line, with no
     /// `Content-Length` line and no body. For `HEAD` only (HTTP lets a `HEAD` answer leave the length out).
     init(headWithoutLength etag: String) {

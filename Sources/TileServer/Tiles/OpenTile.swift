@@ -4,17 +4,22 @@ import NIOCore
 
 /// A tile file kept open to be sent with `sendfile` (the kernel copies the page cache to the socket; the bytes
 /// never enter the process), with its response header lines prepared once. For a pyramid in an archive (an SZI), the
-/// archive kept open, and where the tile's bytes lie in it.
+/// archive kept open, and where the tile's bytes lie in it; for a JPEG tile passed through from a pyramidal TIFF, the
+/// TIFF kept open, where the tile lies in it, and the few hundred bytes sent before it (SOI and the level's tables).
 ///
 /// Immutable; kept by one event loop's table (see ``OpenTileFiles``). The descriptor is closed when the last reference goes: the
 /// loop's table, or a response still being written.
 final class OpenTile: Sendable {
     /// The open file; sent with `FileRegion`s.
     let handle: NIOFileHandle
-    /// Where the bytes this response stands for start in the file (0: a tile file of its own), in bytes.
+    /// Bytes sent before the file's (empty but for a TIFF's JPEG tiles).
+    let prefix: ByteBuffer
+    /// Where the file's bytes this response sends start in the file (0: a tile file of its own), in bytes.
     let offset: Int
-    /// The size in bytes of what the response stands for (a tile file: the whole file).
+    /// The size in bytes of what the response stands for: ``prefix`` and the file's bytes (a tile file: the whole file).
     let size: Int
+    /// The entity tag, quotes included, when it is not made of the size and ``tag`` (a TIFF's tiles: as when read).
+    private let etagText: String?
     /// The open file's size when opened, in bytes (a tile file: ``size``).
     private let fileSize: Int
     /// The two numbers of the entity tag besides the size (see ``FileLoader/readRegion(_:offset:size:tag:pageCacheOnly:)``).
@@ -49,15 +54,34 @@ final class OpenTile: Sendable {
     /// bytes last modified at `modified`; the entity tag is made of `size` and `tag`.
     init(descriptor: Int32, offset: Int, size: Int, fileSize: Int, modified: timespec, tag: (seconds: Int, fraction: Int)) {
         self.descriptor = descriptor
+        self.prefix = ByteBuffer()
         self.offset = offset
         self.size = size
         self.fileSize = fileSize
         self.modified = modified
         self.tag = tag
+        self.etagText = nil
         var head = ByteBuffer()
         head.reserveCapacity(LoadedFile.maxHeadLength)
         self.etagLineLength = LoadedFile.writeHead(into: &head, size: size, seconds: tag.seconds, nanoseconds: tag.fraction)
         self.head = head
+        self.handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
+    }
+
+    /// Takes `descriptor` (closed with this value) standing for `prefix` followed by the `length` bytes at `offset` of
+    /// a file of `fileSize` bytes last modified at `modified`, with the entity tag `etag` (quotes included).
+    init(descriptor: Int32, prefix: [UInt8], offset: Int, length: Int, fileSize: Int, modified: timespec, etag: String) {
+        self.descriptor = descriptor
+        self.prefix = ByteBuffer(bytes: prefix)
+        self.offset = offset
+        self.size = prefix.count + length
+        self.fileSize = fileSize
+        self.modified = modified
+        self.tag = (Int(modified.tv_sec), Int(modified.tv_nsec))
+        self.etagText = etag
+        let head = LoadedFile(headOf: size, etag: etag)
+        self.etagLineLength = head.etagLineLength
+        self.head = head.buffer
         self.handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
     }
 
@@ -88,7 +112,7 @@ final class OpenTile: Sendable {
     /// Whether every byte is in the page cache, so that sending it cannot wait for the disk; `nil` when this kernel
     /// cannot tell (before Linux 6.5, or a seccomp filter): then treat it as not. One system call.
     var isInPageCache: Bool? {
-        switch tiler_is_range_in_page_cache(descriptor, off_t(offset), size) {
+        switch tiler_is_range_in_page_cache(descriptor, off_t(offset), size - prefix.readableBytes) {
         case 1: true
         case 0: false
         default: nil
@@ -100,12 +124,20 @@ final class OpenTile: Sendable {
     /// time are those checked by the last ``isCurrent``.
     func read() throws(FileLoadError) -> LoadedFile {
         // Without pageCacheOnly the read never gives up for want of memory: nil cannot come back.
-        try FileLoader.readRegion(descriptor, offset: offset, size: size, tag: tag, pageCacheOnly: false)!
+        try read(pageCacheOnly: false)!
     }
 
     /// Reads the whole file into a ``LoadedFile`` (for the cache) from the open descriptor, without waiting for the
     /// disk; `nil` if that would wait. Its size and time are those checked by the last ``isCurrent`` (no `fstat`).
     func readIfCached() throws(FileLoadError) -> LoadedFile? {
-        try FileLoader.readRegion(descriptor, offset: offset, size: size, tag: tag, pageCacheOnly: true)
+        try read(pageCacheOnly: true)
+    }
+
+    private func read(pageCacheOnly: Bool) throws(FileLoadError) -> LoadedFile? {
+        guard let etagText else {
+            return try FileLoader.readRegion(descriptor, offset: offset, size: size, tag: tag, pageCacheOnly: pageCacheOnly)
+        }
+        return try FileLoader.readRegion(
+            descriptor, offset: offset, size: size - prefix.readableBytes, after: prefix, etag: etagText, pageCacheOnly: pageCacheOnly)
     }
 }

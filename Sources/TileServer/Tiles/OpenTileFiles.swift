@@ -34,10 +34,17 @@ final class OpenTileFiles {
             if file.isCurrent { return file }
             files.removeValue(for: key)
         }
-        if case .archive(let archive) = image.source {
+        switch image.source {
+        case .archive(let archive):
             guard let file = archive.open(key.address, maxBytes: maxBytes) else { return nil }
             files.insert(file, for: key, cost: 1)
             return file
+        case .stored(let stored):
+            guard let file = stored.open(key.address, of: image, maxBytes: maxBytes) else { return nil }
+            files.insert(file, for: key, cost: 1)
+            return file
+        case .folder:
+            break
         }
         guard let directory = image.folder?.levels.directory(level: Int(key.level)) else { return nil }
         // The folder stays open (not closed by an eviction) until the `openat` is done.

@@ -38,6 +38,10 @@ struct StoredPyramidFile: StoredPyramid {
         try opened().jpegTileIfCached(level: level, column: column, row: row)
     }
 
+    func jpegTileFile(level: Int, column: Int, row: Int) throws -> StoredTileFile? {
+        try opened().jpegTileFile(level: level, column: column, row: row)
+    }
+
     func decodeTile(level: Int, column: Int, row: Int, into pixels: UnsafeMutableRawBufferPointer) throws {
         try opened().decodeTile(level: level, column: column, row: row, into: pixels)
     }

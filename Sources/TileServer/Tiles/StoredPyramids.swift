@@ -1,3 +1,4 @@
+import Glibc
 import ImageCodecs
 
 /// Opens the files that hold whole pyramids, read in place: pyramidal TIFF, BigTIFF, OME-TIFF and Aperio SVS
@@ -61,4 +62,18 @@ extension TIFFPyramid: StoredPyramid {
     var colourProfile: [UInt8]? { iccProfile }
 
     var facts: ImageFacts { ImageFacts(tiff: self) }
+
+    func jpegTileFile(level: Int, column: Int, row: Int) throws -> StoredTileFile? {
+        let region = try jpegTileRegion(level: level, column: column, row: row)
+        let descriptor = duplicateDescriptor()
+        guard descriptor >= 0 else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return StoredTileFile(
+            descriptor: descriptor, prefix: region.prefix, offset: region.offset, length: region.length, fileSize: Int(status.st_size),
+            modified: status.st_mtim)
+    }
 }

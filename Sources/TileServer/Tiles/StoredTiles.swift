@@ -1,3 +1,4 @@
+import Glibc
 import ImageCodecs
 import TileGeometry
 
@@ -16,6 +17,10 @@ protocol StoredPyramid: Sendable {
     func jpegTile(level: Int, column: Int, row: Int) throws -> [UInt8]
     /// ``jpegTile(level:column:row:)`` when its bytes are all in the page cache; nil when reading them would wait.
     func jpegTileIfCached(level: Int, column: Int, row: Int) throws -> [UInt8]?
+    /// Stored tile (`column`, `row`) of level `level` as ``jpegTile(level:column:row:)``'s bytes lie in the file, with a
+    /// descriptor of the file the caller owns, for sending with `sendfile`; nil where the source cannot say (OpenSlide).
+    /// Only for levels whose ``StoredLevel/passesThrough``.
+    func jpegTileFile(level: Int, column: Int, row: Int) throws -> StoredTileFile?
     /// Stored tile (`column`, `row`) of level `level` decoded to 8-bit pixels, ``StoredLevel/channels`` each,
     /// `tileWidth` × `tileHeight` (edge tiles as stored, padded), into `pixels`.
     func decodeTile(level: Int, column: Int, row: Int, into pixels: UnsafeMutableRawBufferPointer) throws
@@ -23,6 +28,21 @@ protocol StoredPyramid: Sendable {
     /// default decodes the stored tiles under the region (``decodeTile(level:column:row:into:)``); a source that reads
     /// any region at once (OpenSlide) does so.
     func region(level: Int, x0: Int, y0: Int, x1: Int, y1: Int) throws -> PixelBuffer
+}
+
+extension StoredPyramid {
+    func jpegTileFile(level: Int, column: Int, row: Int) throws -> StoredTileFile? { nil }
+}
+
+/// A passed-through stored tile as it lies in its file: `prefix`, then `length` bytes at `offset` of the file open as
+/// `descriptor` (the holder's to close), which had `fileSize` bytes and was last modified at `modified`.
+struct StoredTileFile {
+    let descriptor: Int32
+    let prefix: [UInt8]
+    let offset: Int
+    let length: Int
+    let fileSize: Int
+    let modified: timespec
 }
 
 /// One stored level of a ``StoredPyramid``.
@@ -62,6 +82,23 @@ struct StoredTiles: Sendable {
             let bytes = try pyramid.jpegTileIfCached(level: source.index, column: address.column, row: address.row)
         else { return nil }
         return LoadedFile(bytes: bytes, etag: etag(of: image, address, passedThrough: true))
+    }
+
+    /// The Deep Zoom tile `address` of `image` as an ``OpenTile`` to send with `sendfile`, when it is a stored tile
+    /// passed through and the source can say where it lies; nil otherwise, and for a tile larger than `maxBytes` or
+    /// damaged (the caller then reads it, which gives the right answer or error). Same bytes and entity tag as
+    /// ``tile(_:of:store:)``.
+    func open(_ address: TileAddress, of image: CatalogImage, maxBytes: Int) -> OpenTile? {
+        guard let source = source(of: address, in: image.pyramid), passesThrough(source, tileSize: image.pyramid.tileSize),
+            let file = try? pyramid.jpegTileFile(level: source.index, column: address.column, row: address.row)
+        else { return nil }
+        guard file.prefix.count + file.length <= maxBytes else {
+            close(file.descriptor)
+            return nil
+        }
+        return OpenTile(
+            descriptor: file.descriptor, prefix: file.prefix, offset: file.offset, length: file.length, fileSize: file.fileSize,
+            modified: file.modified, etag: etag(of: image, address, passedThrough: true))
     }
 
     /// Where a Deep Zoom tile comes from: the coarsest stored level at least as large as the tile's level (its index
