@@ -15,13 +15,18 @@ public enum StagingSweep {
     /// Removes the leftover staging folders in `directory`, returning one record per folder removed or failed.
     ///
     /// A folder that cannot be read is skipped: the slice that follows reports the problem itself.
-    public static func removeLeftovers(in directory: String) -> [StagingLeftover] {
-        removeLeftovers(in: directory, here: StagingOwner.current(), now: Date().timeIntervalSince1970)
+    ///
+    /// - Parameter interrupted: The name of a pyramid whose slice into `directory` is known to have died (a server's
+    ///   job found unfinished at its next start): its staging folders without a readable owner file are removed at
+    ///   once — a slice killed between creating its folder and writing the owner file leaves one so.
+    public static func removeLeftovers(in directory: String, interrupted: String? = nil) -> [StagingLeftover] {
+        removeLeftovers(in: directory, interrupted: interrupted, here: StagingOwner.current(), now: Date().timeIntervalSince1970)
     }
 
-    /// ``removeLeftovers(in:)`` seen from `here` at `now` (seconds since 1970), looking PIDs up with `probe`.
+    /// ``removeLeftovers(in:interrupted:)`` seen from `here` at `now` (seconds since 1970), looking PIDs up with `probe`.
     static func removeLeftovers(
-        in directory: String, here: StagingOwner, now: Double, probe: (Int32) -> StagingOwner.Probe = StagingOwner.probe
+        in directory: String, interrupted: String? = nil, here: StagingOwner, now: Double,
+        probe: (Int32) -> StagingOwner.Probe = StagingOwner.probe
     ) -> [StagingLeftover] {
         let parent = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard parent >= 0 else { return [] }
@@ -31,7 +36,9 @@ public enum StagingSweep {
         for name in names {
             let folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard folder >= 0 else { continue }
-            let why = verdict(on: folder, here: here, now: now, probe: probe)
+            let isInterrupted = interrupted.map { name.hasPrefix(".\($0).tiler-") && name.utf8.count == $0.utf8.count + 14 } == true
+            let unownedAge = isInterrupted ? 0 : Self.unownedAge
+            let why = verdict(on: folder, here: here, now: now, unownedAge: unownedAge, probe: probe)
             close(folder)
             guard let why else { continue }
             let code = StagingFolder.remove(name, in: parent)
@@ -49,7 +56,9 @@ public enum StagingSweep {
     }
 
     /// Why the staging folder open as `folder` is a leftover, or nil to keep it.
-    private static func verdict(on folder: Int32, here: StagingOwner, now: Double, probe: (Int32) -> StagingOwner.Probe) -> String? {
+    private static func verdict(
+        on folder: Int32, here: StagingOwner, now: Double, unownedAge: Double, probe: (Int32) -> StagingOwner.Probe
+    ) -> String? {
         if let text = StagingOwner.readSmallFile(StagingOwner.fileName, in: folder), let owner = StagingOwner(parsing: text) {
             switch owner.standing(from: here, probe: probe) {
             case .alive, .elsewhere: return nil
@@ -61,6 +70,7 @@ public enum StagingSweep {
         guard fstat(folder, &info) == 0 else { return nil }
         let age = now - Double(info.st_mtim.tv_sec)
         guard age >= unownedAge else { return nil }
+        if unownedAge == 0 { return "left by an interrupted slice before it recorded its owner" }
         let hours = Int(age / 3600)
         return "left by a slice with no owner recorded, unchanged for \(hours < 48 ? "\(hours) hours" : "\(hours / 24) days")"
     }

@@ -86,6 +86,25 @@ import Testing
         #expect(try fixture.listing() == [".unreadable.tiler-bbbbbb", ".young.tiler-aaaaaa"])
     }
 
+    /// A server's job found unfinished at its next start: its pyramid's staging folders without an owner file (killed
+    /// between creating the folder and writing the file, or while writing it) go at once; other names' wait their day,
+    /// and one of that name whose process runs stays.
+    @Test func ownerlessFoldersOfAnInterruptedSliceAreRemovedAtOnce() throws {
+        let fixture = try SliceFixture()
+        try Self.leftover(".big.tiler-aaaaaa", owner: nil, in: fixture)
+        try Self.leftover(".big.tiler-bbbbbb", owner: "", in: fixture)
+        try Self.leftover(".big.tiler-cccccc", owner: Self.owner(), in: fixture)
+        try Self.leftover(".bigger.tiler-dddddd", owner: nil, in: fixture)
+        try Self.leftover(".other.tiler-eeeeee", owner: nil, in: fixture)
+        let removed = StagingSweep.removeLeftovers(in: fixture.directory, interrupted: "big")
+        let why = "left by an interrupted slice before it recorded its owner"
+        #expect(
+            Dictionary(uniqueKeysWithValues: removed.map { ($0.folder, $0.description) }) == [
+                ".big.tiler-aaaaaa": "removed .big.tiler-aaaaaa, \(why)", ".big.tiler-bbbbbb": "removed .big.tiler-bbbbbb, \(why)",
+            ])
+        #expect(try fixture.listing() == [".big.tiler-cccccc", ".bigger.tiler-dddddd", ".other.tiler-eeeeee"])
+    }
+
     @Test func removalFollowsNoLink() throws {
         let fixture = try SliceFixture()
         let outside = try SliceFixture()

@@ -94,8 +94,8 @@ struct JobRecord: Codable, Equatable {
                     record.state = JobState.interrupted.rawValue
                     record.error = "the server stopped before the job was done; what it had written was removed"
                     record.save(root: root)
-                    let target = ImageName.split(record.name).folder
-                    _ = StagingSweep.removeLeftovers(in: target.isEmpty ? root : root + "/" + target)
+                    let (target, stem) = ImageName.split(record.name)
+                    _ = StagingSweep.removeLeftovers(in: target.isEmpty ? root : root + "/" + target, interrupted: stem)
                     removeEmptyFolders(of: record.name, upTo: record.createdFolder, root: root)
                 }
                 records.append(record)

@@ -153,11 +153,17 @@ import Testing
         try Data([1]).write(to: URL(fileURLWithPath: staging + "/killed_files/0/0_0.jpg"))
         var old = [timespec(tv_sec: 1_700_000_000, tv_nsec: 0), timespec(tv_sec: 1_700_000_000, tv_nsec: 0)]
         utimensat(AT_FDCWD, staging, &old, 0)
+        // Killed between creating its staging folder and writing the owner file: new, empty, owner-less — the killed
+        // job's, so removed at once; another name's such folder waits its day (a slice may be creating it now).
+        let unowned = fixture.root + "/a/.killed.tiler-Xy34Zw"
+        let another = fixture.root + "/a/.other.tiler-Xy34Zw"
+        for path in [unowned, another] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
         try await withServer(fixture.secured.pyramids, fixture.secured.configuration) { server in
             let list = try fetch(server, "/api/jobs", headers: ["Authorization: Bearer \(token)"]).text
             #expect(list.contains("\"id\":\"killedjob00000000000000\"") && list.contains("\"state\":\"interrupted\""), "\(list)")
         }
-        #expect(!FileManager.default.fileExists(atPath: staging))
+        #expect(!FileManager.default.fileExists(atPath: staging) && !FileManager.default.fileExists(atPath: unowned))
+        #expect(FileManager.default.fileExists(atPath: another))
         #expect(!FileManager.default.fileExists(atPath: folder + "/killedjob00000000000000.upload"))
     }
 
