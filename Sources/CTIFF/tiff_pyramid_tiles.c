@@ -260,18 +260,8 @@ int tiler_tiff_pyramid_jpeg_tile_nowait(const tiler_tiff_pyramid *p, int level, 
         free(data);
         return TILER_TIFF_ERR_CORRUPT;
     }
-    const tiler_tiff_pyramid_level *L = &p->levels[level];
-    size_t at = 2;
-    dst[0] = 0xFF;
-    dst[1] = 0xD8;
-    if (L->info.jpeg_rgb) {
-        memcpy(dst + at, tiler_tiff_adobe_rgb, sizeof tiler_tiff_adobe_rgb);
-        at += sizeof tiler_tiff_adobe_rgb;
-    }
-    if (L->tables != NULL) {
-        memcpy(dst + at, L->tables + 2, L->tables_length - 4); /* without SOI and EOI */
-        at += L->tables_length - 4;
-    }
+    size_t at = 0; /* the bound checked above makes room for the prefix and the tile */
+    (void)tiler_tiff_pyramid_jpeg_prefix(p, level, dst, capacity, &at);
     memcpy(dst + at, data + 2, count - 2);
     *length = at + count - 2;
     free(data);

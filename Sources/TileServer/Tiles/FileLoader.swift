@@ -147,22 +147,8 @@ enum FileLoader {
         buffer.reserveCapacity(LoadedFile.maxHeadLength + size)
         let etagLineLength = LoadedFile.writeHead(into: &buffer, size: size, seconds: tag.seconds, nanoseconds: tag.fraction)
         let bodyOffset = buffer.writerIndex
-        var outcome = ReadOutcome.complete
-        if size > 0 {
-            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
-                let (done, result) = readFully(descriptor, into: destination.baseAddress!, at: offset, size: size, pageCacheOnly: pageCacheOnly)
-                outcome = result
-                return done
-            }
-        }
-        switch outcome {
-        case .complete:
-            return LoadedFile(preparedBuffer: buffer, etagLineLength: etagLineLength, bodyOffset: bodyOffset)
-        case .wouldBlock:
-            return nil
-        case .shortOrFailed:
-            throw FileLoadError(kind: .unreadable, message: "the file changed while it was read")
-        }
+        guard try append(descriptor, offset: offset, size: size, to: &buffer, pageCacheOnly: pageCacheOnly) else { return nil }
+        return LoadedFile(preparedBuffer: buffer, etagLineLength: etagLineLength, bodyOffset: bodyOffset)
     }
 
     /// Reads `size` bytes at `offset` of the open regular file `descriptor` into a ``LoadedFile`` whose body is
@@ -171,10 +157,17 @@ enum FileLoader {
     static func readRegion(_ descriptor: Int32, offset: Int, size: Int, after prefix: ByteBuffer, etag: String, pageCacheOnly: Bool)
         throws(FileLoadError) -> LoadedFile?
     {
-        let head = LoadedFile(headOf: prefix.readableBytes + size, etag: etag)
+        let head = LoadedFile(headOf: prefix.readableBytes + size, etag: etag, reservingBody: true)
         var buffer = head.buffer
-        buffer.reserveCapacity(buffer.readableBytes + prefix.readableBytes + size)
         buffer.writeImmutableBuffer(prefix)
+        guard try append(descriptor, offset: offset, size: size, to: &buffer, pageCacheOnly: pageCacheOnly) else { return nil }
+        return LoadedFile(preparedBuffer: buffer, etagLineLength: head.etagLineLength, bodyOffset: head.bodyOffset)
+    }
+
+    /// Appends `size` bytes at `offset` of `descriptor` to `buffer`; false when `pageCacheOnly` and a read would wait.
+    private static func append(_ descriptor: Int32, offset: Int, size: Int, to buffer: inout ByteBuffer, pageCacheOnly: Bool)
+        throws(FileLoadError) -> Bool
+    {
         var outcome = ReadOutcome.complete
         if size > 0 {
             buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
@@ -184,12 +177,9 @@ enum FileLoader {
             }
         }
         switch outcome {
-        case .complete:
-            return LoadedFile(preparedBuffer: buffer, etagLineLength: head.etagLineLength, bodyOffset: head.bodyOffset)
-        case .wouldBlock:
-            return nil
-        case .shortOrFailed:
-            throw FileLoadError(kind: .unreadable, message: "the file changed while it was read")
+        case .complete: return true
+        case .wouldBlock: return false
+        case .shortOrFailed: throw FileLoadError(kind: .unreadable, message: "the file changed while it was read")
         }
     }
 

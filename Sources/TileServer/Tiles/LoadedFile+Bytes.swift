@@ -3,20 +3,18 @@ import NIOCore
 extension LoadedFile {
     /// Prepares `bytes` as a body with the strong entity tag `etag` (quotes included), copying them once.
     init(bytes: [UInt8], etag: String) {
-        let etagLine = "ETag: \(etag)\r\n"
-        let lengthLine = "Content-Length: \(bytes.count)\r\n\r\n"
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(etagLine.utf8.count + lengthLine.utf8.count + bytes.count)
-        buffer.writeString(etagLine)
-        buffer.writeString(lengthLine)
-        let bodyOffset = buffer.writerIndex
+        let head = LoadedFile(headOf: bytes.count, etag: etag, reservingBody: true)
+        var buffer = head.buffer
         buffer.writeBytes(bytes)
-        self.init(preparedBuffer: buffer, etagLineLength: etagLine.utf8.count, bodyOffset: bodyOffset)
+        self.init(preparedBuffer: buffer, etagLineLength: head.etagLineLength, bodyOffset: head.bodyOffset)
     }
 
-    /// The `ETag` (`etag`, quotes included) and `Content-Length` (`size`) lines and the blank line, without the body.
-    init(headOf size: Int, etag: String) {
+    /// The `ETag` (`etag`, quotes included) and `Content-Length` (`size`) lines and the blank line, without the body;
+    /// with `reservingBody`, in a buffer with room for the `size` bytes of the body after them (one allocation).
+    init(headOf size: Int, etag: String, reservingBody: Bool = false) {
         var buffer = ByteBuffer()
+        // "ETag: " CRLF "Content-Length: " up to 19 digits CRLF CRLF: 47 bytes besides the tag.
+        buffer.reserveCapacity(etag.utf8.count + 47 + (reservingBody ? size : 0))
         buffer.writeString("ETag: \(etag)\r\n")
         let etagLineLength = buffer.writerIndex
         buffer.writeString("Content-Length: \(size)\r\n\r\n")
