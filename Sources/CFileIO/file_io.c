@@ -2,6 +2,7 @@
 #include "CFileIO.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +72,14 @@ int tiler_is_range_in_page_cache(int fd, off_t offset, size_t size) {
     unsigned long long last = ((unsigned long long)offset + size - 1) / (unsigned long long)page;
     unsigned long long pages = last - first + 1;
     return status.nr_cache >= pages ? 1 : 0;
+}
+
+int tiler_start_writeback(int fd, off_t offset, off_t length) {
+    return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
+
+int tiler_insert_range(int fd, off_t offset, off_t length) {
+    return fallocate(fd, FALLOC_FL_INSERT_RANGE, offset, length);
 }
 
 ssize_t tiler_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t count) {

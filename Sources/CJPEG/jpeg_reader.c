@@ -18,32 +18,7 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
-#define TILER_JPEG_MAX_WARNINGS 100
-#define TILER_JPEG_MAX_SCANS 1000 /* a progressive file needs about 10; thousands is an attack */
-#define TILER_JPEG_BATCH 16       /* rows per jpeg_read_scanlines call */
-
-struct tiler_jpeg_reader {
-    struct jpeg_decompress_struct cinfo;
-    struct jpeg_error_mgr err;
-    struct jpeg_progress_mgr progress;
-    jmp_buf jmp;
-    FILE *fp;
-    int lenient;
-    tiler_jpeg_warning_fn warn;
-    void *warn_context;
-    int warnings;
-    int saw_eof;
-
-    int header_done;
-    int started;
-    int finished;
-    int cmyk;    /* stored CMYK or YCCK: convert rows to RGB */
-    int inverted; /* Adobe CMYK: samples are 255 - ink */
-    int code;
-    int64_t error_row;
-    char message[JMSG_LENGTH_MAX + 64];
-    unsigned char *cmyk_rows; /* TILER_JPEG_BATCH rows of width × 4 */
-};
+#include "jpeg_reader_internal.h"
 
 static tiler_jpeg_reader *tiler_jpeg_owner(j_common_ptr cinfo) { return (tiler_jpeg_reader *)cinfo->client_data; }
 
@@ -55,7 +30,7 @@ static void tiler_jpeg_on_error_exit(j_common_ptr cinfo) {
         else r->code = TILER_JPEG_ERR_CORRUPT;
     }
     (*cinfo->err->format_message)(cinfo, r->message);
-    longjmp(r->jmp, 1);
+    longjmp(*r->jump, 1);
 }
 
 static void tiler_jpeg_on_emit_message(j_common_ptr cinfo, int level) {
@@ -67,7 +42,7 @@ static void tiler_jpeg_on_emit_message(j_common_ptr cinfo, int level) {
     if (!r->lenient) {
         r->code = eof ? TILER_JPEG_ERR_TRUNCATED : TILER_JPEG_ERR_CORRUPT;
         (*cinfo->err->format_message)(cinfo, r->message);
-        longjmp(r->jmp, 1);
+        longjmp(*r->jump, 1);
     }
     if (r->warn == NULL) return;
     r->warnings += 1;
@@ -101,6 +76,7 @@ tiler_jpeg_reader *tiler_jpeg_reader_create(FILE *fp, int lenient, tiler_jpeg_wa
     r->warn = warn;
     r->warn_context = warn_context;
     r->error_row = -1;
+    r->jump = &r->jmp;
     r->cinfo.err = jpeg_std_error(&r->err);
     r->err.error_exit = tiler_jpeg_on_error_exit;
     r->err.emit_message = tiler_jpeg_on_emit_message;
@@ -234,6 +210,9 @@ static uint32_t tiler_jpeg_read_batch(tiler_jpeg_reader *r, unsigned char *dst, 
 
 static void tiler_jpeg_start(tiler_jpeg_reader *r) {
     (void)jpeg_start_decompress(&r->cinfo);
+    r->started = 1;
+    if (!r->lenient && !r->cmyk && !r->unpipelined && tiler_jpeg_pipeline_suits(&r->cinfo)) r->pipeline = tiler_jpeg_pipeline_start(r);
+    if (r->pipeline != NULL) return;
     if (r->cmyk) {
         r->cmyk_rows = malloc((size_t)r->cinfo.output_width * 4 * TILER_JPEG_BATCH);
         if (r->cmyk_rows == NULL) ERREXIT1(&r->cinfo, JERR_OUT_OF_MEMORY, 0);
@@ -245,6 +224,7 @@ int tiler_jpeg_reader_read_rows(tiler_jpeg_reader *r, unsigned char *dst, size_t
                                 uint32_t *rows_done) {
     volatile uint32_t n = 0;
     *rows_done = 0;
+    if (r->pipeline != NULL) return tiler_jpeg_pipeline_read(r, dst, stride, count, rows_done);
     if (!r->header_done && r->code == TILER_JPEG_OK) {
         r->code = TILER_JPEG_ERR_ARGUMENT;
         snprintf(r->message, sizeof r->message, "rows requested before the header was read");
@@ -255,7 +235,10 @@ int tiler_jpeg_reader_read_rows(tiler_jpeg_reader *r, unsigned char *dst, size_t
         *rows_done = n;
         return r->code;
     }
-    if (!r->started) tiler_jpeg_start(r);
+    if (!r->started) {
+        tiler_jpeg_start(r);
+        if (r->pipeline != NULL) return tiler_jpeg_pipeline_read(r, dst, stride, count, rows_done);
+    }
     while (n < count && r->cinfo.output_scanline < r->cinfo.output_height) {
         uint32_t batch = count - n < TILER_JPEG_BATCH ? count - n : TILER_JPEG_BATCH;
         n += tiler_jpeg_read_batch(r, dst + (size_t)n * stride, stride, batch);
@@ -305,8 +288,15 @@ const char *tiler_jpeg_reader_message(const tiler_jpeg_reader *r) { return r->me
 
 int64_t tiler_jpeg_reader_error_row(const tiler_jpeg_reader *r) { return r->error_row; }
 
+int tiler_jpeg_reader_set_pipelined(tiler_jpeg_reader *r, int allowed) {
+    if (r->started) return TILER_JPEG_ERR_ARGUMENT;
+    r->unpipelined = !allowed;
+    return TILER_JPEG_OK;
+}
+
 void tiler_jpeg_reader_destroy(tiler_jpeg_reader *r) {
     if (r == NULL) return;
+    tiler_jpeg_pipeline_stop(r->pipeline); /* before libjpeg's state goes: its thread may be decoding */
     jpeg_destroy_decompress(&r->cinfo);
     free(r->cmyk_rows);
     free(r);

@@ -29,6 +29,7 @@ final class JPEGStripDecoder: StripDecoder {
             throw CodecError(kind: CodecError.kind(forShimStatus: status), path: file.path, message: source.message)
         }
         var header = makeHeader(raw)
+        if !options.pipelinedJPEG { _ = tiler_jpeg_reader_set_pipelined(reader, 0) }
         if options.jpegScale != 1 {
             var width: UInt32 = 0
             var height: UInt32 = 0

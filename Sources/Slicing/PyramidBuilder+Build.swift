@@ -34,7 +34,9 @@ extension PyramidBuilder {
         case .tiff:
             // validate() let only the formats a TIFF holds through.
             let compression = TIFFTileCompression(fileExtension: options.fileExtension)!
-            tiff = try TIFFTileWriter(folder: staging.path, pyramid: pyramid, channels: source.channels, compression: compression)
+            tiff = try TIFFTileWriter(
+                folder: staging.path, pyramid: pyramid, channels: source.channels, compression: compression,
+                inPlaceMinimumBytes: options.tiffInPlaceMinimumBytes)
             writer = tiff!
             if compression == .deflate {
                 // A TIFF's lossless tiles are bare predicted Deflate streams, not PNG files.
@@ -43,7 +45,7 @@ extension PyramidBuilder {
             }
         }
         defer { folder?.closeFolders() }
-        let strips = StripPool(perLevel: Self.stripsPerLevel)
+        let strips = StripPool(perLevel: Self.stripsPerLevel, exception: (pyramid.maxLevel, Self.fullSizeStrips))
         let workers = TileWorkerPool(
             pyramid: pyramid, channels: source.channels, threads: options.threads, makeEncoder: makeEncoder,
             writer: writer, strips: strips, cancellation: cancellation, padsEdgeTiles: tiff != nil)

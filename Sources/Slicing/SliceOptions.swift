@@ -20,6 +20,9 @@ public struct SliceOptions: Sendable {
     public var bigTIFF = false
     /// Archive offsets and counts from this on are written as ZIP64 (tests lower it to check those records).
     var zip64Threshold = UInt64(UInt32.max)
+    /// For a TIFF: the finest level's data from which its spool becomes the file (``TIFFTileWriter``; tests change it
+    /// to take either way with small images).
+    var tiffInPlaceMinimumBytes: UInt64 = 1 << 20
     /// Replace an existing `NAME.dzi` / `NAME_files` — only once the new pyramid is complete.
     public var force: Bool = false
     /// The least time between two progress callbacks, in seconds (one more comes at the end).

@@ -9,16 +9,19 @@ final class StripPool: @unchecked Sendable {
     // @unchecked: every stored property is read and written under `condition`.
     private let condition = NSCondition()
     private let perLevel: Int
+    private let exception: (level: Int, strips: Int)?
     private var free: [Int: [StripBuffer]] = [:]
     private var allocated: [Int: Int] = [:]
     private var bytes = 0
     private var peak = 0
     private var waitObserver: (@Sendable (Bool) -> Void)?
 
-    /// Creates an empty pool allowing `perLevel` strips per level (≥ 1).
-    init(perLevel: Int) {
-        precondition(perLevel >= 1)
+    /// Creates an empty pool allowing `perLevel` strips per level (≥ 1), and `exception.strips` (≥ 1) to level
+    /// `exception.level`.
+    init(perLevel: Int, exception: (level: Int, strips: Int)? = nil) {
+        precondition(perLevel >= 1 && (exception?.strips ?? 1) >= 1)
         self.perLevel = perLevel
+        self.exception = exception
     }
 
     /// Calls `observer` with `true` when ``acquire(level:rowBytes:capacityRows:)`` is about to wait, and with `false`
@@ -37,7 +40,7 @@ final class StripPool: @unchecked Sendable {
                 strip = reused
                 break
             }
-            if allocated[level, default: 0] < perLevel {
+            if allocated[level, default: 0] < limit(level) {
                 allocated[level, default: 0] += 1
                 strip = StripBuffer(level: level, rowBytes: rowBytes, capacityRows: capacityRows)
                 account(strip.byteCount)
@@ -83,6 +86,11 @@ final class StripPool: @unchecked Sendable {
     /// The most bytes held at once.
     var peakBytes: Int {
         condition.withLock { peak }
+    }
+
+    private func limit(_ level: Int) -> Int {
+        if let exception, exception.level == level { return exception.strips }
+        return perLevel
     }
 
     private func account(_ count: Int) {

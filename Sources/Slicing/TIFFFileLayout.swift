@@ -32,9 +32,11 @@ struct TIFFFileLayout {
     /// The header and IFDs, ready to write at offset 0.
     private let header: [UInt8]
 
+    /// - Parameter finestAlignment: What the finest level's data offset is a multiple of (zeros before it): the file
+    ///   system's block size when that level's spool becomes the file by inserting the rest in front of it.
     init(
         levels: [Level], tileSize: Int, channels: Int, compression: TIFFTileCompression = .jpeg, jpegTables: [UInt8], iccProfile: [UInt8],
-        forceBigTIFF: Bool
+        forceBigTIFF: Bool, finestAlignment: UInt64 = 1
     ) {
         self.levels = levels
         self.tileSize = tileSize
@@ -49,7 +51,7 @@ struct TIFFFileLayout {
             let classicHeader = Self.build(
                 levels, tileSize, channels, compression, jpegTables, iccProfile, big: false, dataOffsets: levels.map { _ in 0 }
             ).count
-            big = UInt64(classicHeader) + tileBytes > UInt64(UInt32.max)
+            big = UInt64(classicHeader) + tileBytes + finestAlignment - 1 > UInt64(UInt32.max)
         }
         bigTIFF = big
         let size = Self.build(levels, tileSize, channels, compression, jpegTables, iccProfile, big: big, dataOffsets: levels.map { _ in 0 }).count
@@ -57,6 +59,7 @@ struct TIFFFileLayout {
         var offsets = [UInt64](repeating: 0, count: levels.count)
         var cursor = UInt64(size)
         for index in levels.indices.reversed() {
+            if index == 0 { cursor = (cursor + finestAlignment - 1) / finestAlignment * finestAlignment }
             offsets[index] = cursor
             cursor += levels[index].spoolSize
         }

@@ -1,3 +1,4 @@
+import CFileIO
 import Foundation
 import TileGeometry
 
@@ -62,7 +63,10 @@ final class TileWorkerPool: @unchecked Sendable {
         condition.withLock { running = threads }
         for index in 0..<threads {
             let helper = index >= threads - helpers
-            let thread = Thread { [self] in work(helper: helper) }
+            let thread = Thread { [self] in
+                _ = tiler_nice_this_thread(min(19, getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) + 4))
+                work(helper: helper)
+            }
             thread.name = "tiler-slice-\(index)"
             thread.stackSize = 8 << 20
             thread.start()

@@ -6,13 +6,13 @@ import TileGeometry
 
 /// Memory follows the width, never the height.
 @Suite struct StreamingMemoryTests {
-    /// The builder's own accounting: two strips per level of `T + 2·O` rows (or the level height) plus one carry row
-    /// per level that has a level below.
+    /// The builder's own accounting: two strips per level of `T + 2·O` rows (or the level height), three of the
+    /// full-size level, plus one carry row per level that has a level below.
     static func stripBound(_ pyramid: Pyramid, channels: Int) -> Int {
         (0...pyramid.maxLevel).reduce(0) { total, level in
             let size = pyramid.levelSize(level)
             let strip = size.width * channels * min(pyramid.tileSize + 2 * pyramid.overlap, size.height)
-            return total + 2 * strip + (level > 0 ? size.width * channels : 0)
+            return total + (level == pyramid.maxLevel ? 3 : 2) * strip + (level > 0 ? size.width * channels : 0)
         }
     }
 

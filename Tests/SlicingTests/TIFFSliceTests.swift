@@ -25,11 +25,14 @@ import TileGeometry
         return TestImage(width: width, height: height, channels: 3, pixels: pixels)
     }()
 
-    static func options(_ container: PyramidContainer, bigTIFF: Bool = false) -> SliceOptions {
+    /// - Parameter inPlace: Whether the finest level's spool becomes the TIFF (`FALLOC_FL_INSERT_RANGE`; on file
+    ///   systems that refuse it the copy is made all the same) or every spool is copied into a new file.
+    static func options(_ container: PyramidContainer, bigTIFF: Bool = false, inPlace: Bool = false) -> SliceOptions {
         var options = TileFormat.jpeg(quality: 85).sliceOptions()
         options.threads = 3
         options.container = container
         options.bigTIFF = bigTIFF
+        options.tiffInPlaceMinimumBytes = inPlace ? 0 : .max
         return options
     }
 
@@ -41,10 +44,11 @@ import TileGeometry
         return try ImageDecoder.decode(path: path)
     }
 
-    @Test(arguments: [false, true]) func storedTilesDecodeToTheFolderTilesPixels(bigTIFF: Bool) throws {
+    @Test(arguments: [(false, false), (true, false), (false, true), (true, true)])
+    func storedTilesDecodeToTheFolderTilesPixels(bigTIFF: Bool, inPlace: Bool) throws {
         let fixture = try SliceFixture()
         _ = try PyramidBuilder(options: Self.options(.folder)).slice(MemoryRowSource(Self.image), into: fixture.directory, name: "pic")
-        let summary = try PyramidBuilder(options: Self.options(.tiff, bigTIFF: bigTIFF)).slice(
+        let summary = try PyramidBuilder(options: Self.options(.tiff, bigTIFF: bigTIFF, inPlace: inPlace)).slice(
             MemoryRowSource(Self.image), into: fixture.directory, name: "pic")
         let path = fixture.directory + "/pic.tif"
         #expect(summary.path == path && summary.container == "tiff")
@@ -84,9 +88,12 @@ import TileGeometry
         #expect(Double(difference) / Double(edge.width * edge.height * 3) < 2)
     }
 
-    @Test func libtiffVipsAndOpenSlideOpenItAndItIsLaidOutAsCOG() throws {
+    /// In place, the finest level's data starts at a multiple of the file system's block size, after fewer zeros than
+    /// one block; copied, right after the next level's.
+    @Test(arguments: [false, true]) func libtiffVipsAndOpenSlideOpenItAndItIsLaidOutAsCOG(inPlace: Bool) throws {
         let fixture = try SliceFixture()
-        _ = try PyramidBuilder(options: Self.options(.tiff)).slice(MemoryRowSource(Self.image), into: fixture.directory, name: "pic")
+        _ = try PyramidBuilder(options: Self.options(.tiff, inPlace: inPlace)).slice(
+            MemoryRowSource(Self.image), into: fixture.directory, name: "pic")
         let path = fixture.directory + "/pic.tif"
         let tiffinfo = try ExternalTool.run("/usr/bin/tiffinfo", [path])
         #expect(tiffinfo.status == 0 && tiffinfo.errors.isEmpty, "\(tiffinfo.errors)")
@@ -101,7 +108,7 @@ import TileGeometry
         let openslide = try ExternalTool.run("/usr/bin/openslide-show-properties", [path])
         #expect(openslide.status == 0 && openslide.output.contains("openslide.level-count: '3'"), "\(openslide.output) \(openslide.errors)")
         let script = """
-            import sys, tifffile
+            import ctypes, os, sys, tempfile, tifffile
             with tifffile.TiffFile(sys.argv[1]) as tif:
                 ifds = max(p.offset for p in tif.pages)
                 firsts = [min(p.dataoffsets) for p in tif.pages]
@@ -109,9 +116,20 @@ import TileGeometry
                 assert ifds < min(firsts), "an IFD after tile data"
                 assert all(lasts[i + 1] <= firsts[i] for i in range(len(firsts) - 1)), "a larger level's tiles before a smaller one's"
                 assert lasts[0] == tif.filehandle.size, "bytes after the last tile"
+                gap, block = firsts[0] - lasts[1], os.stat(sys.argv[1]).st_blksize
+                # Where the file system refuses FALLOC_FL_INSERT_RANGE (0x20), the slice copies instead.
+                with tempfile.TemporaryFile(dir=os.path.dirname(sys.argv[1])) as probe:
+                    probe.write(bytes(2 * block))
+                    probe.flush()
+                    libc = ctypes.CDLL(None, use_errno=True)
+                    inserts = libc.fallocate(probe.fileno(), 0x20, ctypes.c_long(0), ctypes.c_long(block)) == 0
+                if sys.argv[2] == "1" and inserts:
+                    assert firsts[0] % block == 0 and gap < block, f"in place: finest at {firsts[0]}, {gap} zeros"
+                else:
+                    assert gap == 0, f"copied: {gap} bytes between the levels"
                 print(len(tif.pages), tif.pages[0].compression, tif.pages[0].photometric)
             """
-        let layout = try ExternalTool.run("/usr/bin/python3", ["-c", script, path])
+        let layout = try ExternalTool.run("/usr/bin/python3", ["-c", script, path, inPlace ? "1" : "0"])
         #expect(layout.status == 0, "\(layout.errors)")
         #expect(layout.output.trimmingCharacters(in: .whitespacesAndNewlines) == "3 7 6", "pages, compression JPEG, YCbCr: \(layout.output)")
     }

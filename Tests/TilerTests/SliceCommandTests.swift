@@ -55,10 +55,12 @@ import Testing
         #expect(entries(out) == ["img.dzi", "img_files"])
     }
 
-    @Test func aSourceThatBreaksMidImageLeavesNothingBehind() throws {
+    /// The 4096² 4:4:4 JPEG is decoded on two threads (`DecodeOptions.pipelinedJPEG`), the 800×600 one on one.
+    @Test(arguments: [(800, 600, ChromaSubsampling.s420), (4096, 4096, .s444)])
+    func aSourceThatBreaksMidImageLeavesNothingBehind(width: Int, height: Int, subsampling: ChromaSubsampling) throws {
         let fixtures = try Fixtures()
         defer { fixtures.remove() }
-        try fixtures.image("whole.jpg", width: 800, height: 600, format: .jpeg())
+        try fixtures.image("whole.jpg", width: width, height: height, format: .jpeg(subsampling: subsampling))
         let bytes = try fixtures.bytes("whole.jpg")
         let cut = try fixtures.file("cut.jpg", bytes: Array(bytes.prefix(bytes.count * 2 / 3)))
         let out = fixtures.path("o")

@@ -43,6 +43,19 @@ int tiler_is_range_in_page_cache(int fd, off_t offset, size_t size);
 ssize_t tiler_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t count);
 
 /*
+ * Inserts `length` bytes (a hole, reading as zeros) at `offset` of `fd`, shifting what follows
+ * (fallocate's FALLOC_FL_INSERT_RANGE: no data is copied). Both must be multiples of the file system's block size and
+ * `offset` below the file's size. Returns 0, or -1 with errno (EOPNOTSUPP where the file system cannot, EINVAL).
+ */
+int tiler_insert_range(int fd, off_t offset, off_t length);
+
+/*
+ * Starts writing `length` bytes of `fd` from `offset` to disk, without waiting for it (sync_file_range's
+ * SYNC_FILE_RANGE_WRITE). Returns 0, or -1 with errno.
+ */
+int tiler_start_writeback(int fd, off_t offset, off_t length);
+
+/*
  * Lowers the calling thread's CPU priority to nice `value` (Linux keeps a nice value per thread, and threads it
  * starts inherit it; Swift's Glibc module hides gettid). Returns 0, or -1 with errno.
  */

@@ -98,6 +98,14 @@ int tiler_jpeg_reader_keep_cmyk(tiler_jpeg_reader *reader);
  */
 int tiler_jpeg_reader_set_scale(tiler_jpeg_reader *reader, unsigned denominator, uint32_t *width, uint32_t *height);
 
+/*
+ * Before the first read_rows: whether a large sequential JPEG without upsampling may be decoded on two threads
+ * (entropy decoding on one of the reader's own, the inverse DCT and colour conversion on the caller's; the same rows,
+ * see jpeg_pipeline.c). Allowed by default; a lenient reader never is (its warnings must reach `warn` on the caller's
+ * thread).
+ */
+int tiler_jpeg_reader_set_pipelined(tiler_jpeg_reader *reader, int allowed);
+
 /* The message of the last error (empty if none). */
 const char *tiler_jpeg_reader_message(const tiler_jpeg_reader *reader);
 
