@@ -217,7 +217,6 @@ static void tiler_jpeg_start(tiler_jpeg_reader *r) {
         r->cmyk_rows = malloc((size_t)r->cinfo.output_width * 4 * TILER_JPEG_BATCH);
         if (r->cmyk_rows == NULL) ERREXIT1(&r->cinfo, JERR_OUT_OF_MEMORY, 0);
     }
-    r->started = 1;
 }
 
 int tiler_jpeg_reader_read_rows(tiler_jpeg_reader *r, unsigned char *dst, size_t stride, uint32_t count,

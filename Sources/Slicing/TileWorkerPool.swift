@@ -15,6 +15,9 @@ import TileGeometry
 /// pressure, see ``StripPool``) or once it has read the last row. At least one worker is never a helper, so every
 /// submitted strip comes back and the decoder's wait always ends.
 final class TileWorkerPool: @unchecked Sendable {
+    /// How much lower the encoder threads' CPU priority is than the decoding thread's (nice steps).
+    static let encoderNice: Int32 = 4
+
     // @unchecked: the mutable state below is read and written under `condition` only; the rest is immutable and
     // Sendable. Encoders are created and used on their own worker thread.
     private let condition = NSCondition()
@@ -64,7 +67,9 @@ final class TileWorkerPool: @unchecked Sendable {
         for index in 0..<threads {
             let helper = index >= threads - helpers
             let thread = Thread { [self] in
-                _ = tiler_nice_this_thread(min(19, getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) + 4))
+                // Below the decoding thread (whose nice it inherits), the critical path: a JPEG decodes serially, and
+                // the encoders have tiles to catch up on whenever it runs ahead.
+                _ = tiler_nice_this_thread(min(19, getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) + Self.encoderNice))
                 work(helper: helper)
             }
             thread.name = "tiler-slice-\(index)"
