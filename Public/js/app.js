@@ -22,7 +22,11 @@ const MARGIN = 12;
 /** How often, and how far apart in ms, the list is read again for an image an upload has just made viewable. */
 const LIST_RETRIES = 10;
 const LIST_RETRY_MS = 300;
-/** How often an image whose provisional descriptor vanished (its final version was just published) is looked up again. */
+/**
+ * How often an image whose descriptor could not be read is looked up again: a provisional descriptor vanishes when the
+ * final version is published, and a replaced image's old version when its replacement is (the list may have named it
+ * a moment before).
+ */
 const MAX_REOPENINGS = 3;
 
 const main = document.getElementById('app');
@@ -32,7 +36,7 @@ for (const problem of problems) console.warn(`Tiler: ignoring a setting: ${probl
 let open = null; // {name, root, viewer, status, settleTimer, stopFollowing}
 let picker = null;
 let routeNumber = 0;
-/** Image name → how often it was looked up again after its provisional descriptor vanished. */
+/** Image name → how often it was looked up again after its descriptor could not be read. */
 const reopenings = new Map();
 let storage = null;
 try {
@@ -113,9 +117,11 @@ function showViewer(image, view) {
     update();
   });
   viewer.addEventListener('error', (e) => {
-    // A provisional descriptor is gone once the final version is published: read the list again (a few times at most).
+    // A versioned descriptor is gone once a newer version is published — a provisional one's final version, or the
+    // replacement of an image dropped again under its name: read the list again (a few times at most).
     const reopened = reopenings.get(image.name) ?? 0;
-    if (!current.provisional || reopened >= MAX_REOPENINGS) return showProblem(e.detail.message, true);
+    const vanished = current.provisional || e.detail.status === 404;
+    if (!vanished || reopened >= MAX_REOPENINGS) return showProblem(e.detail.message, true);
     reopenings.set(image.name, reopened + 1);
     closeViewer();
     route();
@@ -129,15 +135,22 @@ function showViewer(image, view) {
 }
 
 /**
- * For an image still being sliced (its list entry names its job): follows the job and, when it is done, moves the
- * viewer to the final version keeping the view; if the job fails, says why. Returns how to stop, or `null`.
+ * For an image still being sliced (its list entry names its job), or one this page is replacing: follows the job and,
+ * when it is done, moves the viewer to the final version keeping the view; if a provisional image's job fails, says
+ * why. Returns how to stop, or `null`.
  */
 function followJob(image, current, update) {
-  if (!current.provisional || !image.job) return null;
-  return watchJob(jobId(image.job), {
+  // An image dropped again under its name is listed in its old version until the replacement is published: the
+  // upload's job moves the viewer on then (and its failure leaves the old version shown; the panel says why).
+  const upload = uploads.current;
+  const replacing = !current.provisional && uploads.expects(image.name) && upload.job?.id && upload.job.dzi !== image.dzi;
+  const job = current.provisional ? image.job : replacing ? upload.job.id : null;
+  if (!job) return null;
+  return watchJob(jobId(job), {
     onJob: (job) => {
       if (open !== current) return;
       if (job.state === 'done' && job.dzi) {
+        if (current.viewer.getAttribute('src') === job.dzi) return;
         current.viewer.replaceSource(job.dzi).then(
           () => {
             current.provisional = false;
@@ -145,7 +158,7 @@ function followJob(image, current, update) {
           },
           (error) => showProblem(error.message, true),
         );
-      } else if (jobSummary(job).failed) {
+      } else if (jobSummary(job).failed && current.provisional) {
         showProblem(jobSummary(job).text, false);
       }
     },

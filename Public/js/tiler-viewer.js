@@ -85,7 +85,7 @@ export class TilerViewer extends ViewerMethods {
       if (generation !== this.generation) return;
       this.loading = false;
       this.lastError = error.message;
-      this.dispatchEvent(new CustomEvent('error', { detail: { message: error.message } }));
+      this.dispatchEvent(new CustomEvent('error', { detail: { message: error.message, status: error.status ?? null } }));
       return;
     }
     if (generation !== this.generation) return;
