@@ -144,9 +144,9 @@ function followJob(image, current, update) {
   // upload's job moves the viewer on then (and its failure leaves the old version shown; the panel says why).
   const upload = uploads.current;
   const replacing = !current.provisional && uploads.expects(image.name) && upload.job?.id && upload.job.dzi !== image.dzi;
-  const job = current.provisional ? image.job : replacing ? upload.job.id : null;
-  if (!job) return null;
-  return watchJob(jobId(job), {
+  const followed = current.provisional ? image.job : replacing ? upload.job.id : null;
+  if (!followed) return null;
+  return watchJob(jobId(followed), {
     onJob: (job) => {
       if (open !== current) return;
       if (job.state === 'done' && job.dzi) {

@@ -80,19 +80,28 @@ int tiler_jpeg_pipeline_suits(j_decompress_ptr c) {
     return (uint64_t)c->output_width * c->output_height >= TILER_JPEG_PIPELINE_PIXELS;
 }
 
+/* One past the last MCU of the chunk that starts at column `first`. */
+static JDIMENSION tiler_jpeg_pipeline_chunk_end(j_decompress_ptr c, JDIMENSION first) {
+    return c->MCUs_per_row - first < TILER_JPEG_PIPELINE_CHUNK ? c->MCUs_per_row : first + TILER_JPEG_PIPELINE_CHUNK;
+}
+
+/* Ends the decoding thread with `*outcome` (its `failed` or `ended`) set: libjpeg's errors go to the reader's own
+ * setjmp again, and the caller is woken. */
+static void *tiler_jpeg_pipeline_exit(tiler_jpeg_pipeline *p, int *outcome) {
+    pthread_mutex_lock(&p->lock);
+    p->reader->jump = &p->reader->jmp;
+    *outcome = 1;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
 /* The decoding thread: each iMCU row's MCUs into a free slot, in order, then on to EOI. */
 static void *tiler_jpeg_pipeline_decode(void *argument) {
     tiler_jpeg_pipeline *p = argument;
     j_decompress_ptr c = &p->reader->cinfo;
     volatile uint64_t chunk = 0;
-    if (setjmp(p->jmp)) {
-        pthread_mutex_lock(&p->lock);
-        p->reader->jump = &p->reader->jmp;
-        p->failed = 1;
-        pthread_cond_broadcast(&p->changed);
-        pthread_mutex_unlock(&p->lock);
-        return NULL;
-    }
+    if (setjmp(p->jmp)) return tiler_jpeg_pipeline_exit(p, &p->failed);
     size_t per_mcu = (size_t)c->blocks_in_MCU;
     for (JDIMENSION row = 0; row < c->total_iMCU_rows; row++) {
         for (JDIMENSION first = 0; first < c->MCUs_per_row; first += TILER_JPEG_PIPELINE_CHUNK, chunk++) {
@@ -107,7 +116,7 @@ static void *tiler_jpeg_pipeline_decode(void *argument) {
             pthread_mutex_unlock(&p->lock);
             if (stopping) return NULL;
             JBLOCK *blocks = p->coefficients[slot];
-            JDIMENSION end = c->MCUs_per_row - first < TILER_JPEG_PIPELINE_CHUNK ? c->MCUs_per_row : first + TILER_JPEG_PIPELINE_CHUNK;
+            JDIMENSION end = tiler_jpeg_pipeline_chunk_end(c, first);
             JBLOCKROW mcu[D_MAX_BLOCKS_IN_MCU];
             for (JDIMENSION column = first; column < end; column++) {
                 JBLOCK *at = blocks + (size_t)(column - first) * per_mcu;
@@ -127,12 +136,7 @@ static void *tiler_jpeg_pipeline_decode(void *argument) {
     while (!c->inputctl->eoi_reached) {
         if ((*c->inputctl->consume_input)(c) == JPEG_SUSPENDED) ERREXIT(c, JERR_CANT_SUSPEND);
     }
-    pthread_mutex_lock(&p->lock);
-    p->reader->jump = &p->reader->jmp;
-    p->ended = 1;
-    pthread_cond_broadcast(&p->changed);
-    pthread_mutex_unlock(&p->lock);
-    return NULL;
+    return tiler_jpeg_pipeline_exit(p, &p->ended);
 }
 
 tiler_jpeg_pipeline *tiler_jpeg_pipeline_start(tiler_jpeg_reader *r) {
@@ -179,7 +183,7 @@ tiler_jpeg_pipeline *tiler_jpeg_pipeline_start(tiler_jpeg_reader *r) {
 static void tiler_jpeg_pipeline_idct(tiler_jpeg_pipeline *p, int slot, JDIMENSION first) {
     j_decompress_ptr c = &p->reader->cinfo;
     JBLOCK *blocks = p->coefficients[slot];
-    JDIMENSION end = c->MCUs_per_row - first < TILER_JPEG_PIPELINE_CHUNK ? c->MCUs_per_row : first + TILER_JPEG_PIPELINE_CHUNK;
+    JDIMENSION end = tiler_jpeg_pipeline_chunk_end(c, first);
     for (int b = 0; b < c->blocks_in_MCU; b++) {
         jpeg_component_info *component = c->cur_comp_info[c->MCU_membership[b]];
         inverse_DCT_method_ptr inverse = c->idct->inverse_DCT[component->component_index];

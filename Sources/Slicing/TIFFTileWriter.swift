@@ -169,17 +169,11 @@ final class TIFFTileWriter: TileSink {
         }
         if let size = try finishInPlace(levels, state: state, into: path, bigTIFF: bigTIFF) { return size }
         unlink(finestSpoolPath)  // copied instead: the spool goes with its descriptor, as the others do
-        let layout = TIFFFileLayout(
-            levels: levels, tileSize: pyramid.tileSize, channels: channels, compression: compression, jpegTables: state.tables ?? [],
-            iccProfile: SRGBProfile.bytes, forceBigTIFF: bigTIFF)
+        let layout = layout(levels, state: state, bigTIFF: bigTIFF)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SliceError.system(.write, "cannot create \(path)", errno: errno) }
         do throws(SliceError) {
-            try layout.writeHeader(to: fd, path: path)
-            for (index, level) in stride(from: pyramid.maxLevel, through: smallestLevel, by: -1).enumerated() {
-                let entry = state.levels[level - smallestLevel]
-                try Self.copy(from: entry.spool, count: entry.end, to: fd, at: layout.dataOffsets[index], path: path)
-            }
+            try write(layout, spooledFrom: pyramid.maxLevel, of: state, to: fd, path: path)
         } catch {
             close(fd)
             throw error
@@ -199,21 +193,33 @@ final class TIFFTileWriter: TileSink {
         // The block size (st_blksize is it on ext4 and XFS; a wrong one only makes the insertion refused).
         var info = stat()
         guard finest.end >= inPlaceMinimumBytes, fstat(finest.spool, &info) == 0, info.st_blksize > 0 else { return nil }
-        let layout = TIFFFileLayout(
-            levels: levels, tileSize: pyramid.tileSize, channels: channels, compression: compression, jpegTables: state.tables ?? [],
-            iccProfile: SRGBProfile.bytes, forceBigTIFF: bigTIFF, finestAlignment: UInt64(info.st_blksize))
+        let layout = layout(levels, state: state, bigTIFF: bigTIFF, finestAlignment: UInt64(info.st_blksize))
         // Nothing has changed when the insertion is refused (EOPNOTSUPP: tmpfs, and file systems without it).
         guard tiler_insert_range(finest.spool, 0, off_t(layout.dataOffsets[0])) == 0 else { return nil }
-        try layout.writeHeader(to: finest.spool, path: path)
-        for (index, level) in stride(from: pyramid.maxLevel - 1, through: smallestLevel, by: -1).enumerated() {
-            let entry = state.levels[level - smallestLevel]
-            try Self.copy(from: entry.spool, count: entry.end, to: finest.spool, at: layout.dataOffsets[index + 1], path: path)
-        }
+        try write(layout, spooledFrom: pyramid.maxLevel - 1, of: state, to: finest.spool, path: path)
         // link, not rename: like the copy's O_EXCL, it never replaces a file.
         guard fchmod(finest.spool, 0o644) == 0, link(finestSpoolPath, path) == 0, unlink(finestSpoolPath) == 0 else {
             throw SliceError.system(.write, "cannot write \(path)", errno: errno)
         }
         return layout.fileSize
+    }
+
+    /// The layout of the TIFF of `levels` (finest first) as spooled in `state`.
+    private func layout(_ levels: [TIFFFileLayout.Level], state: State, bigTIFF: Bool, finestAlignment: UInt64 = 1) -> TIFFFileLayout {
+        TIFFFileLayout(
+            levels: levels, tileSize: pyramid.tileSize, channels: channels, compression: compression, jpegTables: state.tables ?? [],
+            iccProfile: SRGBProfile.bytes, forceBigTIFF: bigTIFF, finestAlignment: finestAlignment)
+    }
+
+    /// Writes `layout`'s header and IFDs at the start of `fd`, then the spooled tiles of Deep Zoom levels `top` down to
+    /// the smallest stored, each where `layout` puts it.
+    private func write(_ layout: TIFFFileLayout, spooledFrom top: Int, of state: State, to fd: Int32, path: String) throws(SliceError) {
+        try layout.writeHeader(to: fd, path: path)
+        for level in stride(from: top, through: smallestLevel, by: -1) {
+            let entry = state.levels[level - smallestLevel]
+            // The layout's levels are finest first.
+            try Self.copy(from: entry.spool, count: entry.end, to: fd, at: layout.dataOffsets[pyramid.maxLevel - level], path: path)
+        }
     }
 
     /// Copies `count` bytes from the start of `spool` to `output` at `offset`, in the kernel (`copy_file_range`),
