@@ -34,7 +34,24 @@ import Testing
         #expect(LogText.redacted("/images/a.dzi") == "/images/a.dzi")
         #expect(LogText.redacted("/images/a.dzi?token=tiler1.k.c.s") == "/images/a.dzi?token=REDACTED")
         #expect(LogText.redacted("/i/a_files/1/0_0.jpg?exp=9&kid=k1&sig=abc&x=1") == "/i/a_files/1/0_0.jpg?exp=9&kid=k1&sig=REDACTED&x=1")
-        #expect(LogText.redacted("/x?tokens=1&sig") == "/x?tokens=1&sig")
+        #expect(LogText.redacted("/x?tokens=1&sig") == "/x?tokens=REDACTED&sig")
+    }
+
+    /// What a client sends under another spelling is redacted too, though the server refuses it: it may still be a
+    /// valid credential.
+    @Test func otherSpellingsOfCredentialsAreRedacted() {
+        #expect(LogText.redacted("/a.dzi?access_token=tiler1.k1.c.s&x=1") == "/a.dzi?access_token=REDACTED&x=1")
+        #expect(
+            LogText.redacted("/a.dzi?Token=T&TOKEN=U&%74oken=V&%54OKEN=W") == "/a.dzi?Token=REDACTED&TOKEN=REDACTED&%74oken=REDACTED&%54OKEN=REDACTED"
+        )
+        #expect(
+            LogText.redacted("/t.jpg?EXP=9&KID=k1&SIG=S&%73ig=T&signature=U") == "/t.jpg?EXP=9&KID=k1&SIG=REDACTED&%73ig=REDACTED&signature=REDACTED")
+        #expect(LogText.redacted("/a.dzi?auth=A&api_key=B&password=C&level=3") == "/a.dzi?auth=REDACTED&api_key=REDACTED&password=REDACTED&level=3")
+        // A token anywhere else: as a nameless parameter, in the path, after a `;`.
+        #expect(LogText.redacted("/a.dzi?tiler1.k1.c.s&x=1") == "/a.dzi?REDACTED&x=1")
+        #expect(LogText.redacted("/images/tiler1.k1.c.s/a.dzi") == "/images/REDACTED/a.dzi")
+        #expect(LogText.redacted("/a.dzi;t=tiler1.k1.c.s;x") == "/a.dzi;t=REDACTED;x")
+        #expect(LogText.redacted("/images/tiler.dzi?level=1") == "/images/tiler.dzi?level=1")
     }
 
     @Test func theAccessLogWritesNoToken() throws {

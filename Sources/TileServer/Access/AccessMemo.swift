@@ -15,7 +15,7 @@ final class AccessMemo {
     /// Entries kept of each kind (replaced round-robin): a connection rarely shows more than a few images at once.
     static let capacity = 4
 
-    private var signed: [(name: String, query: String, expires: Int)] = []
+    private var signed: [(name: String, query: String, catalogVersion: Int, expires: Int)] = []
     private var nextSigned = 0
     private var tokens: [(text: String, token: AccessToken)] = []
     private var nextToken = 0
@@ -25,17 +25,19 @@ final class AccessMemo {
     private var nextTileQuery = 0
     private var cacheControl: (now: Int, expires: Int, hit: ByteBuffer, miss: ByteBuffer)?
 
-    /// The expiry of a signed tile URL of `name` with query `query` verified before, or nil.
-    func signedExpiry(name: Substring, query: Substring) -> Int? {
-        for entry in signed where Self.same(entry.name, name) && Self.sameSecret(entry.query, query) {
+    /// The expiry of a signed tile URL of `name` with query `query` verified before while the catalog was at version
+    /// `catalogVersion`, or nil. (An unversioned URL is signed for the image's version of the time: once a rescan may
+    /// have re-sliced it, the signature is checked afresh.)
+    func signedExpiry(name: Substring, query: Substring, catalogVersion: Int) -> Int? {
+        for entry in signed where entry.catalogVersion == catalogVersion && Self.same(entry.name, name) && Self.sameSecret(entry.query, query) {
             return entry.expires
         }
         return nil
     }
 
-    /// Remembers a verified signed tile URL.
-    func rememberSigned(name: Substring, query: Substring, expires: Int) {
-        Self.put((String(name), String(query), expires), into: &signed, at: &nextSigned)
+    /// Remembers a signed tile URL verified at catalog version `catalogVersion`.
+    func rememberSigned(name: Substring, query: Substring, catalogVersion: Int, expires: Int) {
+        Self.put((String(name), String(query), catalogVersion, expires), into: &signed, at: &nextSigned)
     }
 
     /// A token verified before whose text is `text`, or nil.
@@ -85,7 +87,7 @@ final class AccessMemo {
         if let lines = cacheControl, lines.now == now, lines.expires == expires {
             return hit ? lines.hit : lines.miss
         }
-        let line = "Cache-Control: public, max-age=\(max(0, expires - now))\r\n"
+        let line = "Cache-Control: public, max-age=\(AccessPolicy.maxAge(expires: expires, now: now))\r\n"
         let lines = (now, expires, ByteBuffer(string: line + "X-Cache: hit\r\n"), ByteBuffer(string: line + "X-Cache: miss\r\n"))
         cacheControl = lines
         return hit ? lines.2 : lines.3

@@ -22,8 +22,10 @@ extension AccessPolicy {
     /// - Complexity: One HMAC-SHA256, compared in constant time.
     func verifyTile(query: QueryString, name: some StringProtocol, version: some StringProtocol, now: Int) throws(AccessRefusal) -> Int {
         guard let sigText = query.value(named: "sig") else { throw .missing }
-        guard let expText = query.value(named: "exp"), let kid = query.value(named: "kid"), expText.utf8.count <= 12,
-            let expires = Int(expText), expires > 0, let signature = Base64URL.decode(sigText),
+        // `exp` in its one spelling (digits, no sign, no leading zero): one signature, one URL, one copy in caches.
+        guard let expText = query.value(named: "exp"), let kid = query.value(named: "kid"), (1...12).contains(expText.utf8.count),
+            expText.utf8.first != UInt8(ascii: "0"), expText.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let expires = Int(expText), let signature = Base64URL.decode(sigText),
             signature.count == Self.tileSignatureBytes
         else { throw .malformed }
         guard let key = keys[String(kid)] else { throw .unknownKey }
@@ -31,6 +33,13 @@ extension AccessPolicy {
         guard AccessMemo.sameBytes(Array(mac.prefix(Self.tileSignatureBytes))[...], signature[...]) else { throw .badSignature }
         guard expires > now else { throw .expired }
         return expires
+    }
+
+    /// How many whole seconds a cache may keep an answer under a signature that expires at `expires` (Unix seconds),
+    /// answered when the clock's whole seconds are `now`: one less than the difference, since the true time is up to a
+    /// second past `now`, so that no cache keeps it past the expiry.
+    static func maxAge(expires: Int, now: Int) -> Int {
+        max(0, expires - now - 1)
     }
 
     /// The bytes of HMAC-SHA256 a tile signature keeps: 128 bits, as RFC 4868's HMAC-SHA-256-128.

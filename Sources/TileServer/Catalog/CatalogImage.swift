@@ -12,6 +12,9 @@ final class CatalogImage: Sendable {
     /// The name of the file the descriptor really is (its real path relative to ROOT, without extension): the name
     /// itself, unless the descriptor is a symlink. The access policy applies to both.
     let realName: String
+    /// The name the tiles folder's real path implies (relative to ROOT, without `_files`): the name itself, unless
+    /// `NAME_files` is a symlink — into another image's tiles, say, whose access the policy then applies too.
+    let tilesRealName: String
     /// The descriptor as parsed.
     let descriptor: DZIDescriptor
     /// The pyramid's geometry.
@@ -38,24 +41,25 @@ final class CatalogImage: Sendable {
     /// only producer.
     convenience init(
         id: Int, name: String, descriptor: DZIDescriptor, root: String, filesDirectory: String, descriptorFile: LoadedFile,
-        signature: FileSignature, directories: LevelDirectoryCache, realName: String? = nil
+        signature: FileSignature, directories: LevelDirectoryCache, realName: String? = nil, tilesRealName: String? = nil
     ) {
         let levels = LevelDirectories(
             image: id, filesDirectory: filesDirectory, root: root, maxLevel: descriptor.pyramid.maxLevel, cache: directories)
         self.init(
             id: id, name: name, descriptor: descriptor, root: root, source: .folder(FolderTiles(directory: filesDirectory, levels: levels)),
-            descriptorFile: descriptorFile, signature: signature, realName: realName)
+            descriptorFile: descriptorFile, signature: signature, realName: realName, tilesRealName: tilesRealName)
     }
 
     /// Creates an entry whose tiles come from `source`; `companions` are the identities of the other files a slide is
     /// read from (part of the version).
     init(
         id: Int, name: String, descriptor: DZIDescriptor, root: String, source: TileSource, descriptorFile: LoadedFile, signature: FileSignature,
-        companions: [FileSignature?] = [], realName: String? = nil
+        companions: [FileSignature?] = [], realName: String? = nil, tilesRealName: String? = nil
     ) {
         self.id = id
         self.name = name
         self.realName = realName ?? name
+        self.tilesRealName = tilesRealName ?? realName ?? name
         self.descriptor = descriptor
         self.pyramid = descriptor.pyramid
         self.source = source
@@ -66,6 +70,10 @@ final class CatalogImage: Sendable {
         self.version = PyramidVersion.of(descriptorFile: descriptorFile, signature: signature, companions: companions)
         self.versionedPrefix = urlPrefix + "@" + version
     }
+
+    /// The names the access policy applies to (all of them must be public for the image to be, and a token must
+    /// grant all of them): the name, the descriptor's real name and the tiles folder's.
+    var accessNames: [String] { [name, realName, tilesRealName] }
 
     /// Whether the catalog still serves this entry (false once removed or replaced).
     var isServed: Bool { served.load(ordering: .relaxed) }

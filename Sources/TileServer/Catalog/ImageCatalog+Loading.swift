@@ -86,7 +86,7 @@ extension ImageCatalog {
         }
         return CatalogImage(
             id: id, name: found.name, descriptor: descriptor, root: root, filesDirectory: files, descriptorFile: file, signature: signature,
-            directories: directories, realName: Self.realName(real, root: root))
+            directories: directories, realName: Self.realName(real, root: root), tilesRealName: Self.tilesRealName(files, root: root))
     }
 }
 
@@ -125,6 +125,13 @@ extension ImageCatalog {
                     format: format, quality: 85)),
             descriptorFile: file, signature: signature, companions: (pyramid as? SlidePyramid)?.companions.files.map { $0.signature } ?? [],
             realName: Self.realName(real, root: root))
+    }
+
+    /// The name of the image whose tiles folder is at real path `files` inside `root`: relative to `root`, without
+    /// `_files`.
+    static func tilesRealName(_ files: String, root: String) -> String {
+        let relative = files.hasPrefix(root + "/") ? files.dropFirst(root.count + 1) : files[...]
+        return String(relative.hasSuffix("_files") ? relative.dropLast(6) : relative)
     }
 
     /// The name a file at real path `real` inside `root` would be served under: relative to `root`, without its

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// Text as it may appear in a plain-text log line: one line, nothing a terminal acts on. A pyramid's name comes from
 /// a file name, which anyone who can write under ROOT chooses: a line feed in it would forge a second log record and
 /// an escape sequence would drive the terminal of whoever reads the log.
@@ -37,28 +39,66 @@ enum LogText {
 }
 
 extension LogText {
-    /// The query parameters whose values are credentials: never written to a log.
-    static let secretParameters: [String] = ["token", "sig"]
+    /// What a query parameter's name (percent-decoded, in lower case) contains when its value may be a credential:
+    /// `token`, `access_token` (RFC 6750's name, the likeliest slip of an integrator), `sig`, `Token`, `%74oken` and
+    /// their like are never written to a log, whether or not the server reads them.
+    static let secretParameterMarks: [String] = ["token", "sig", "auth", "key", "secret", "pass"]
 
-    /// A request target as logs show it: the values of `token=` and `sig=` (access tokens and tile signatures)
-    /// written `REDACTED`; anything else unchanged.
+    /// The start of every access token (``AccessToken``'s format), wherever in a target it appears.
+    static let tokenMark = "tiler1."
+
+    /// A request target as logs show it: the values of parameters whose names say credential (``secretParameterMarks``)
+    /// written `REDACTED`, and anything in the path or elsewhere in the query that starts like an access token
+    /// (`tiler1.`) too, up to the next `/`, `&`, `?`, `;` or `#`; anything else unchanged.
     ///
-    /// - Complexity: O(n); no copy for a target without a query (every tile but a private image's).
+    /// - Complexity: O(n); no copy for a target without a query or token (every tile but a private image's).
     static func redacted(_ target: String) -> String {
-        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target }
-        let path = target[..<mark]
-        let query = target[target.utf8.index(after: mark)...]
+        let unmarked = tokensRedacted(target)
+        guard let mark = unmarked.utf8.firstIndex(of: UInt8(ascii: "?")) else { return unmarked }
+        let path = unmarked[..<mark]
+        let query = unmarked[unmarked.utf8.index(after: mark)...]
         var pairs: [Substring] = []
         var changed = false
         for pair in query.split(separator: "&", omittingEmptySubsequences: false) {
             let name = pair.prefix { $0 != "=" }
-            if name.count < pair.count, secretParameters.contains(where: { name.utf8.elementsEqual($0.utf8) }) {
+            if name.count < pair.count, isSecret(name) {
                 pairs.append(name + "=REDACTED")
                 changed = true
             } else {
                 pairs.append(pair)
             }
         }
-        return changed ? path + "?" + pairs.joined(separator: "&") : target
+        return changed ? path + "?" + pairs.joined(separator: "&") : unmarked
+    }
+
+    /// Whether a parameter named `name` (as sent) may carry a credential.
+    private static func isSecret(_ name: Substring) -> Bool {
+        var decoded: [UInt8] = []
+        var bytes = name.utf8[...]
+        while let byte = bytes.popFirst() {
+            if byte == UInt8(ascii: "%"), bytes.count >= 2, let high = PercentEncoding.hexValue(bytes[bytes.startIndex]),
+                let low = PercentEncoding.hexValue(bytes[bytes.index(after: bytes.startIndex)])
+            {
+                decoded.append(high << 4 | low)
+                bytes = bytes.dropFirst(2)
+            } else {
+                decoded.append(byte)
+            }
+        }
+        let lower = String(decoding: decoded, as: UTF8.self).lowercased()
+        return secretParameterMarks.contains { lower.contains($0) }
+    }
+
+    /// `target` with every run that starts with ``tokenMark`` written `REDACTED`.
+    private static func tokensRedacted(_ target: String) -> String {
+        guard target.contains(tokenMark) else { return target }
+        var result = ""
+        var rest = target[...]
+        while let found = rest.range(of: tokenMark) {
+            result += rest[..<found.lowerBound]
+            result += "REDACTED"
+            rest = rest[found.lowerBound...].drop { !"/&?;#".contains($0) }
+        }
+        return result + rest
     }
 }

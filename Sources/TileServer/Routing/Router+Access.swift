@@ -6,8 +6,8 @@ extension Router {
     /// grant (signed tile URLs, `Cache-Control`, the filtered image list).
     ///
     /// A name under a private prefix needs a credential whether or not an image has that name, so a refusal says
-    /// nothing about what exists. An image is private when its name, or the real path of its descriptor (a symlink's
-    /// target), is under a private prefix.
+    /// nothing about what exists. An image is private when its name, or the real path of its descriptor or of its
+    /// tiles folder (a symlink's target), is under a private prefix.
     ///
     /// Routes say what they touch (``AccessSubject``, from ``Route/accessSubject`` and ``IIIFRoute/accessSubject``).
     ///
@@ -20,7 +20,8 @@ extension Router {
             return .success(.open)
         case .pixels(let name):
             // A signed URL this connection verified before (the usual case: a viewer's tiles share one query).
-            if !rawQuery.isEmpty, let expires = memo.signedExpiry(name: name, query: rawQuery), expires > now {
+            let catalogVersion = catalog.currentVersion
+            if !rawQuery.isEmpty, let expires = memo.signedExpiry(name: name, query: rawQuery, catalogVersion: catalogVersion), expires > now {
                 return .success(.signed(expires: expires))
             }
             guard isPrivate(name, policy: policy) else { return .success(.open) }
@@ -31,7 +32,7 @@ extension Router {
                 let signedVersion = version ?? catalog.image(named: base).map { $0.version[...] } ?? ""
                 return Result { () throws(AccessRefusal) in
                     let expires = try policy.verifyTile(query: query, name: base, version: signedVersion, now: now)
-                    memo.rememberSigned(name: name, query: rawQuery, expires: expires)
+                    memo.rememberSigned(name: name, query: rawQuery, catalogVersion: catalogVersion, expires: expires)
                     return .signed(expires: expires)
                 }
             }
@@ -77,7 +78,7 @@ extension Router {
         if policy.visibility(of: base) == .private || policy.visibility(of: name) == .private { return true }
         switch catalog.resolve(name) {
         case .current(let image, _), .stale(let image):
-            return policy.visibility(of: image.name) == .private || policy.visibility(of: image.realName) == .private
+            return image.accessNames.contains { policy.visibility(of: $0) == .private }
         case .missing:
             return false
         }
@@ -91,8 +92,8 @@ extension Router {
             guard token.scope == .read else { throw .wrongScope }
             let (base, _) = Self.split(name)
             guard token.grants(base) else { throw .wrongImage }
-            // A name that is an alias (a symlinked descriptor) is granted only if its real name is too.
-            if case .current(let image, _) = catalog.resolve(name), !(token.grants(image.name) && token.grants(image.realName)) {
+            // A name that is an alias (a symlinked descriptor or tiles folder) is granted only if its real names are too.
+            if case .current(let image, _) = catalog.resolve(name), !image.accessNames.allSatisfy({ token.grants($0) }) {
                 throw .wrongImage
             }
             return .token(token)

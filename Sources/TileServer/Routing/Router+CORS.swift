@@ -3,7 +3,9 @@ import NIOHTTP1
 
 extension Router {
     /// Answers a CORS preflight (`OPTIONS`) outside `/iiif/` for whatever `GET` at the same URL would answer: 404
-    /// where that is 404 (an unknown route or image, an old version, a hidden file), else the preflight answer.
+    /// where that is 404 (an unknown route or image, an old version, a hidden file), else the preflight answer. A name
+    /// under a private prefix is not looked up: a preflight carries no credential, so its answer must not say whether
+    /// such an image exists or what its version is.
     func preflight(_ head: HTTPRequestHead, exchange: inout Exchange) -> Response {
         let route: Route
         switch routed(head.uri, exchange: &exchange) {
@@ -12,6 +14,7 @@ extension Router {
         }
         switch route {
         case .tile(let name, _, _), .descriptor(let name), .visible(let name), .properties(let name), .associated(let name, _):
+            if let policy = services.access, isPrivate(name, policy: policy) { break }
             if case .failure(let error) = lookup(name) { return .error(error) }
         case .staticFile(let path):
             guard let files = services.staticFiles else { return .error(.notFound("no viewer installed (no Public/ folder)")) }

@@ -4,16 +4,22 @@ import NIOCore
 import NIOHTTP1
 
 extension Router {
-    /// `GET /api/jobs` (write token), `GET /api/jobs/ID`, `GET /api/jobs/ID/events` and `DELETE /api/jobs/ID` (write
+    /// `GET /api/jobs` (write token: the jobs of the images it grants), `GET /api/jobs/ID`, `GET /api/jobs/ID/events` and `DELETE /api/jobs/ID` (write
     /// token). A job's id is its capability: reading one needs nothing else (an `EventSource` cannot send headers).
     func jobResponse(_ route: Route, query: Substring, exchange: Exchange, isDelete: Bool) -> Response {
         let jobs = services.jobs
         switch route {
         case .jobs:
             guard !isDelete else { return .error(.badRequest("DELETE needs a job: /api/jobs/ID")) }
-            if let refusal = writeTokenRefusal(query: query, exchange: exchange) { return refusal }
+            let token: AccessToken
+            switch writeToken(query: query, exchange: exchange) {
+            case .success(let granted): token = granted
+            case .failure(let refusal): return refusal.response
+            }
+            // Only the jobs of images the token may write: another's names (private ones among them) and job ids
+            // (each a capability) are not for it.
             let (current, earlier) = jobs.all()
-            let items = current.map(\.json) + earlier.map(\.json)
+            let items = current.filter { token.grants($0.name) }.map(\.json) + earlier.filter { token.grants($0.name) }.map(\.json)
             let body = "{\"jobs\":[" + items.joined(separator: ",") + "]}"
             return .ok(ByteBuffer(string: body), profile: services.blocks.jsonNoStore)
         case .job(let id):
@@ -61,22 +67,37 @@ extension Router {
     /// passes, else the refusal — 403 when the server takes no uploads (no access keys), 401 without a valid token,
     /// 403 for a token of another scope or other images.
     func writeTokenRefusal(query: Substring, exchange: Exchange, name: String? = nil) -> Response? {
+        switch writeToken(query: query, exchange: exchange) {
+        case .success(let token):
+            guard let name, !token.grants(name) else { return nil }
+            return AccessRefusal.wrongImage.response
+        case .failure(let refusal):
+            return refusal.response
+        }
+    }
+
+    /// The write-scoped token the request presents, verified, or why there is none (see ``writeTokenRefusal(query:exchange:name:)``).
+    private func writeToken(query: Substring, exchange: Exchange) -> Result<AccessToken, WriteRefusal> {
         guard let policy = services.writeAccess else {
             let error = RequestError(status: .forbidden, message: "uploads and jobs are off: the server has no access keys (start it with --access)")
-            return .error(error)
+            return .failure(WriteRefusal(response: .error(error)))
         }
         guard let credential = Self.credential(query: QueryString(text: query), exchange: exchange) else {
-            return AccessRefusal.missing.response
+            return .failure(WriteRefusal(response: AccessRefusal.missing.response))
         }
         do throws(AccessRefusal) {
             let token = try policy.verify(token: credential, now: Int(time(nil)))
             guard token.scope == .write else { throw .wrongScope }
-            if let name, !token.grants(name) { throw .wrongImage }
-            return nil
+            return .success(token)
         } catch {
-            return error.response
+            return .failure(WriteRefusal(response: error.response))
         }
     }
+}
+
+/// A write request refused: the answer to send.
+private struct WriteRefusal: Error {
+    let response: Response
 }
 
 extension JobRecord {

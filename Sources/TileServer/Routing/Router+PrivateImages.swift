@@ -37,8 +37,9 @@ extension Router {
     /// images per request (the list depends on the token, so it is not shared).
     func filteredImageList(page: ImageListPage?, policy: AccessPolicy, token: AccessToken?) -> Response {
         let visible = services.catalog.current.sorted.filter { image in
-            let isPublic = policy.visibility(of: image.name) == .public && policy.visibility(of: image.realName) == .public
-            return isPublic || (token.map { $0.grants(image.name) && $0.grants(image.realName) } ?? false)
+            let names = image.accessNames
+            let isPublic = names.allSatisfy { policy.visibility(of: $0) == .public }
+            return isPublic || (token.map { token in names.allSatisfy { token.grants($0) } } ?? false)
         }
         let profile = token == nil ? services.blocks.json : services.blocks.jsonPrivate
         guard let page else {

@@ -35,6 +35,10 @@ import Testing
             (#"{"keys": [{"id": "a", "file": "k.key"}], "sign": "z"}"#, "sign names key z"),
             (#"{"keys": [{"id": "a", "file": "k.key"}], "default": "secret"}"#, "not valid"),
             (#"{"keys": [{"id": "a", "file": "k.key"}], "window": 5}"#, "window must be"),
+            // A misspelt field would leave private images public without a word: it is refused.
+            (#"{"keys": [{"id": "a", "file": "k.key"}], "image": {"a/": "private"}}"#, #"unknown field "image""#),
+            (#"{"keys": [{"id": "a", "file": "k.key"}], "Default": "private"}"#, #"unknown field "Default""#),
+            (#"{"keys": [{"id": "a", "file": "k.key", "path": "k.key"}]}"#, #"unknown field "path""#),
         ]
         for (text, expected) in cases {
             try fixture.write(text, to: "p.json")
@@ -47,5 +51,28 @@ import Testing
             }
         }
         #expect(throws: AccessPolicyError.self) { try AccessPolicy(file: fixture.base + "/nothing.json", environment: [:]) }
+    }
+
+    /// Minting needs the signing key only: a back end that mints during a rotation need not hold the others.
+    @Test func mintingReadsOnlyTheSigningKey() throws {
+        let fixture = try PyramidFixture()
+        try fixture.write(String(repeating: "m", count: 40), to: "k.key")
+        try fixture.write(
+            #"{"keys": [{"id": "old", "env": "TILER_TEST_UNSET_VARIABLE"}, {"id": "new", "file": "k.key"}], "sign": "new"}"#, to: "p.json")
+        let path = fixture.base + "/p.json"
+        #expect(throws: AccessPolicyError.self) { try AccessPolicy(file: path, environment: [:]) }
+        let signing = try AccessPolicy(file: path, environment: [:], keysRead: .signing(nil))
+        #expect(signing.signingKeyID == "new" && signing.keyIDs == ["new"])
+        #expect(try AccessPolicy(file: path, environment: [:], keysRead: .signing("new")).signingKeyID == "new")
+        #expect(throws: AccessPolicyError.self) { try AccessPolicy(file: path, environment: [:], keysRead: .signing("old")) }
+        do {
+            _ = try AccessPolicy(file: path, environment: [:], keysRead: .signing("other"))
+            Issue.record("a key the policy lacks was accepted")
+        } catch {
+            #expect(error.message.contains("no key other"))
+        }
+        // The others' entries are still checked for their form.
+        try fixture.write(#"{"keys": [{"id": "bad id", "env": "X"}, {"id": "new", "file": "k.key"}], "sign": "new"}"#, to: "p.json")
+        #expect(throws: AccessPolicyError.self) { try AccessPolicy(file: path, environment: [:], keysRead: .signing(nil)) }
     }
 }

@@ -30,6 +30,9 @@ import Testing
             #expect(try fetch(server, dzi + "?token=\(read)").status == 200)
             let list = try fetch(server, "/api/jobs", headers: ["Authorization: Bearer \(token)"])
             #expect(list.status == 200 && list.text.contains(id))
+            // A write token for other images sees neither the name nor the id (a capability) of this job.
+            let other = try fetch(server, "/api/jobs", headers: ["Authorization: Bearer \(try fixture.writeToken("z/*"))"])
+            #expect(other.status == 200 && !other.text.contains(id) && !other.text.contains("trips/alps"), "\(other.text)")
             #expect(try fetch(server, "/api/jobs").status == 401, "the job list needs a write token")
             #expect(try fetch(server, "/api/jobs/nosuchjob").status == 404)
         }

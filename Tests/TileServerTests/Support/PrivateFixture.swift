@@ -28,6 +28,9 @@ struct PrivateFixture {
         try pyramids.symlink("root/a/link_files", to: "\(root)/b/x_files")
         try pyramids.symlink("root/pub/link.dzi", to: "\(root)/b/x.dzi")
         try pyramids.symlink("root/pub/link_files", to: "\(root)/b/x_files")
+        // A public descriptor of its own whose tiles folder is a private image's.
+        try pyramids.write(try String(contentsOfFile: "\(root)/b/x.dzi", encoding: .utf8), to: "root/pub/fake.dzi")
+        try pyramids.symlink("root/pub/fake_files", to: "\(root)/b/x_files")
         try pyramids.write(Self.keyOne + "\n", to: "keys/k1.key")
         setenv(Self.keyTwoVariable, Self.keyTwo, 1)
         try pyramids.write(
