@@ -34,7 +34,9 @@ import TileGeometry
     @Test func slidesAreFoundBesideTIFFsAndBadOnesLeftOut() async throws {
         try await Self.withServer { connection, _ in
             let images = connection.runtime.context.catalog.images
-            #expect(images.map(\.name).sorted() == ["alpha", "boxes", "labelled", "mirax/slide", "planes", "small", "unreadable", "vms/slide"])
+            #expect(
+                images.map(\.name).sorted() == ["alpha", "boxes", "labelled", "mirax/slide", "planes", "pyramid", "small", "unreadable", "vms/slide"])
+            #expect(Self.slide(connection, "pyramid") == nil, "the TIFF source serves a multi-level Aperio SVS")
             #expect(Self.slide(connection, "boxes") == nil, "the TIFF source serves the generic TIFF it reads")
             #expect(Self.slide(connection, "small")?.vendor == "aperio", "a single-resolution Aperio slide goes to OpenSlide")
             #expect(Self.slide(connection, "planes")?.vendor == "generic-tiff", "separate planes: the TIFF source refuses, OpenSlide reads")
@@ -157,6 +159,8 @@ import TileGeometry
             #expect(vms["vendor"] as? String == "hamamatsu" && (vms["micronsPerPixel"] as? [String: Double])?["x"] == 0.45)
             #expect((vms["associated"] as? [String: String])?["macro"] == "/api/images/vms/slide/associated/macro")
             #expect(byName["boxes"]?["vendor"] as? String == "tiff" && byName["boxes"]?["associated"] == nil)
+            // planes.tiff (OpenSlide's generic-tiff, no openslide.mpp-x): from its resolution tags, 40,000 a centimetre.
+            #expect((byName["planes"]?["micronsPerPixel"] as? [String: Double]) == ["x": 0.25, "y": 0.25])
             // boxes.tiff's XResolution is 4294967295/151551421 pixels per centimetre.
             let boxes = try #require(byName["boxes"]?["micronsPerPixel"] as? [String: Double])
             #expect(abs((boxes["x"] ?? 0) - 10_000 / (4_294_967_295.0 / 151_551_421.0)) < 1e-3, "from the TIFF resolution tags")
@@ -180,6 +184,21 @@ import TileGeometry
             #expect(try decodeImage(label.bytes).width == 240, "the label as OpenSlide reads it")
             #expect(try await Self.get(connection, "/api/images/small/associated/label").status == 404)
             #expect(try await Self.get(connection, "/api/images/boxes/properties").status == 404, "not a slide")
+
+            // A multi-level Aperio SVS, as scanners write them: its tiles are the TIFF source's, its label, macro and
+            // properties OpenSlide's.
+            let pyramid = try #require(byName["pyramid"])
+            #expect(pyramid["vendor"] as? String == "aperio" && pyramid["objectivePower"] as? Double == 40)
+            #expect((pyramid["micronsPerPixel"] as? [String: Double]) == ["x": 0.25, "y": 0.25])
+            let extras = try #require(pyramid["associated"] as? [String: String])
+            #expect(extras.keys.sorted() == ["label", "macro", "thumbnail"])
+            let pyramidLabel = try await Self.get(connection, try #require(extras["label"]))
+            #expect(pyramidLabel.status == 200)
+            #expect(try decodeImage(pyramidLabel.bytes).width == 240)
+            let pyramidProperties = try await Self.get(connection, try #require(pyramid["properties"] as? String))
+            let pyramidValues = try #require(try JSONSerialization.jsonObject(with: Data(pyramidProperties.bytes)) as? [String: String])
+            #expect(pyramidValues["openslide.vendor"] == "aperio" && pyramidValues["aperio.AppMag"] == "40")
+            #expect(try await Self.get(connection, "/images/pyramid_files/11/0_0.jpg").status == 200)
             #expect(try await Self.get(connection, "/api/images/nothing/associated/label").status == 404)
         }
     }
@@ -226,7 +245,7 @@ import TileGeometry
             }
             let good = try await Self.get(connection, "/images/small_files/4/0_0.jpg")
             #expect(good.status == 200)
-            #expect(connection.runtime.context.catalog.images.count == 8)
+            #expect(connection.runtime.context.catalog.images.count == 9)
         }
     }
 
@@ -243,6 +262,50 @@ import TileGeometry
             #expect(try await Self.get(connection, "/images/small_files/4/0_0.jpg").status == 200)
             try FileManager.default.moveItem(atPath: kept, toPath: jpeg)
             #expect(try await Self.get(connection, "/images/vms/slide_files/10/3_2.jpg").status == 200, "opened again once it is back")
+        }
+    }
+
+    /// A slide the scan refused for a missing companion comes back once it is restored: the refusal holds only while the
+    /// files beside the key file are unchanged.
+    @Test func aSlideRefusedForAMissingCompanionComesBackWhenItIsRestored() async throws {
+        try await Self.withServer { connection, fixture in
+            let catalog = connection.runtime.context.catalog
+            let jpeg = fixture.root + "/vms/slide(1,1).jpg"
+            let kept = fixture.base + "/kept.jpg"
+            try FileManager.default.moveItem(atPath: jpeg, toPath: kept)
+            catalog.rescan()
+            #expect(!catalog.images.contains { $0.name == "vms/slide" }, "refused while its JPEG is missing")
+            catalog.rescan()
+            #expect(!catalog.images.contains { $0.name == "vms/slide" }, "and still, the folder unchanged")
+            try FileManager.default.moveItem(atPath: kept, toPath: jpeg)
+            catalog.rescan()
+            #expect(catalog.images.contains { $0.name == "vms/slide" }, "served again once the JPEG is back")
+            #expect(try await Self.get(connection, "/images/vms/slide_files/10/3_2.jpg").status == 200)
+        }
+    }
+
+    /// OpenSlide opens the files a key file names wherever they lead: a VMS naming `../` paths, or whose JPEGs are
+    /// symlinks out of ROOT, is not served (nothing outside ROOT is ever read for a client).
+    @Test func aSlideWhoseFilesLeadOutsideRootIsNotServed() async throws {
+        try await Self.withServer { connection, fixture in
+            let catalog = connection.runtime.context.catalog
+            let key = try String(contentsOfFile: fixture.root + "/vms/slide.vms", encoding: .utf8)
+            // A key file naming its JPEGs by a path that climbs out of its folder (here to another slide's).
+            try fixture.write(key.replacingOccurrences(of: "=slide", with: "=../vms/slide"), to: "root/climbing/slide.vms")
+            // JPEGs beside the key file that are symlinks to files outside ROOT.
+            try FileManager.default.createDirectory(atPath: fixture.base + "/outside", withIntermediateDirectories: true)
+            try fixture.write(key, to: "root/linked/slide.vms")
+            let names = try FileManager.default.contentsOfDirectory(atPath: fixture.root + "/vms").filter { $0.hasSuffix(".jpg") }
+            for name in names {
+                try FileManager.default.copyItem(atPath: fixture.root + "/vms/" + name, toPath: fixture.base + "/outside/" + name)
+                try fixture.symlink("root/linked/" + name, to: fixture.base + "/outside/" + name)
+            }
+            catalog.rescan()
+            let served = catalog.images.map(\.name)
+            #expect(served.contains("vms/slide"))
+            #expect(!served.contains("climbing/slide") && !served.contains("linked/slide"), "\(served)")
+            #expect(try await Self.get(connection, "/images/climbing/slide_files/10/0_0.jpg").status == 404)
+            #expect(try await Self.get(connection, "/images/linked/slide_files/10/0_0.jpg").status == 404)
         }
     }
 

@@ -106,6 +106,12 @@ final class CatalogImage: Sendable {
         return nil
     }
 
+    /// The slide whose properties and associated images this image has (see ``StoredPyramid/slideExtras``).
+    var slideExtras: SlidePyramid? {
+        if case .stored(let stored) = source { return stored.pyramid.slideExtras }
+        return nil
+    }
+
     /// The file of tile `key`, for a folder pyramid: `{filesDirectory}/{level}/{col}_{row}.{format}`.
     func tilePath(_ key: TileKey) -> String? {
         folder.map { "\($0.directory)/\(key.level)/\(key.column)_\(key.row).\(descriptor.format)" }

@@ -85,7 +85,7 @@ final class CatalogSnapshot: Sendable {
             writer.member("height", bounds.height)
             writer.closeObject()
         }
-        guard case .stored(let stored) = image.source, stored.pyramid is SlidePyramid else { return }
+        guard image.slideExtras != nil else { return }
         let api = "/api/images/" + PercentEncoding.encodePath(image.name)
         writer.key("associated")
         writer.openObject()

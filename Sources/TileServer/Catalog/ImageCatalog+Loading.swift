@@ -1,3 +1,4 @@
+import Glibc
 import ImageCodecs
 import TileGeometry
 
@@ -34,7 +35,9 @@ extension ImageCatalog {
         {
             return .serve(previous)
         }
-        if state.rejected[found.path] == signature { return .rejected }
+        // A multi-file slide refused (a companion missing, say) is tried again once a companion's folder changes.
+        let rejection = Rejection(signature: signature, companions: found.kind == .storedPyramid ? Self.companionStamp(found.path) : [])
+        if state.rejected[found.path] == rejection { return .rejected }
         do {
             let image: CatalogImage
             switch found.kind {
@@ -46,7 +49,7 @@ extension ImageCatalog {
             return .serve(image)
         } catch let error as CatalogError {
             guard error.permanent else { return .notYet }
-            state.rejected[found.path] = signature
+            state.rejected[found.path] = rejection
             switch found.kind {
             case .descriptor:
                 logger.warning("Skipping \(found.name).dzi: \(error.message)")
@@ -106,6 +109,15 @@ extension ImageCatalog {
         } catch {
             throw CatalogError(message: error.message, permanent: !error.isTransient, quiet: error.isNotAPyramid)
         }
+        if let slide = pyramid as? SlidePyramid {
+            // OpenSlide opens the files a slide names wherever they lead: none may lie outside ROOT.
+            guard !slide.companions.namesOtherFolders else {
+                throw CatalogError(message: "it names files by paths, which may lead outside the served folder", permanent: true)
+            }
+            guard slide.companions.areInside(root: root) else {
+                throw CatalogError(message: "a file it is read from resolves outside the served folder", permanent: true)
+            }
+        }
         guard let finest = pyramid.storedLevels.first else { throw CatalogError(message: "it has no levels", permanent: true) }
         let format = finest.channels == 4 || finest.channels == 2 ? "png" : "jpg"
         let descriptor = DZIDescriptor(width: finest.width, height: finest.height, tileSize: 256, overlap: 0, format: format)
@@ -150,10 +162,45 @@ struct ScanState {
     var scanner: CatalogScanner
     var nextID = 1
     var pending: [String: DirectoryWalker.Found] = [:]
-    var rejected: [String: FileSignature] = [:]
+    var rejected: [String: Rejection] = [:]
     var counts = ScanCounts()
     /// Refused names already reported, by their bytes (canonically equal names are different entries here).
     var refusedReported: Set<[UInt8]> = []
+}
+
+/// What a refused file was refused as: its identity and, for a slide of several files, the identities of the files
+/// beside it that it may be read from (a VMS's JPEGs, a MIRAX folder's data files): restoring one of those is a change.
+struct Rejection: Equatable {
+    let signature: FileSignature
+    let companions: [FileSignature]
+}
+
+extension ImageCatalog {
+    /// The key file extensions of slides read from several files (OpenSlide's Hamamatsu VMS and VMU, 3DHistech MIRAX).
+    static let multiFileSlideExtensions: Set<String> = ["vms", "vmu", "mrxs"]
+
+    /// For a multi-file slide's key file at `path`: the identities of the regular files in its folder and (MIRAX) in
+    /// the folder of its name, in name order; empty for any other file. One directory read and a `stat` per file.
+    static func companionStamp(_ path: String) -> [FileSignature] {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/"),
+            multiFileSlideExtensions.contains(path[path.index(after: dot)...].lowercased())
+        else { return [] }
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        var folders = [folder]
+        if path[path.index(after: dot)...].lowercased() == "mrxs" { folders.append(String(path[..<dot])) }
+        var stamp: [FileSignature] = []
+        for folder in folders {
+            guard let directory = opendir(folder) else { continue }
+            defer { closedir(directory) }
+            var names: [String] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name != "." && name != ".." { names.append(name) }
+            }
+            stamp += names.sorted().compactMap { FileSignature(path: folder + "/" + $0) }
+        }
+        return stamp
+    }
 }
 
 /// Why a found pyramid is not served; `permanent` ones are logged once and skipped until the file changes, at debug

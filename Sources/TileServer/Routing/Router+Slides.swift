@@ -62,7 +62,7 @@ extension Router {
     private func slideLookup(_ name: Substring) -> Result<(image: CatalogImage, slide: SlidePyramid), RequestError> {
         switch lookup(name) {
         case .success(let found):
-            guard case .stored(let stored) = found.image.source, let slide = stored.pyramid as? SlidePyramid else {
+            guard let slide = found.image.slideExtras else {
                 return .failure(.notFound("\(found.image.name) is not a slide"))
             }
             return .success((found.image, slide))

@@ -21,6 +21,10 @@ struct ImageFacts: Sendable {
         objectivePower = properties["openslide.objective-power"].flatMap(Double.init)
         if let x = properties["openslide.mpp-x"].flatMap(Double.init), let y = properties["openslide.mpp-y"].flatMap(Double.init), x > 0, y > 0 {
             micronsPerPixel = (x, y)
+        } else if let x = Self.tagMicrons(properties, "X"), let y = Self.tagMicrons(properties, "Y") {
+            // A TIFF OpenSlide reads as generic-tiff (separate planes, say) says no mpp: its resolution tags do, as the
+            // TIFF source reads them.
+            micronsPerPixel = (x, y)
         }
         let bound = { (name: String) in properties["openslide.bounds-" + name].flatMap { Int($0) } }
         if let x = bound("x"), let y = bound("y"), let width = bound("width"), let height = bound("height"), width > 0, height > 0 {
@@ -42,6 +46,16 @@ struct ImageFacts: Sendable {
             micronsPerPixel = (x, y)
         }
         if micronsPerPixel == nil { micronsPerPixel = tiff.tagMicronsPerPixel }
+    }
+
+    /// Microns per pixel along `axis` (`X` or `Y`) from a TIFF's resolution tags as OpenSlide reports them
+    /// (`tiff.ResolutionUnit` `centimeter` or `inch`, `tiff.XResolution` pixels per unit), or nil.
+    static func tagMicrons(_ properties: [String: String], _ axis: String) -> Double? {
+        let micronsPerUnit: [String: Double] = ["centimeter": 10_000, "inch": 25_400]
+        guard let unit = properties["tiff.ResolutionUnit"].flatMap({ micronsPerUnit[$0] }),
+            let resolution = properties["tiff.\(axis)Resolution"].flatMap(Double.init), resolution > 0
+        else { return nil }
+        return unit / resolution
     }
 
     /// None: a folder pyramid.

@@ -8,6 +8,9 @@ import Glibc
 struct SlideCompanions: Sendable, Equatable {
     /// The companion files' paths and their identities (nil: missing when the slide was opened).
     let files: [(path: String, signature: FileSignature?)]
+    /// Whether the slide names a file by a path rather than a name beside it (`../x.jpg`, `/etc/x`): OpenSlide would
+    /// open it wherever it leads, so such a slide is not served.
+    let namesOtherFolders: Bool
 
     /// The companions of the slide at `path` in OpenSlide format `vendor`, as they are now. Reads the key file of a
     /// VMS or VMU (at most 64 KiB, as OpenSlide) or lists a MIRAX folder. O(companions) stats.
@@ -15,13 +18,24 @@ struct SlideCompanions: Sendable, Equatable {
         let paths: [String]
         let lower = path.lowercased()
         if vendor == "hamamatsu" && (lower.hasSuffix(".vms") || lower.hasSuffix(".vmu")) {
-            paths = Self.keyFileCompanions(path)
+            (paths, namesOtherFolders) = Self.keyFileCompanions(path)
         } else if vendor == "mirax" {
-            paths = Self.folderFiles(String(path.dropLast(path.split(separator: "/").last.map { Self.extensionLength($0) } ?? 0)))
+            let folder = String(path.dropLast(path.split(separator: "/").last.map { Self.extensionLength($0) } ?? 0))
+            paths = Self.folderFiles(folder)
+            namesOtherFolders = Self.namesPaths(folder + "/Slidedat.ini", keys: ["FILE_", "INDEXFILE"])
         } else {
             paths = []
+            namesOtherFolders = false
         }
         files = paths.map { ($0, FileSignature(path: $0)) }
+    }
+
+    /// Whether every companion that exists is a file inside `root` (a real path; symlinks followed).
+    func areInside(root: String) -> Bool {
+        files.allSatisfy { file in
+            guard file.signature != nil else { return true }
+            return PathContainment.realPath(file.path).map { PathContainment.isInside($0, root: root) } ?? false
+        }
     }
 
     /// Whether every companion is still the file it was (or still missing). One stat per companion.
@@ -33,20 +47,44 @@ struct SlideCompanions: Sendable, Equatable {
         left.files.count == right.files.count && zip(left.files, right.files).allSatisfy { $0.path == $1.path && $0.signature == $1.signature }
     }
 
-    /// The files a VMS or VMU key file names (`ImageFile…`, `MapFile`, `MacroImage`, `OptimisationFile`), beside it.
-    private static func keyFileCompanions(_ path: String) -> [String] {
-        guard let text = readSmallFile(path) else { return [] }
+    /// The keys of a VMS or VMU key file that name a file beside it.
+    private static let keyFileKeys = ["ImageFile", "MapFile", "MacroImage", "OptimisationFile"]
+
+    /// The files a VMS or VMU key file names (`ImageFile…`, `MapFile`, `MacroImage`, `OptimisationFile`), beside it,
+    /// and whether it names one by a path instead.
+    private static func keyFileCompanions(_ path: String) -> (paths: [String], namesOtherFolders: Bool) {
+        guard let text = readSmallFile(path) else { return ([], false) }
         let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        let keys = ["ImageFile", "MapFile", "MacroImage", "OptimisationFile"]
         var names: [String] = []
-        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            let key = line[..<equals].trimmingSpaces
-            let value = line[line.index(after: equals)...].trimmingSpaces
-            guard keys.contains(where: { key.hasPrefix($0) }), !value.isEmpty, !value.contains("/") else { continue }
+        var other = false
+        for (key, value) in settings(text) where keyFileKeys.contains(where: { key.hasPrefix($0) }) && !value.isEmpty {
+            guard !isPath(value) else {
+                other = true
+                continue
+            }
             names.append(folder + "/" + value)
         }
-        return names
+        return (names, other)
+    }
+
+    /// Whether the settings file at `path` gives a value that is a path (not a plain name) for a key starting with one
+    /// of `keys`.
+    private static func namesPaths(_ path: String, keys: [String]) -> Bool {
+        guard let text = readSmallFile(path) else { return false }
+        return settings(text).contains { key, value in keys.contains { key.hasPrefix($0) } && isPath(value) }
+    }
+
+    /// Whether a file name from a slide's settings is a path: a separator, or `..` or `.` itself.
+    private static func isPath(_ value: Substring) -> Bool {
+        value.contains("/") || value.contains("\\") || value == ".." || value == "."
+    }
+
+    /// The `key = value` lines of an INI-like text, trimmed.
+    private static func settings(_ text: String) -> [(key: Substring, value: Substring)] {
+        text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).compactMap { line in
+            guard let equals = line.firstIndex(of: "=") else { return nil }
+            return (line[..<equals].trimmingSpaces, line[line.index(after: equals)...].trimmingSpaces)
+        }
     }
 
     /// The regular files directly inside `folder`, sorted.

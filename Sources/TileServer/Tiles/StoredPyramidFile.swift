@@ -16,18 +16,29 @@ struct StoredPyramidFile: StoredPyramid {
     let colourProfile: [UInt8]?
     let facts: ImageFacts
     let identity: TIFFPyramid.FileIdentity
+    let slideExtras: SlidePyramid?
     private let cache: StoredFileCache
 
     /// Describes `opened` (just opened by the catalog, and closed again once this is made) as entry `image`'s file at
-    /// `path`, reopened later through `cache`.
+    /// `path`, reopened later through `cache`. An Aperio SVS is also opened with OpenSlide, for its properties and
+    /// associated images (its tiles stay the TIFF source's); other TIFFs are not, so a catalog of thousands of plain
+    /// pyramidal TIFFs costs no OpenSlide opening each.
     init(image: Int, path: String, describing opened: TIFFPyramid, cache: StoredFileCache) {
         self.image = image
         self.path = path
         self.storedLevels = opened.storedLevels
         self.colourProfile = opened.colourProfile
-        self.facts = opened.facts
         self.identity = opened.identity
         self.cache = cache
+        let extras = opened.layout == .aperio ? try? SlidePyramid(path: path) : nil
+        var facts = opened.facts
+        if let extras {
+            facts.associated = extras.facts.associated
+            facts.objectivePower = facts.objectivePower ?? extras.facts.objectivePower
+            facts.micronsPerPixel = facts.micronsPerPixel ?? extras.facts.micronsPerPixel
+        }
+        self.facts = facts
+        self.slideExtras = extras
     }
 
     func jpegTile(level: Int, column: Int, row: Int) throws -> [UInt8] {

@@ -28,10 +28,15 @@ protocol StoredPyramid: Sendable {
     /// default decodes the stored tiles under the region (``decodeTile(level:column:row:into:)``); a source that reads
     /// any region at once (OpenSlide) does so.
     func region(level: Int, x0: Int, y0: Int, x1: Int, y1: Int) throws -> PixelBuffer
+    /// The slide OpenSlide reads in this file, for its properties and associated images (a label, a macro): the
+    /// pyramid itself when OpenSlide serves it, an Aperio SVS's when the TIFF source serves its tiles; else nil.
+    var slideExtras: SlidePyramid? { get }
 }
 
 extension StoredPyramid {
     func jpegTileFile(level: Int, column: Int, row: Int) throws -> StoredTileFile? { nil }
+
+    var slideExtras: SlidePyramid? { self as? SlidePyramid }
 }
 
 /// A passed-through stored tile as it lies in its file: `prefix`, then `length` bytes at `offset` of the file open as

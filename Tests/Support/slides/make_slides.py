@@ -11,6 +11,8 @@
 - mirax/slide.mrxs: a 3DHistech MIRAX slide laid out as OpenSlide's MIRAX page and its reader describe (Slidedat.ini,
   Index.dat, one Data0000.dat of JPEG images), 4 x 4 camera images of 256 pixels with only six of them scanned (a sparse
   slide: the rest is transparent, shown in IMAGE_FILL_COLOR_BGR, a dark blue), three levels, 1024 x 1024 pixels;
+- pyramid.svs: an Aperio SVS of two resolutions (tifffile, Deflate) with a thumbnail, a label and a macro image: the TIFF
+  source serves its tiles, OpenSlide its label and macro;
 - labelled.svs: an Aperio SVS of one resolution (tifffile, Deflate) with a thumbnail, a label and a macro image, laid
   out as OpenSlide's Aperio page describes (the label and macro named on their description's second line).
 
@@ -78,7 +80,7 @@ def write_vms(folder, whole):
         key_file.write("\n".join(lines) + "\n")
 
 
-def write_planes_tiff(path, whole, alpha=None):
+def write_planes_tiff(path, whole, alpha=None, resolution=None):
     levels = [numpy.asarray(whole if alpha is None else Image.merge("RGBA", (*whole.split(), alpha)))]
     while levels[-1].shape[1] > 256:
         image = Image.fromarray(levels[-1])
@@ -87,7 +89,8 @@ def write_planes_tiff(path, whole, alpha=None):
         for index, level in enumerate(levels):
             tiff.write(
                 numpy.moveaxis(level, 2, 0), tile=(256, 256), compression="zlib", photometric="rgb", planarconfig="separate",
-                subfiletype=1 if index else 0, extrasamples=None if alpha is None else ("unassalpha",))
+                subfiletype=1 if index else 0, extrasamples=None if alpha is None else ("unassalpha",),
+                **({} if resolution is None or index else {"resolution": (resolution, resolution), "resolutionunit": "CENTIMETER"}))
 
 
 MIRAX_ID = "0123456789abcdef0123456789abcdef"
@@ -172,6 +175,26 @@ def write_labelled_svs(path, whole):
         tiff.write(numpy.asarray(picture(400, 150, 13)), photometric="rgb", description="Aperio Image Library v11.2.1\nmacro 400x150", metadata=None)
 
 
+def write_aperio_pyramid(path, whole):
+    """An Aperio SVS as scanners write them: the full resolution (tiled), the thumbnail (stripped), a reduced resolution
+    (tiled), then the label and the macro (stripped, named on their description's second line)."""
+    def description(image):
+        return "Aperio Image Library v12.0.5\r\n{}x{} [0,0 {}x{}] (256x256) JPEG/RGB Q=70|AppMag = 40|MPP = 0.2500".format(
+            whole.width, whole.height, image.width, image.height)
+    reduced = whole.resize((whole.width // 4, whole.height // 4), Image.BOX)
+    thumbnail = whole.resize((whole.width // 16, whole.height // 16), Image.BOX)
+    with tifffile.TiffWriter(path) as tiff:
+        tiff.write(numpy.asarray(whole), tile=(256, 256), compression="zlib", photometric="rgb", description=description(whole), metadata=None)
+        tiff.write(numpy.asarray(thumbnail), photometric="rgb", description=description(thumbnail), metadata=None)
+        tiff.write(numpy.asarray(reduced), tile=(256, 256), compression="zlib", photometric="rgb", description=description(reduced), metadata=None)
+        label = picture(240, 120, 17)
+        ImageDraw.Draw(label).rectangle([20, 40, 220, 80], fill=(255, 255, 255))
+        tiff.write(numpy.asarray(label), photometric="rgb", description="Aperio Image Library v12.0.5\nlabel 240x120", metadata=None, subfiletype=1)
+        tiff.write(
+            numpy.asarray(picture(400, 150, 19)), photometric="rgb", description="Aperio Image Library v12.0.5\nmacro 400x150", metadata=None,
+            subfiletype=9)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -181,11 +204,13 @@ def main():
     os.remove(os.path.join(out, "vms-broken", "slide(1,1).jpg"))
     # Whole tiles only: OpenSlide 3.4.1 reads partial edge tiles of separate-plane TIFFs wrongly (libtiff's RGBA
     # interface warns "Raster width of 256 shall not be larger than image width").
-    write_planes_tiff(os.path.join(out, "planes.tiff"), picture(1024, 1024, 5))
+    # 40,000 pixels per centimetre: 0.25 µm a pixel, which OpenSlide reports only as tiff.XResolution.
+    write_planes_tiff(os.path.join(out, "planes.tiff"), picture(1024, 1024, 5), resolution=40000)
     ramp = numpy.tile(numpy.arange(512, dtype=numpy.uint16) // 2, (512, 1)).astype(numpy.uint8)
     ramp[200:260, :] = 0
     write_planes_tiff(os.path.join(out, "alpha.tiff"), picture(512, 512, 15), Image.fromarray(ramp, "L"))
     write_labelled_svs(os.path.join(out, "labelled.svs"), picture(700, 500, 9))
+    write_aperio_pyramid(os.path.join(out, "pyramid.svs"), picture(2048, 1536, 21))
     write_mirax(os.path.join(out, "mirax"))
 
 
