@@ -24,8 +24,11 @@ public struct SZIArchive: Sendable {
     /// Entries that are neither the descriptor nor a tile, ignored.
     public let otherEntries: Int
     private let levelStarts: [Int]
+    /// Dense: one slot per cell of the grid (`slots` empty). Sparse: one per tile present, in slot order (`slots`).
     private let offsets: [UInt64]
     private let sizes: [UInt32]
+    /// The slots of a sparse index, ascending; empty for a dense one.
+    private let slots: [Int]
 
     /// The longest descriptor read, in bytes.
     public static let maxDescriptorBytes = 1 << 16
@@ -69,8 +72,12 @@ public struct SZIArchive: Sendable {
         }
         levelStarts = starts
         fileSize = directory.fileSize
-        var offsets = [UInt64](repeating: Self.absent, count: total)
-        var sizes = [UInt32](repeating: 0, count: total)
+        // The descriptor says how large the grid is, and anyone who can drop a file in ROOT writes the descriptor: a
+        // grid far larger than the entries (a 2³¹-pixel square over 73 tiles) is indexed sparsely, by the entries.
+        let dense = total <= max(4 * directory.count, 1 << 16)
+        var offsets = dense ? [UInt64](repeating: Self.absent, count: total) : []
+        var sizes = dense ? [UInt32](repeating: 0, count: total) : []
+        var sparse: [(slot: Int, offset: UInt64, size: UInt32)] = []
         let prefix = Array(top) + [UInt8(ascii: "/")] + Array(stem.utf8) + Array("_files/".utf8)
         let suffix = Array(".\(descriptor.format)".utf8)
         var tiles = 0
@@ -92,26 +99,48 @@ public struct SZIArchive: Sendable {
                 throw ArchiveError("\(label): tile \(String(decoding: name, as: UTF8.self)) has \(directory.sizes[index]) bytes")
             }
             let slot = starts[address.level] + address.row * pyramid.grid(address.level).columns + address.column
-            guard offsets[slot] == Self.absent else { throw ArchiveError("\(label): tile \(String(decoding: name, as: UTF8.self)) appears twice") }
-            offsets[slot] = directory.dataOffsets[index]
-            sizes[slot] = UInt32(directory.sizes[index])
+            if dense {
+                guard offsets[slot] == Self.absent else { throw ArchiveError("\(label): tile \(String(decoding: name, as: UTF8.self)) appears twice") }
+                offsets[slot] = directory.dataOffsets[index]
+                sizes[slot] = UInt32(directory.sizes[index])
+            } else {
+                sparse.append((slot, directory.dataOffsets[index], UInt32(directory.sizes[index])))
+            }
             tiles += 1
+        }
+        if !dense {
+            sparse.sort { $0.slot < $1.slot }
+            if zip(sparse, sparse.dropFirst()).contains(where: { $0.slot == $1.slot }) { throw ArchiveError("\(label): a tile appears twice") }
+            offsets = sparse.map(\.offset)
+            sizes = sparse.map(\.size)
         }
         self.offsets = offsets
         self.sizes = sizes
+        slots = dense ? [] : sparse.map(\.slot)
         tileCount = tiles
         otherEntries = others
     }
 
     /// Where tile (`level`, `column`, `row`)'s bytes lie in the file, or nil when the archive lacks it (or the address
-    /// is outside the pyramid). - Complexity: O(1).
+    /// is outside the pyramid). - Complexity: O(1); O(log n) in the tiles for a sparse index (a grid far larger than
+    /// the archive's entries).
     public func tile(level: Int, column: Int, row: Int) -> (offset: UInt64, size: Int)? {
         guard level >= 0, level < levelStarts.count else { return nil }
         let grid = descriptor.pyramid.grid(level)
         guard column >= 0, column < grid.columns, row >= 0, row < grid.rows else { return nil }
         let slot = levelStarts[level] + row * grid.columns + column
-        guard offsets[slot] != Self.absent else { return nil }
-        return (offsets[slot], Int(sizes[slot]))
+        guard !slots.isEmpty else {
+            guard offsets[slot] != Self.absent else { return nil }
+            return (offsets[slot], Int(sizes[slot]))
+        }
+        var low = 0
+        var high = slots.count
+        while low < high {
+            let middle = (low + high) / 2
+            if slots[middle] < slot { low = middle + 1 } else { high = middle }
+        }
+        guard low < slots.count, slots[low] == slot else { return nil }
+        return (offsets[low], Int(sizes[low]))
     }
 
     /// The one top folder every entry is in.

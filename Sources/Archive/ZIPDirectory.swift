@@ -90,7 +90,8 @@ public struct ZIPDirectory: Sendable {
             guard got == wanted else { throw ArchiveError("\(label): cannot read the local header of \(parser.describe(index))") }
             let local = header.withUnsafeBytes { bytes in
                 (
-                    signature: bytes.readLE(0, as: UInt32.self), method: bytes.readLE(8, as: UInt16.self),
+                    signature: bytes.readLE(0, as: UInt32.self), flags: bytes.readLE(6, as: UInt16.self), method: bytes.readLE(8, as: UInt16.self),
+                    compressedSize: bytes.readLE(18, as: UInt32.self), size: bytes.readLE(22, as: UInt32.self),
                     nameLength: Int(bytes.readLE(26, as: UInt16.self)),
                     extraLength: Int(bytes.readLE(28, as: UInt16.self))
                 )
@@ -99,6 +100,13 @@ public struct ZIPDirectory: Sendable {
                 header[ZIPLayout.localHeaderSize..<wanted].elementsEqual(parser.names[start..<end])
             else {
                 throw ArchiveError("\(label): the local header of \(parser.describe(index)) does not match the central directory")
+            }
+            // Sizes in the local header too (unless a data descriptor follows the data, or ZIP64's extra field holds
+            // them): a reader that walks local headers, `unzip` among them, must find the same entry there.
+            let described = local.flags & ZIPLayout.flagDataDescriptor != 0
+            let inZIP64 = local.compressedSize == ZIPLayout.marker32 || local.size == ZIPLayout.marker32
+            guard described || inZIP64 || (UInt64(local.compressedSize) == parser.sizes[index] && UInt64(local.size) == parser.sizes[index]) else {
+                throw ArchiveError("\(label): the local header of \(parser.describe(index)) gives other sizes than the central directory")
             }
             offsets[index] = at + UInt64(wanted + local.extraLength)
             guard offsets[index] + parser.sizes[index] <= parser.directoryOffset else {

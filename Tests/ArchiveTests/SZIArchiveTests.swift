@@ -165,6 +165,31 @@ import TileGeometry
         var bytes = try Self.archive(Self.entries(), in: folder)
         bytes[30] = UInt8(ascii: "q")  // the first entry's name in its local header
         try Self.expectRefused(bytes, "does not match the central directory", in: folder)
+        // Sizes the local header gives (unless a data descriptor follows): the same as the central directory's.
+        var sizes = try Self.archive(Self.entries(), in: folder, name: "b.szi")
+        Self.patch(&sizes, at: 18, UInt32(100_000_000))
+        Self.patch(&sizes, at: 22, UInt32(100_000_000))
+        try Self.expectRefused(sizes, "other sizes than the central directory", in: folder)
+    }
+
+    /// The descriptor, which anyone who drops an SZI in ROOT writes, sets how large the grid is: one of 2³¹ pixels a
+    /// side over a handful of tiles is indexed by its tiles (sparsely), not by its cells, and reads as the dense one.
+    @Test func aHugeDeclaredGridIsIndexedByItsTiles() throws {
+        let folder = try TemporaryDirectory(prefix: "szi")
+        let huge = DZIDescriptor(width: 2_147_483_647, height: 2_147_483_647, tileSize: 256, overlap: 0, format: "jpg")
+        var entries = Self.entries().dropLast().map { $0 }
+        entries.append(("p/p.dzi", Array(huge.xml.utf8)))
+        let bytes = try Self.archive(entries, in: folder)
+        let archive = try SZIArchive(path: folder.file("a.szi"))
+        #expect(archive.descriptor == huge && archive.tileCount == entries.count - 1)
+        for (level, column, row) in Self.descriptor.pyramid.tiles {
+            let place = try #require(archive.tile(level: level, column: column, row: row))
+            #expect(Array(bytes[Int(place.offset)..<Int(place.offset) + place.size]) == Array("\(level)-\(column)-\(row)".utf8))
+        }
+        #expect(archive.tile(level: 31, column: 8_388_607, row: 8_388_607) == nil)
+        #expect(archive.tile(level: 3, column: 0, row: 1) == nil)
+        let twice = try Self.archive(entries + [("p/p_files/0/0_0.jpg", [1])], in: folder, name: "twice.szi")
+        try Self.expectRefused(twice, "two entries are named", in: folder)
     }
 
     @Test func archiveShapesThatAreNotAnSZIAreRefused() throws {

@@ -112,4 +112,32 @@ import TileGeometry
             }
         }
     }
+
+    /// An archive rewritten in place (the same inode, so its folder's time does not move) is listed afresh at the next
+    /// rescan, not at the next full walk: the read that finds it changed asks for one. Full walks are an hour apart here.
+    @Test func anArchiveRewrittenInPlaceIsListedAfreshAtTheNextRescan() async throws {
+        let fixture = try PyramidFixture()
+        try fixture.addArchive("packed", width: 1024, height: 1024, tileBytes: 1000)
+        let other = try PyramidFixture()
+        try other.addArchive("packed", width: 1024, height: 1024, tileBytes: 1200)
+        var configuration = Self.smallCache(fixture)
+        configuration.rescanInterval = .milliseconds(100)
+        configuration.fullRescanInterval = .seconds(3600)
+        try await withServer(fixture, configuration) { server in
+            #expect(try fetch(server, "/images/packed_files/10/0_0.jpg").body.count == 1000)
+            // Past the second in which a folder's time is too fresh to trust (such a folder is listed every scan).
+            try await Task.sleep(for: .milliseconds(1500))
+            let replacement = try Data(contentsOf: URL(fileURLWithPath: other.root + "/packed.szi"))
+            let handle = try #require(FileHandle(forWritingAtPath: fixture.root + "/packed.szi"))
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: replacement)
+            try handle.close()
+            #expect(try fetch(server, "/images/packed_files/10/1_3.jpg").status != 200, "not from the old index")
+            let fresh = try await eventually(within: 5) {
+                let tile = try fetch(server, "/images/packed_files/10/1_3.jpg")
+                return tile.status == 200 && tile.body == PyramidFixture.tileBytes(level: 10, column: 1, row: 3, count: 1200)
+            }
+            #expect(fresh, "listed afresh by the next rescan")
+        }
+    }
 }

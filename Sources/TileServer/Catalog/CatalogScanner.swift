@@ -60,15 +60,16 @@ final class CatalogScanner {
         self.list = list
     }
 
-    /// Walks ROOT and returns what to look at. Blocking.
+    /// Walks ROOT and returns what to look at: every folder when `full` (and every `fullWalkEvery`-th scan), else the
+    /// folders whose stamp moved. Blocking.
     ///
     /// - Throws: ``DirectoryWalker/ListingError/outOfDescriptors`` when a folder could not be opened for lack of
     ///   descriptors: the scan is abandoned and nothing is remembered from it (the next scan starts from the last
     ///   complete one), so the caller keeps its catalog as it was.
     /// - Complexity: one `lstat` per folder, plus O(entries) for each folder listed.
-    func scan() throws(DirectoryWalker.ListingError) -> Changes {
+    func scan(full: Bool = false) throws(DirectoryWalker.ListingError) -> Changes {
         var walk = Walk(
-            previous: folders, maxDepth: maxDepth, full: scans % fullWalkEvery == 0, recentSince: Self.coarseNow() - 1_000_000_000, list: list)
+            previous: folders, maxDepth: maxDepth, full: full || scans % fullWalkEvery == 0, recentSince: Self.coarseNow() - 1_000_000_000, list: list)
         try walk.visit(relative: "", path: root, depth: 0)
         for (relative, folder) in folders where walk.next[relative] == nil {
             walk.changes.vanished += folder.descriptors.map(\.name)

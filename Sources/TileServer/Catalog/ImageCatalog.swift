@@ -71,15 +71,17 @@ final class ImageCatalog: Sendable {
     ///
     /// Blocking; scans are serialised.
     @discardableResult
-    func rescan() -> CatalogChanges {
-        scanState.withLock { state in
+    func rescan(full: Bool = false) -> CatalogChanges {
+        // A file a read found changed in place: its folder's time did not move, so only walking every folder lists it.
+        let full = storedFiles.takeChangedFile() || full
+        return scanState.withLock { state in
             var result = CatalogChanges(escaped: directories.dropOutside(root: root))
             for image in result.escaped.compactMap({ id in current.sorted.first { $0.id == id } }) {
                 logger.warning("A level folder of \(image.name) left the served folder: no longer read through it")
             }
             let found: CatalogScanner.Changes
             do {
-                found = try state.scanner.scan()
+                found = try state.scanner.scan(full: full)
             } catch {
                 shortages.note("Rescanning \(root) failed: out of file descriptors; still serving the last catalog (\(count) images)")
                 return result

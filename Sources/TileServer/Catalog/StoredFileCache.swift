@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The files of pyramids stored in one file (``StoredPyramid``: a pyramidal TIFF, …; and SZIs, ``ArchiveTiles``) that
 /// the server holds open, at most ``capacity`` of them whatever the size of the catalog — as ``LevelDirectoryCache``
 /// bounds level folders. The catalog reads a file's levels (or an archive's index) when it finds it and closes it
@@ -8,6 +10,10 @@
 /// Pyramids are handed out as references: one evicted while another thread reads a tile from it is closed only when
 /// that thread lets go of it (its descriptor cannot be reused under the read).
 final class StoredFileCache: Sendable {
+    /// Set when a read found a file other than the one the catalog listed (rewritten in place, which a folder's time
+    /// does not show): the next rescan then walks every folder, so the file is listed afresh within one rescan.
+    private let changedFileSeen = Atomic<Bool>(false)
+
     /// One open file, as a reference the cache can hold.
     private final class Held: Sendable {
         let pyramid: (any StoredPyramid)?
@@ -28,6 +34,12 @@ final class StoredFileCache: Sendable {
     init(capacity: Int) {
         files = HeldOpenCache(capacity: capacity)
     }
+
+    /// Notes that a read found a file changed since the catalog listed it.
+    func noteChangedFile() { changedFileSeen.store(true, ordering: .relaxed) }
+
+    /// Whether a read found a changed file since the last call (and clears it).
+    func takeChangedFile() -> Bool { changedFileSeen.exchange(false, ordering: .relaxed) }
 
     /// The most files held open at once (0: none; every tile request opens and closes its file).
     var capacity: Int { files.capacity }

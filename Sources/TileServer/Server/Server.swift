@@ -72,12 +72,13 @@ public final class Server: Sendable {
         configuration.logger.info("Serving \(count) image\(count == 1 ? "" : "s") from \(catalog.root) at \(url)")
     }
 
-    /// Rescans ROOT now (as the periodic rescan does; what `tiler serve` does on SIGHUP) and returns how many images
-    /// were added and removed. Runs on a file thread; safe to call from any thread.
+    /// Rescans ROOT now, walking every folder (what `tiler serve` does on SIGHUP: a file rewritten in place, which its
+    /// folder's time does not show, is listed afresh), and returns how many images were added and removed. Runs on a
+    /// file thread; safe to call from any thread.
     public func rescan() async -> (added: Int, removed: Int) {
         let parts = self.parts
         let result = try? await parts.threadPool.runIfActive {
-            let changes = parts.rescan()
+            let changes = parts.rescan(full: true)
             return (changes.added.count, changes.removed.count)
         }
         return result ?? (0, 0)

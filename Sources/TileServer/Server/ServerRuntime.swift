@@ -121,8 +121,8 @@ struct ServerRuntime: Sendable {
 
     /// Rescans ROOT and withdraws what may no longer be served: the cached tiles and open tile files of images removed
     /// or re-sliced, and of images a level folder of which left ROOT. Blocking: call it on a file thread.
-    func rescan() -> CatalogChanges {
-        let changes = context.catalog.rescan()
+    func rescan(full: Bool = false) -> CatalogChanges {
+        let changes = context.catalog.rescan(full: full)
         let withdrawn = changes.withdrawn
         context.tiles.evict(images: withdrawn)
         if !withdrawn.isEmpty { closeTileFiles(of: withdrawn) }

@@ -51,11 +51,12 @@ final class ArchiveTiles: Sendable {
             do throws(ArchiveError) {
                 file = try ArchiveFile(path: path)
             } catch {
-                throw FileLoadError(kind: .unreadable, message: "the archive cannot be opened again: \(error.message)")
+                throw FileLoadError(kind: .unreadable, message: "\(path) cannot be opened again: \(error.message)")
             }
             var status = stat()
             guard fstat(file.descriptor, &status) == 0, UInt64(status.st_dev) == device, UInt64(status.st_ino) == inode else {
-                throw FileLoadError(kind: .unreadable, message: "the archive was replaced since it was indexed")
+                files.noteChangedFile()
+                throw FileLoadError(kind: .unreadable, message: "\(path) was replaced since it was indexed")
             }
             return file
         }
@@ -72,11 +73,14 @@ final class ArchiveTiles: Sendable {
     /// a larger one than `maxBytes`, or has changed since it was indexed.
     private func place(_ address: TileAddress, maxBytes: Int) throws(FileLoadError) -> (file: ArchiveFile, offset: UInt64, size: Int) {
         guard let place = index.tile(level: Int(address.level), column: Int(address.column), row: Int(address.row)) else {
-            throw FileLoadError(kind: .notFound, message: "no such tile in the archive")
+            throw FileLoadError(kind: .notFound, message: "no such tile in \(path)")
         }
         guard place.size <= maxBytes else { throw FileLoadError(kind: .unreadable, message: "the tile is larger than \(maxBytes) bytes") }
         let file = try opened()
-        guard isCurrent(file) else { throw FileLoadError(kind: .unreadable, message: "the archive changed since it was indexed") }
+        guard isCurrent(file) else {
+            files.noteChangedFile()
+            throw FileLoadError(kind: .unreadable, message: "\(path) changed since it was indexed")
+        }
         return (file, place.offset, place.size)
     }
 

@@ -69,6 +69,7 @@ struct StoredPyramidFile: StoredPyramid {
                 throw RenderError(message: "\(path) cannot be opened again: \(error.reason)")
             }
             guard pyramid.identity == identity else {
+                cache.noteChangedFile()
                 throw RenderError(message: "\(path) was replaced since it was listed")
             }
             return pyramid
