@@ -100,7 +100,9 @@ public struct SZIArchive: Sendable {
             }
             let slot = starts[address.level] + address.row * pyramid.grid(address.level).columns + address.column
             if dense {
-                guard offsets[slot] == Self.absent else { throw ArchiveError("\(label): tile \(String(decoding: name, as: UTF8.self)) appears twice") }
+                guard offsets[slot] == Self.absent else {
+                    throw ArchiveError("\(label): tile \(String(decoding: name, as: UTF8.self)) appears twice")
+                }
                 offsets[slot] = directory.dataOffsets[index]
                 sizes[slot] = UInt32(directory.sizes[index])
             } else {

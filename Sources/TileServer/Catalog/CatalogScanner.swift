@@ -69,7 +69,8 @@ final class CatalogScanner {
     /// - Complexity: one `lstat` per folder, plus O(entries) for each folder listed.
     func scan(full: Bool = false) throws(DirectoryWalker.ListingError) -> Changes {
         var walk = Walk(
-            previous: folders, maxDepth: maxDepth, full: full || scans % fullWalkEvery == 0, recentSince: Self.coarseNow() - 1_000_000_000, list: list)
+            previous: folders, maxDepth: maxDepth, full: full || scans % fullWalkEvery == 0, recentSince: Self.coarseNow() - 1_000_000_000, list: list
+        )
         try walk.visit(relative: "", path: root, depth: 0)
         for (relative, folder) in folders where walk.next[relative] == nil {
             walk.changes.vanished += folder.descriptors.map(\.name)
