@@ -37,9 +37,12 @@ public struct SZIArchive: Sendable {
 
     /// Opens and indexes the SZI at `path`.
     public init(path: String) throws(ArchiveError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO named like an archive must not hang the caller in open(2); it is refused below.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw ArchiveError("\(path): cannot open", errno: errno) }
         defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw ArchiveError("\(path): not a regular file") }
         try self.init(fd: fd, label: path)
     }
 
@@ -115,6 +118,9 @@ public struct SZIArchive: Sendable {
             if zip(sparse, sparse.dropFirst()).contains(where: { $0.slot == $1.slot }) { throw ArchiveError("\(label): a tile appears twice") }
             offsets = sparse.map(\.offset)
             sizes = sparse.map(\.size)
+        }
+        guard tiles > 0 else {
+            throw ArchiveError("\(label): no tile named as its descriptor says (\(topFolder)/\(stem)_files/LEVEL/COLUMN_ROW.\(descriptor.format))")
         }
         self.offsets = offsets
         self.sizes = sizes

@@ -93,8 +93,16 @@ static int tiler_tiff_pyramid_scan(tiler_tiff_pyramid *p, char *message, size_t 
     int code = tiler_tiff_find_levels(p, tif, found, &count, 64, message, capacity);
     if (code != TILER_TIFF_OK) return code;
     if (count < 2) {
-        tiler_tiff_say(message, capacity, "a single resolution (no reduced-resolution levels)");
-        return TILER_TIFF_ERR_NOT_PYRAMID;
+        /* One level small enough to make every coarser Deep Zoom level from (as `tiler slice --container tiff` writes
+           an image that fits in one tile) is served; a larger one would mean decoding all of it for each coarse tile. */
+        uint32_t width = 0, height = 0;
+        TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width);
+        TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height);
+        if (count < 1 || width == 0 || height == 0 || width > TILER_TIFF_SINGLE_LEVEL_MAX || height > TILER_TIFF_SINGLE_LEVEL_MAX) {
+            tiler_tiff_say(message, capacity, "a single resolution of %u × %u (no reduced-resolution levels; one level is served up to %d × %d)",
+                           width, height, TILER_TIFF_SINGLE_LEVEL_MAX, TILER_TIFF_SINGLE_LEVEL_MAX);
+            return TILER_TIFF_ERR_NOT_PYRAMID;
+        }
     }
     p->levels = calloc((size_t)count, sizeof *p->levels);
     if (p->levels == NULL) return tiler_tiff_say(message, capacity, "out of memory"), TILER_TIFF_ERR_NOMEM;

@@ -11,6 +11,8 @@
 
 /* libtiff handles kept for decoding, each behind its own lock: at most this many tiles of one file decode at once. */
 #define TILER_TIFF_PYRAMID_HANDLES 4
+/* The largest side of a TIFF of one level served in place: every coarser Deep Zoom tile decodes all of it. */
+#define TILER_TIFF_SINGLE_LEVEL_MAX 4096
 /* Directories walked in the main chain before the file is called damaged (a loop libtiff missed, or garbage). */
 #define TILER_TIFF_PYRAMID_MAX_DIRECTORIES 1024
 /* Tiles wider or taller than this are refused (a damaged header must not make a tile buffer of gigabytes). */

@@ -88,12 +88,14 @@ public final class TIFFPyramid: Sendable {
     /// resolution, levels not shrinking; also a file that is not a TIFF at all), `.unsupported`, `.damaged`, `.unreadable`.
     public init(path: String) throws(TIFFPyramidError) {
         self.path = path
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO named like a TIFF must not hang open(2); it is refused as not a regular file below.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw TIFFPyramidError(kind: .unreadable, path: path, reason: Self.describe(errno: errno)) }
         guard let identity = FileIdentity(descriptor: descriptor), identity.isRegularFile else {
             close(descriptor)
             throw TIFFPyramidError(kind: .unreadable, path: path, reason: "not a regular file")
         }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         guard Self.hasTIFFMagic(descriptor) else {
             close(descriptor)
             throw TIFFPyramidError(kind: .notPyramid, path: path, reason: "not a TIFF file")

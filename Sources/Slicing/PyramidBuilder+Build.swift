@@ -36,7 +36,7 @@ extension PyramidBuilder {
             let compression = TIFFTileCompression(fileExtension: options.fileExtension)!
             tiff = try TIFFTileWriter(
                 folder: staging.path, pyramid: pyramid, channels: source.channels, compression: compression,
-                inPlaceMinimumBytes: options.tiffInPlaceMinimumBytes)
+                inPlaceMinimumBytes: options.tiffInPlaceMinimumBytes, iccProfile: options.tagsSRGB ? SRGBProfile.bytes : [])
             writer = tiff!
             if compression == .deflate {
                 // A TIFF's lossless tiles are bare predicted Deflate streams, not PNG files.

@@ -64,7 +64,8 @@ public final class PyramidBuilder: Sendable {
                 .invalidOptions, "a pyramidal TIFF's JPEG tiles cannot hold alpha: use --format png (Deflate tiles) or webp to keep it")
         }
         if cancellation.isCancelled { throw SliceError.cancelledError }
-        let staging = try StagingFolder.create(directory: directory, name: name, force: options.force, container: options.container)
+        let staging = try StagingFolder.create(
+            directory: directory, name: name, force: options.force, container: options.container, fileExtension: options.containerExtension)
         if options.container == .folder, let onStaging = options.onStaging { onStaging(staging.filesPath) }
         let cancellation = self.cancellation
         let source: any RowSource =

@@ -16,6 +16,12 @@ public struct SliceOptions: Sendable {
     public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
     /// How the pyramid is stored: a folder of tile files, one `.szi` archive or one pyramidal `.tif`.
     public var container: PyramidContainer = .folder
+    /// The one file's extension with its dot, as the destination names it (`.tiff`, `.TIF`); nil: the container's own
+    /// (``PyramidContainer/fileExtension``). `-o NAME.tiff --force` then replaces `NAME.tiff`, not a new `NAME.tif`.
+    public var containerExtension: String?
+    /// For ``PyramidContainer/tiff``: whether the tiles' numbers are sRGB, so the file records sRGB's profile (false
+    /// when the source's numbers are kept, `--keep-colour`: the file is then untagged, as its tiles are).
+    public var tagsSRGB = true
     /// For ``PyramidContainer/tiff``: write BigTIFF even when the file would fit in classic TIFF's 4 GiB.
     public var bigTIFF = false
     /// Archive offsets and counts from this on are written as ZIP64 (tests lower it to check those records).

@@ -20,6 +20,11 @@ struct StagingFolder {
     let path: String
     /// What is built: a `.dzi` and its `_files` folder, or one `.szi`.
     var container: PyramidContainer = .folder
+    /// The one file's extension with its dot, as the destination names it (nil: the container's own).
+    var fileExtension: String? = nil
+
+    /// The one file's extension in use.
+    private var archiveExtension: String { fileExtension ?? container.fileExtension ?? "" }
 
     /// The staged descriptor.
     var dziPath: String { "\(path)/\(name).dzi" }
@@ -30,9 +35,9 @@ struct StagingFolder {
     /// Where the tile folder goes.
     var destinationFiles: String { "\(directory)/\(name)_files" }
     /// The staged one-file pyramid (`NAME.szi` or `NAME.tif`).
-    var archivePath: String { "\(path)/\(name)\(container.fileExtension ?? "")" }
+    var archivePath: String { "\(path)/\(name)\(archiveExtension)" }
     /// Where the one-file pyramid goes.
-    var destinationArchive: String { "\(directory)/\(name)\(container.fileExtension ?? "")" }
+    var destinationArchive: String { "\(directory)/\(name)\(archiveExtension)" }
     /// What publishing puts in place: `NAME.dzi` and `NAME_files`, or the one file.
     var destinations: [String] { container == .folder ? [destinationDZI, destinationFiles] : [destinationArchive] }
 
@@ -41,9 +46,9 @@ struct StagingFolder {
     /// - Throws: ``SliceError/Reason/invalidOptions`` for a bad name, ``SliceError/Reason/destinationExists`` when
     ///   `NAME.dzi` or `NAME_files` (`NAME.szi` or `NAME.tif` for one file) exists and `force` is off,
     ///   ``SliceError/Reason/destination`` when `directory` is missing, not a folder, or not writable.
-    static func create(directory given: String, name: String, force: Bool, container: PyramidContainer = .folder) throws(SliceError)
-        -> StagingFolder
-    {
+    static func create(
+        directory given: String, name: String, force: Bool, container: PyramidContainer = .folder, fileExtension: String? = nil
+    ) throws(SliceError) -> StagingFolder {
         var directory = given
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
@@ -52,7 +57,7 @@ struct StagingFolder {
         var info = stat()
         guard stat(directory, &info) == 0 else { throw SliceError.system(.destination, "cannot use output folder \(directory)", errno: errno) }
         guard info.st_mode & S_IFMT == S_IFDIR else { throw SliceError(.destination, "output folder \(directory) is not a folder") }
-        let probe = StagingFolder(directory: directory, name: name, path: "", container: container)
+        let probe = StagingFolder(directory: directory, name: name, path: "", container: container, fileExtension: fileExtension)
         if !force {
             for existing in probe.destinations where exists(existing) {
                 throw SliceError(.destinationExists, "\(existing) already exists (use --force to replace it)")
@@ -63,7 +68,7 @@ struct StagingFolder {
             throw SliceError.system(.destination, "cannot create a temporary folder in \(directory)", errno: errno)
         }
         let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let staging = StagingFolder(directory: directory, name: name, path: path, container: container)
+        let staging = StagingFolder(directory: directory, name: name, path: path, container: container, fileExtension: fileExtension)
         if let code = TileWriter.writeFile(name: "\(path)/\(StagingOwner.fileName)", bytes: Array(StagingOwner.current().line.utf8)) {
             staging.discard()
             throw SliceError.system(.destination, "cannot write \(path)/\(StagingOwner.fileName)", errno: code)

@@ -42,6 +42,8 @@ final class TIFFTileWriter: TileSink {
     let channels: Int
     /// How the tiles are compressed.
     let compression: TIFFTileCompression
+    /// The ICC profile recorded with the finest level (empty: none).
+    let iccProfile: [UInt8]
     /// The finest level's spool, which keeps its name: ``finish(into:bigTIFF:)`` may link it to the TIFF's.
     let finestSpoolPath: String
     /// The finest level's data from which its spool becomes the TIFF (below it, copying costs nothing to speak of and
@@ -64,9 +66,11 @@ final class TIFFTileWriter: TileSink {
     ///   - channels: The source's channels (1 … 4; no alpha with JPEG).
     ///   - inPlaceMinimumBytes: See ``inPlaceMinimumBytes``.
     init(
-        folder: String, pyramid: Pyramid, channels: Int, compression: TIFFTileCompression = .jpeg, inPlaceMinimumBytes: UInt64 = 1 << 20
+        folder: String, pyramid: Pyramid, channels: Int, compression: TIFFTileCompression = .jpeg, inPlaceMinimumBytes: UInt64 = 1 << 20,
+        iccProfile: [UInt8] = SRGBProfile.bytes
     ) throws(SliceError) {
         self.pyramid = pyramid
+        self.iccProfile = iccProfile
         self.channels = compression.storedChannels(source: channels)
         self.compression = compression
         self.inPlaceMinimumBytes = inPlaceMinimumBytes
@@ -208,7 +212,7 @@ final class TIFFTileWriter: TileSink {
     private func layout(_ levels: [TIFFFileLayout.Level], state: State, bigTIFF: Bool, finestAlignment: UInt64 = 1) -> TIFFFileLayout {
         TIFFFileLayout(
             levels: levels, tileSize: pyramid.tileSize, channels: channels, compression: compression, jpegTables: state.tables ?? [],
-            iccProfile: SRGBProfile.bytes, forceBigTIFF: bigTIFF, finestAlignment: finestAlignment)
+            iccProfile: iccProfile, forceBigTIFF: bigTIFF, finestAlignment: finestAlignment)
     }
 
     /// Writes `layout`'s header and IFDs at the start of `fd`, then the spooled tiles of Deep Zoom levels `top` down to

@@ -202,6 +202,10 @@ import TileGeometry
         let outside = try Self.archive(Self.entries() + [("p/p_files/9/7_0.jpg", [1])], in: folder, name: "4.szi")
         try Self.expectRefused(outside, "lies outside the pyramid", in: folder)
         try Self.expectRefused([UInt8](repeating: 0x50, count: 5000), "no end of central directory record", in: folder)
+        // A descriptor that names none of the tiles (another format): every tile would be 404, so it is refused.
+        let png = DZIDescriptor(width: 600, height: 400, tileSize: 256, overlap: 0, format: "png")
+        let otherFormat = try Self.archive(Array(Self.entries().dropLast()) + [("p/p.dzi", Array(png.xml.utf8))], in: folder, name: "6.szi")
+        try Self.expectRefused(otherFormat, "no tile named as its descriptor says", in: folder)
         // A name that is not a canonical tile name is not a tile: ignored, never served in another tile's place.
         _ = try Self.archive(Self.entries() + [("p/p_files/1/00_0.jpg", [1])], in: folder, name: "5.szi")
         let archive = try SZIArchive(path: folder.file("5.szi"))

@@ -62,12 +62,13 @@ import Testing
         striped.tiled = false
         try striped.write(to: directory.file("striped.tif"), pages: [Self.tiled("small", compression: 8, reduced: true)])
         try Self.tiled("one", compression: 8).write(to: directory.file("single.tif"))
+        try Self.tiled("wide", compression: 8, size: (4100, 16)).write(to: directory.file("wide.tif"))
         try Self.tiled("a", compression: 8).write(
             to: directory.file("same.tif"), pages: [Self.tiled("b", compression: 8, reduced: true, size: (45, 37))])
         try directory.write(try PNGEncoder().encode(SmoothImage.make(width: 8, height: 8)), to: "picture.tif")
         let cases = [
             ("striped.tif", "the full-resolution image is striped, not tiled"),
-            ("single.tif", "a single resolution (no reduced-resolution levels)"),
+            ("wide.tif", "a single resolution of 4100 × 16 (no reduced-resolution levels; one level is served up to 4096 × 4096)"),
             ("same.tif", "level 1 (45 × 37) is not smaller than level 0 (45 × 37)"),
             ("picture.tif", "not a TIFF file"),
         ]
@@ -76,6 +77,8 @@ import Testing
             #expect(error?.kind == .notPyramid, "\(name)")
             #expect(error?.description == directory.file(name) + ": " + reason)
         }
+        // One level small enough to make every coarser level from is a pyramid of one level.
+        #expect(try TIFFPyramid(path: directory.file("single.tif")).levels.map(\.width) == [45])
         let missing = pyramidError { _ = try TIFFPyramid(path: directory.file("missing.tif")) }
         #expect(missing?.kind == .unreadable)
         #expect(missing?.reason == "no such file")

@@ -36,4 +36,16 @@ import Testing
         #expect(found == ["UPPER archive", "both descriptor", "packed archive", "pair archive"])
         #expect(listing.refused.map(\.path).sorted() == ["both.szi", "pair.tif"], "\(listing.refused)")
     }
+
+    /// The walk stops `maxDepth` folders below ROOT, and says so: each folder left unscanned is refused by name
+    /// (logged once), so a pyramid too deep is not left out in silence.
+    @Test func foldersBeyondTheDepthAreNamedNotSilentlySkipped() throws {
+        let fixture = try PyramidFixture()
+        try fixture.addPyramid("a/b/shallow", width: 300, height: 300)
+        try fixture.addPyramid("a/b/c/d/deep", width: 300, height: 300)
+        let scanner = CatalogScanner(root: fixture.root, maxDepth: 2, fullWalkEvery: 1)
+        let changes = try scanner.scan()
+        #expect(changes.listed.map(\.name) == ["a/b/shallow"])
+        #expect(changes.refused.map(\.path) == ["a/b/c"] && changes.refused.first?.reason.contains("deeper than 2") == true, "\(changes.refused)")
+    }
 }

@@ -71,11 +71,15 @@ import TileGeometry
 
     @Test func deflateTilesWithAlphaAreServedAsTheFolderLayoutsPixels() async throws {
         let fixture = try PyramidFixture()
-        try Self.slice(TestPicture.make(width: 1100, height: 700, channels: 4), format: .png(), in: fixture)
+        // Alpha that varies from pixel to pixel (zero among it), so that halving weights colours by it.
+        var picture = TestPicture.make(width: 1100, height: 700, channels: 4)
+        for index in 0..<(picture.width * picture.height) { picture.bytes[4 * index + 3] = UInt8((index * 37 + index / 1100 * 11) % 256) }
+        try Self.slice(picture, format: .png(), in: fixture)
         try await withServer(fixture) { server in
             let geometry = Pyramid(width: 1100, height: 700, tileSize: 256, overlap: 0)
-            // The stored levels (down to the first in one tile): made from lossless tiles, every pixel and alpha kept.
-            for level in (geometry.maxLevel - 2)...geometry.maxLevel {
+            // Every level: the stored ones (down to the first in one tile) made from lossless tiles, every pixel and
+            // alpha kept; those below halved as `tiler slice` halves (colours weighted by alpha).
+            for level in 0...geometry.maxLevel {
                 let grid = geometry.grid(level)
                 for row in 0..<grid.rows {
                     for column in 0..<grid.columns {
@@ -86,6 +90,23 @@ import TileGeometry
                         #expect(try decodeImage(response.body) == (try decodeImage(folderTile)), "\(level)/\(column)_\(row)")
                     }
                 }
+            }
+        }
+    }
+
+    /// A picture that fits in one tile makes a TIFF of one level: served, every level the folder's pixels within the
+    /// second JPEG generation.
+    @Test func aTIFFOfOneLevelIsServed() async throws {
+        let fixture = try PyramidFixture()
+        try Self.slice(TestPicture.make(width: 200, height: 150), format: .jpeg(quality: 85), in: fixture)
+        #expect(try TIFFPyramid(path: fixture.root + "/made.tif").levels.count == 1)
+        try await withServer(fixture) { server in
+            let geometry = Pyramid(width: 200, height: 150, tileSize: 256, overlap: 0)
+            for level in 0...geometry.maxLevel {
+                let response = try fetch(server, "/images/made_files/\(level)/0_0.jpg")
+                #expect(response.status == 200, "level \(level)")
+                let folderTile = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(fixture.base)/made_files/\(level)/0_0.jpg")))
+                #expect((meanDifference(try decodeImage(response.body), try decodeImage(folderTile)) ?? 99) < 6, "level \(level)")
             }
         }
     }

@@ -65,6 +65,33 @@ import Testing
         #expect(info.stdout.contains("stored pyramid (pyramid layout, BigTIFF): 3 levels"), "\(info.stdout)")
     }
 
+    /// The file written is the one `-o` names, its extension as given: `--force` replaces `a.tiff`, not beside it.
+    @Test func theFileWrittenKeepsTheExtensionAsGiven() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let input = try fixtures.image("photo.jpg", width: 300, height: 200, format: .jpeg())
+        for name in ["a.tiff", "b.TIF", "c.SZI"] {
+            #expect(try TilerProcess.run(["slice", input, "-o", fixtures.path("out/\(name)"), "--quiet"]).status == 0)
+        }
+        #expect(entries(fixtures.path("out")) == ["a.tiff", "b.TIF", "c.SZI"])
+        let again = try TilerProcess.run(["slice", input, "-o", fixtures.path("out/a.tiff"), "--quiet"])
+        #expect(again.status != 0 && again.stderr.contains("a.tiff already exists"), "\(again.stderr)")
+        #expect(try TilerProcess.run(["slice", input, "-o", fixtures.path("out/a.tiff"), "--quiet", "--force"]).status == 0)
+        #expect(entries(fixtures.path("out")) == ["a.tiff", "b.TIF", "c.SZI"], "replaced, not written beside")
+    }
+
+    /// A TIFF records sRGB's profile only when its tiles are sRGB: with `--keep-colour` the source's numbers are kept,
+    /// and the file is untagged, as the folder layout's tiles are.
+    @Test func keptColourLeavesTheTIFFUntagged() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let input = try fixtures.image("photo.jpg", width: 300, height: 200, format: .jpeg())
+        #expect(try TilerProcess.run(["slice", input, "-o", fixtures.path("converted.tif"), "--quiet"]).status == 0)
+        #expect(try TilerProcess.run(["slice", input, "-o", fixtures.path("kept.tif"), "--quiet", "--keep-colour"]).status == 0)
+        #expect(try TilerProcess.run(["info", fixtures.path("converted.tif")]).stdout.contains("colour: ICC profile \"sRGB built-in\""))
+        #expect(try TilerProcess.run(["info", fixtures.path("kept.tif")]).stdout.contains("colour: none"))
+    }
+
     @Test func killedSliceLeavesNoArchiveAndTheNextSweepsItsStaging() throws {
         let fixtures = try Fixtures()
         defer { fixtures.remove() }

@@ -142,6 +142,13 @@ final class CatalogScanner {
             changes.listed += listing.descriptors
             changes.refused += listing.refused
             let folders = depth < maxDepth ? listing.folders : []
+            if depth >= maxDepth {
+                // Said once (the catalog remembers what it reported), so a pyramid too deep is not left out in silence.
+                changes.refused += listing.folders.map { name in
+                    DirectoryWalker.Refused(
+                        path: relative.isEmpty ? name : relative + "/" + name, reason: "folders deeper than \(maxDepth) below ROOT are not scanned")
+                }
+            }
             next[relative] = Folder(stamp: stamp, descriptors: listing.descriptors, folders: folders, recent: stamp.modified >= recentSince)
             try visitFolders(folders, of: relative, path: path, depth: depth)
         }

@@ -44,7 +44,9 @@ struct IIIFImageRequest: Sendable, Hashable {
         (width, height) = try sizeParameter.resolve(region: region, limits: limits)
         quarterTurns = try rotation.quarterTurns()
         guard let format else {
-            throw RequestError(status: .notImplemented, message: "format \(formatText) is not implemented: only jpg and png")
+            throw RequestError(
+                status: .notImplemented,
+                message: "format \(formatText) is not implemented: only \(IIIFFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         mirrored = rotation.mirrored
         self.quality = quality

@@ -1,4 +1,5 @@
 import ImageCodecs
+import Slicing
 
 extension PixelBuffer {
     /// A blank (zero) image of `width` × `height` pixels in `format`.
@@ -21,12 +22,25 @@ extension PixelBuffer {
         }
     }
 
-    /// This image shrunk by 2 in each direction (rounding up): each pixel the mean of the 2×2 (or, at an odd last row or
-    /// column, 2 or 1) pixels it covers, rounded — `tiler slice`'s halving.
+    /// This image shrunk by 2 in each direction (rounding up): `tiler slice`'s halving itself (``Downsample``), each
+    /// pixel the mean of the 2×2 (or, at an odd last row or column, 2 or 1) pixels it covers, colours weighted by alpha
+    /// where there is alpha — so a lossless stored level gives the very pixels `tiler slice` gives below it.
     func halved() -> PixelBuffer {
-        let columns = StoredRegionReader.weights(count: (width + 1) / 2, start: 0, factor: 2, sourceStart: 0, sourceEnd: width)
-        let rows = StoredRegionReader.weights(count: (height + 1) / 2, start: 0, factor: 2, sourceStart: 0, sourceEnd: height)
-        return StoredRegionReader.resample(self, columns: columns, rows: rows)
+        let channels = pixelFormat.channels
+        let outWidth = (width + 1) / 2
+        let outHeight = (height + 1) / 2
+        guard width > 0, height > 0 else { return PixelBuffer(width: outWidth, height: outHeight, pixelFormat: pixelFormat, bytes: []) }
+        var out = [UInt8](repeating: 0, count: outWidth * outHeight * channels)
+        bytes.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                for y in 0..<outHeight {
+                    let top = input.baseAddress! + 2 * y * width * channels
+                    let bottom = 2 * y + 1 < height ? top + width * channels : nil
+                    Downsample.shrinkRow(top, bottom, width: width, channels: channels, into: output.baseAddress! + y * outWidth * channels)
+                }
+            }
+        }
+        return PixelBuffer(width: outWidth, height: outHeight, pixelFormat: pixelFormat, bytes: out)
     }
 
     /// The image encoded as a tile file: JPEG at `quality` for `jpg`, else PNG.

@@ -22,7 +22,11 @@ enum StoredPyramids {
         guard DirectoryWalker.isTIFFFamily(path) else { return try openSlide(path: path) }
         let tiffError: TIFFPyramidError
         do {
-            return try TIFFPyramid(path: path)
+            let pyramid = try TIFFPyramid(path: path)
+            // A single-resolution Aperio slide stays OpenSlide's, as it always was (its label, macro and thumbnail
+            // are OpenSlide's anyway); other TIFFs of one small level are the TIFF source's.
+            guard pyramid.levels.count == 1, pyramid.layout == .aperio, Slide.vendor(of: path) != nil else { return pyramid }
+            tiffError = TIFFPyramidError(kind: .notPyramid, path: path, reason: "a single resolution (no reduced-resolution levels)")
         } catch {
             tiffError = error
         }

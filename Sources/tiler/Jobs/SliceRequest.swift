@@ -10,6 +10,8 @@ struct SliceRequest {
     var output: String
     var name: String?
     var container: PyramidContainer = .folder
+    /// The one file's extension as `-o` names it (`.tiff`, `.TIF`), nil for the container's own.
+    var containerExtension: String? = nil
     var bigTIFF = false
     var tileSize: Int
     var overlap: Int
@@ -64,6 +66,9 @@ struct SliceRequest {
         options.threads = threads
         options.force = force
         options.container = container
+        options.containerExtension = containerExtension
+        // Kept numbers are not sRGB's: the TIFF is left untagged, as the folder layout's tiles are.
+        options.tagsSRGB = decodeOptions.colour != .keep
         options.bigTIFF = bigTIFF
         options.progressInterval = 0.1
         let created = try OutputFolder.create(output)

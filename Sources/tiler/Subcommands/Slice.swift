@@ -101,19 +101,21 @@ struct Slice: ParsableCommand {
     }
 
     /// The folder, name and container `-o`, `--name` and `--container` ask for.
-    var destination: (folder: String, name: String?, container: PyramidContainer) {
+    var destination: (folder: String, name: String?, container: PyramidContainer, fileExtension: String?) {
         if let implied = PyramidContainer.implied(byOutput: output) {
             let url = URL(fileURLWithPath: output)
-            return (url.deletingLastPathComponent().path, url.deletingPathExtension().lastPathComponent, implied)
+            // The extension as given (`.tiff`, `.TIF`): the file written, or replaced with --force, is the one named.
+            return (url.deletingLastPathComponent().path, url.deletingPathExtension().lastPathComponent, implied, "." + url.pathExtension)
         }
-        return (output, name, container.flatMap(PyramidContainer.init(rawValue:)) ?? .folder)
+        return (output, name, container.flatMap(PyramidContainer.init(rawValue:)) ?? .folder, nil)
     }
 
     func run() throws {
         let destination = destination
         if let name = destination.name { try SliceRequest.validate(name: name) }
         let request = SliceRequest(
-            input: input, output: destination.folder, name: destination.name, container: destination.container, bigTIFF: bigtiff, tileSize: tileSize,
+            input: input, output: destination.folder, name: destination.name, container: destination.container,
+            containerExtension: destination.fileExtension, bigTIFF: bigtiff, tileSize: tileSize,
             overlap: overlap,
             format: format, quality: quality,
             pngLevel: pngLevel, optimizeHuffman: optimizeHuffman, lossless: lossless,
