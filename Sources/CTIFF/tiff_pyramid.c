@@ -124,6 +124,7 @@ static int tiler_tiff_pyramid_scan(tiler_tiff_pyramid *p, char *message, size_t 
 int tiler_tiff_pyramid_open(int fd, tiler_tiff_pyramid **out, char *message, size_t capacity) {
     *out = NULL;
     tiler_tiff_say(message, capacity, "%s", "");
+    tiler_tiff_route_stray_messages();
     tiler_tiff_pyramid *p = calloc(1, sizeof *p);
     if (p == NULL) {
         close(fd);

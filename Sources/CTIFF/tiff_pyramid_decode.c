@@ -100,9 +100,14 @@ int tiler_tiff_pyramid_decode_tile(tiler_tiff_pyramid *p, int level, int column,
     } else {
         h->error[0] = 0;
         h->damage[0] = 0;
+        (void)tiler_tiff_take_stray_error();
         int decoded = TIFFReadFromUserBuffer(h->tif, index, data, (tmsize_t)count, dst, (tmsize_t)L->decoded_bytes);
-        if (!decoded || h->error[0] != 0 || h->damage[0] != 0) {
-            const char *why = h->error[0] != 0 ? h->error : h->damage[0] != 0 ? h->damage : "libtiff could not decode it";
+        const char *stray = tiler_tiff_take_stray_error();
+        if (!decoded || h->error[0] != 0 || h->damage[0] != 0 || stray[0] != 0) {
+            const char *why = h->error[0] != 0    ? h->error
+                              : h->damage[0] != 0 ? h->damage
+                              : stray[0] != 0     ? stray
+                                                  : "libtiff could not decode it";
             tiler_tiff_say(message, capacity_message, "tile (%d, %d) of level %d is damaged: %s", column, row, level, why);
             h->level = -1;
             code = TILER_TIFF_ERR_CORRUPT;

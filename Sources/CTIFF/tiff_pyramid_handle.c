@@ -134,20 +134,52 @@ int tiler_tiff_handle_open(tiler_tiff_handle *h) {
     return h->tif != NULL ? 0 : -1;
 }
 
-/* ---- Stray messages: what would have reached libtiff's process-wide handlers ---- */
+/* ---- Stray messages: what reaches libtiff's process-wide handlers ----
+ * Some of libtiff 4.5's codecs (ZIPDecode, the JPEG codec's libjpeg messages, TIFFFillTile) and OpenSlide's own libtiff
+ * handles report through the process-wide handlers, which print to stderr by default: a line no log format or rate
+ * limit governs, on every failed read a client can ask for. They are counted instead, and an error's text is kept for
+ * the thread it happened on, so the call that failed can say why in its own one-line error. */
 
 static atomic_long tiler_tiff_stray_count;
+static _Thread_local char tiler_tiff_stray_error[256];
+static pthread_once_t tiler_tiff_stray_once = PTHREAD_ONCE_INIT;
 
-static void tiler_tiff_count_stray(const char *module, const char *format, va_list ap) {
+static void tiler_tiff_keep_stray_error(const char *module, const char *format, va_list ap) {
+    atomic_fetch_add(&tiler_tiff_stray_count, 1);
+    if (tiler_tiff_stray_error[0] != 0) return;
+    char text[200];
+    vsnprintf(text, sizeof text, format, ap);
+    if (module != NULL && module[0] != 0 && strstr(text, module) == NULL) {
+        snprintf(tiler_tiff_stray_error, sizeof tiler_tiff_stray_error, "%s: %s", module, text);
+    } else {
+        snprintf(tiler_tiff_stray_error, sizeof tiler_tiff_stray_error, "%s", text);
+    }
+    for (char *c = tiler_tiff_stray_error; *c != 0; c++) {
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    }
+}
+
+static void tiler_tiff_count_stray_warning(const char *module, const char *format, va_list ap) {
     (void)module;
     (void)format;
     (void)ap;
     atomic_fetch_add(&tiler_tiff_stray_count, 1);
 }
 
-void tiler_tiff_count_stray_messages(void) {
-    TIFFSetErrorHandler(tiler_tiff_count_stray);
-    TIFFSetWarningHandler(tiler_tiff_count_stray);
+static void tiler_tiff_install_stray_handlers_once(void) {
+    TIFFSetErrorHandler(tiler_tiff_keep_stray_error);
+    TIFFSetWarningHandler(tiler_tiff_count_stray_warning);
 }
 
+void tiler_tiff_route_stray_messages(void) { pthread_once(&tiler_tiff_stray_once, tiler_tiff_install_stray_handlers_once); }
+
+void tiler_tiff_count_stray_messages(void) { tiler_tiff_route_stray_messages(); }
+
 long tiler_tiff_stray_messages(void) { return atomic_load(&tiler_tiff_stray_count); }
+
+const char *tiler_tiff_take_stray_error(void) {
+    static _Thread_local char taken[256];
+    snprintf(taken, sizeof taken, "%s", tiler_tiff_stray_error);
+    tiler_tiff_stray_error[0] = 0;
+    return taken;
+}

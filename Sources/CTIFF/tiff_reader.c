@@ -24,10 +24,7 @@
 
 static pthread_once_t tiler_tiff_silence_once = PTHREAD_ONCE_INIT;
 
-static void tiler_tiff_silence_globals(void) {
-    TIFFSetErrorHandler(NULL);
-    TIFFSetWarningHandler(NULL);
-}
+static void tiler_tiff_silence_globals(void) { tiler_tiff_route_stray_messages(); }
 
 void tiler_tiff_fail(tiler_tiff_reader *r, int code, const char *format, ...) {
     if (r->code != TILER_TIFF_OK) return;

@@ -1,4 +1,5 @@
 import COpenSlide
+import CTIFF
 
 /// A whole-slide image open through OpenSlide (Aperio, Hamamatsu, MIRAX, Leica, Philips, Ventana, Sakura, generic
 /// tiled TIFF): its levels, properties and associated images, and any region as straight RGB.
@@ -34,7 +35,8 @@ public final class Slide: Sendable {
     /// OpenSlide's name for the format of the file at `path`, or nil when it recognises none. Reads the file's header
     /// (and, for multi-file formats, its key file).
     public static func vendor(of path: String) -> String? {
-        tiler_slide_detect_vendor(path).map { String(cString: $0) }
+        tiler_tiff_route_stray_messages()
+        return tiler_slide_detect_vendor(path).map { String(cString: $0) }
     }
 
     /// Opens the slide at `path` and reads its levels, properties and the names of its associated images.
@@ -43,6 +45,8 @@ public final class Slide: Sendable {
     ///   but fails (OpenSlide's message as the reason).
     public init(path: String) throws(SlideError) {
         self.path = path
+        // OpenSlide's libtiff handles report through libtiff's process-wide handlers: counted, never printed.
+        tiler_tiff_route_stray_messages()
         guard let vendor = Self.vendor(of: path) else { throw SlideError(kind: .notASlide, path: path, reason: "not a slide OpenSlide reads") }
         guard let opened = tiler_slide_open(path) else { throw SlideError(kind: .notASlide, path: path, reason: "not a slide OpenSlide reads") }
         if let message = tiler_slide_error(opened) {

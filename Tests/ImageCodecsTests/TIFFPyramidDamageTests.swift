@@ -153,6 +153,24 @@ import Testing
         #expect(error?.reason.contains("changed since it was opened") == true, "\(String(describing: error))")
     }
 
+    /// A Deflate tile whose data is zeros: libtiff's ZIP codec reports through the process-wide handlers (bypassing
+    /// the handle's), which now print nothing; the failed read says libtiff's reason in its own one-line error.
+    @Test func aDamagedDeflateTileFailsWithLibtiffsReasonAndPrintsNothing() throws {
+        let directory = try TemporaryDirectory()
+        var bytes = TIFFBytes(try PyramidFixtures.shared().bytes("vips-deflate-512.tif"))
+        let ifd = bytes.chain[0]
+        let (offset, count) = (bytes.long(324, 1, in: ifd), bytes.long(325, 1, in: ifd))
+        for k in 0..<count { bytes.bytes[offset + k] = 0 }
+        let path = try directory.write(bytes.bytes, to: "zeroed.tif")
+        let pyramid = try TIFFPyramid(path: path)
+        // Entry 1 of TileOffsets: tile (1, 0).
+        let error = pyramidError { _ = try pyramid.decodeTile(level: 0, column: 1, row: 0) }
+        #expect(error?.kind == .damaged)
+        #expect(error?.reason.hasPrefix("tile (1, 0) of level 0 is damaged: ZIPDecode") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("\n") == false)
+        _ = try pyramid.decodeTile(level: 0, column: 0, row: 0)
+    }
+
     /// libtiff's process-wide handlers (which print to stderr by default) never see a message from the damage above.
     @Test func nothingReachesLibtiffsGlobalHandlers() throws {
         // The row reader silences the process-wide handlers once; let that happen first, then count what arrives.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import tiler
@@ -206,8 +207,48 @@ import Testing
         }
         server.stop()
         #expect(statuses == [500], "\(statuses)")
-        let failures = server.stderr.split(separator: "\n").filter { $0.contains("Rendering a IIIF image failed") }
+        let failures = server.stderr.split(separator: "\n").filter { $0.contains("Rendering a IIIF image of pic failed") }
         #expect(failures.count == 1, "20 failures in a loop, at most one line per 10 s: \(server.stderr)")
+    }
+
+    /// libtiff's messages that bypass a handle's own handlers (its ZIP codec, OpenSlide's libtiff handles) reach stderr
+    /// only as the server's own log records: with `--log-format json`, every stderr line is JSON.
+    @Test func libraryMessagesNeverReachStderrOutsideTheLog() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let root = fixtures.path("root")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        // A two-level Deflate TIFF whose tile (1, 0) of the full resolution is zeros.
+        let script = """
+            import sys, numpy, tifffile
+            image = (numpy.arange(512 * 512 * 3) % 251).astype(numpy.uint8).reshape(512, 512, 3)
+            with tifffile.TiffWriter(sys.argv[1]) as tiff:
+                tiff.write(image, tile=(256, 256), compression="zlib", photometric="rgb")
+                tiff.write(image[::2, ::2], tile=(256, 256), compression="zlib", photometric="rgb", subfiletype=1)
+            with tifffile.TiffFile(sys.argv[1]) as tiff:
+                page = tiff.pages[0]
+                offset, count = page.dataoffsets[1], page.databytecounts[1]
+            with open(sys.argv[1], "r+b") as f:
+                f.seek(offset)
+                f.write(bytes(count))
+            """
+        let made = try ExternalTool.run("/usr/bin/python3", ["-c", script, root + "/zeroed.tif"])
+        #expect(made.status == 0, "\(made.output)")
+        let environment = ProcessInfo.processInfo.environment
+        let slides = (environment["TILER_SLIDE_FIXTURES"] ?? NSHomeDirectory() + "/.cache/tiler/openslide-python-1.2.0") + "/tests"
+        try FileManager.default.copyItem(atPath: slides + "/unreadable.svs", toPath: root + "/unreadable.svs")
+        let server = try Running(["serve", root, "--port", "0", "--log-format", "json"])
+        defer { server.stop() }
+        var statuses: [Int] = []
+        for _ in 0..<3 {
+            statuses.append(try ServeReSliceTests.get(server.base + "/images/zeroed_files/9/1_0.jpg").status)
+            statuses.append(try ServeReSliceTests.get(server.base + "/api/images/unreadable/associated/thumbnail").status)
+        }
+        server.stop()
+        #expect(statuses == [500, 500, 500, 500, 500, 500], "\(statuses)")
+        let lines = server.stderr.split(separator: "\n")
+        #expect(!lines.isEmpty && lines.allSatisfy { $0.hasPrefix("{") }, "\(server.stderr)")
+        #expect(server.stderr.contains("ZIPDecode"), "the failure's own reason, in a record: \(server.stderr)")
     }
 
     @Test func sighupRescansAndKeepsServing() throws {

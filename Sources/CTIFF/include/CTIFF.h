@@ -263,10 +263,15 @@ int tiler_tiff_pyramid_decode_tile(tiler_tiff_pyramid *pyramid, int level, int c
 void tiler_tiff_pyramid_destroy(tiler_tiff_pyramid *pyramid);
 
 /*
- * Messages that reached libtiff's process-wide handlers, which every CTIFF handle bypasses (so the count stays 0 unless
- * a message escaped). tiler_tiff_count_stray_messages installs the counting handlers (for tests; they print nothing).
+ * Messages that reach libtiff's process-wide handlers: those of the few codecs that bypass a handle's own handlers, and
+ * OpenSlide's libtiff handles. tiler_tiff_route_stray_messages installs (once, for the process) handlers that print
+ * nothing: they count every message and keep an error's text for the thread it happened on, which
+ * tiler_tiff_take_stray_error returns (and clears; "" when none). Every CTIFF open and every slide open installs them.
+ * tiler_tiff_count_stray_messages is the same installation, for tests that count.
  */
+void tiler_tiff_route_stray_messages(void);
 void tiler_tiff_count_stray_messages(void);
 long tiler_tiff_stray_messages(void);
+const char *tiler_tiff_take_stray_error(void);
 
 #endif

@@ -73,7 +73,7 @@ extension Router {
                     deliver(.error(RequestError(status: .serviceUnavailable, message: "the server is shutting down")))
                 case .failure(let error):
                     reservation.release()
-                    failures.note("Rendering a IIIF image of \(image.name) failed: \(error)")
+                    failures.note("Rendering a IIIF image of \(image.name) failed: \(error)", key: image.name)
                     deliver(.error(RequestError(status: .internalServerError, message: "the image could not be rendered")))
                 }
             }

@@ -11,10 +11,14 @@ final class OccasionalLog: Sendable {
         var suppressed = 0
     }
 
+    /// The most keys remembered apart (see ``note(_:key:)``); past it they are forgotten and start afresh.
+    static let keyCapacity = 256
+
     private let logger: Logger
     private let level: Logger.Level
     private let interval: TimeAmount
     private let state = Mutex(State())
+    private let keyed = Mutex<[String: State]>([:])
 
     /// Creates a log writing to `logger` at `level`, at most one line per `interval`.
     init(logger: Logger, level: Logger.Level = .warning, interval: TimeAmount = .seconds(10)) {
@@ -40,6 +44,27 @@ final class OccasionalLog: Sendable {
                 state.suppressed = 0
             }
             return state.suppressed
+        }
+        guard let skipped else { return false }
+        let tail = skipped > 0 ? " (\(skipped) more since the last such line)" : ""
+        logger.log(level: level, "\(message())\(tail)")
+        return true
+    }
+
+    /// As ``note(_:)``, but at most one line per interval for each `key` (an image, a file): one failing image's
+    /// flood neither hides another's first failure nor is hidden by it. At most ``keyCapacity`` keys are remembered.
+    @discardableResult
+    func note(_ message: @autoclosure () -> String, key: String) -> Bool {
+        let now = NIODeadline.now()
+        let skipped: Int? = keyed.withLock { states in
+            if let last = states[key]?.lastLine, now - last < interval {
+                states[key]?.suppressed += 1
+                return nil
+            }
+            if states[key] == nil && states.count >= Self.keyCapacity { states.removeAll(keepingCapacity: true) }
+            let skipped = states[key]?.suppressed ?? 0
+            states[key] = State(lastLine: now, suppressed: 0)
+            return skipped
         }
         guard let skipped else { return false }
         let tail = skipped > 0 ? " (\(skipped) more since the last such line)" : ""

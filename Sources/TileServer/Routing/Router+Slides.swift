@@ -50,7 +50,7 @@ extension Router {
                 case .success(let bytes):
                     deliver(.file(LoadedFile(bytes: bytes, etag: etag), profile: profile, extraHeaders: nil))
                 case .failure(let error):
-                    services.readFailures.note("Reading \(kind) of \(image.name) failed: \(error)")
+                    services.readFailures.note("Reading \(kind) of \(image.name) failed: \(error)", key: image.name)
                     deliver(.error(RequestError(status: .internalServerError, message: "the \(kind) image could not be read")))
                 }
             })

@@ -196,7 +196,9 @@ struct Router {
             return .error(
                 RequestError(status: .serviceUnavailable, message: "\(error); retry shortly"), extraHeaders: "Retry-After: 1\r\n", close: false)
         case .failure(let error):
-            services.readFailures.note("Reading a file failed: \(error)")
+            // Failures name their file first: one line per file and interval, so each failing file is named.
+            let text = String(describing: error)
+            services.readFailures.note("Reading a file failed: \(text)", key: String(text.prefix { $0 != ":" }))
             let status: HTTPStatus = error is CancellationError ? .serviceUnavailable : .internalServerError
             return .error(RequestError(status: status, message: "the file could not be read"))
         }
