@@ -35,7 +35,9 @@ import TileGeometry
         try await Self.withServer { connection, _ in
             let images = connection.runtime.context.catalog.images
             #expect(
-                images.map(\.name).sorted() == ["alpha", "boxes", "labelled", "mirax/slide", "planes", "pyramid", "small", "unreadable", "vms/slide"])
+                images.map(\.name).sorted() == [
+                    "alpha", "boxes", "icc", "labelled", "mirax/slide", "planes", "pyramid", "small", "unreadable", "vms/slide",
+                ])
             #expect(Self.slide(connection, "pyramid") == nil, "the TIFF source serves a multi-level Aperio SVS")
             #expect(Self.slide(connection, "boxes") == nil, "the TIFF source serves the generic TIFF it reads")
             #expect(Self.slide(connection, "small")?.vendor == "aperio", "a single-resolution Aperio slide goes to OpenSlide")
@@ -245,7 +247,7 @@ import TileGeometry
             }
             let good = try await Self.get(connection, "/images/small_files/4/0_0.jpg")
             #expect(good.status == 200)
-            #expect(connection.runtime.context.catalog.images.count == 9)
+            #expect(connection.runtime.context.catalog.images.count == 10)
         }
     }
 
@@ -262,6 +264,23 @@ import TileGeometry
             #expect(try await Self.get(connection, "/images/small_files/4/0_0.jpg").status == 200)
             try FileManager.default.moveItem(atPath: kept, toPath: jpeg)
             #expect(try await Self.get(connection, "/images/vms/slide_files/10/3_2.jpg").status == 200, "opened again once it is back")
+        }
+    }
+
+    /// A TIFF-based slide's ICC profile (which OpenSlide 3.4 ignores) converts its tiles to sRGB, as `tiler slice`
+    /// converts the same file: icc.svs is (220, 40, 40) under a profile that swaps red and green.
+    @Test func aSlidesICCProfileIsHonouredAsSlicingHonoursIt() async throws {
+        try await Self.withServer { connection, fixture in
+            #expect(Self.slide(connection, "icc") != nil, "a single-resolution Aperio slide: OpenSlide's")
+            let served = try await Self.get(connection, "/images/icc_files/9/0_0.jpg")
+            #expect(served.status == 200)
+            let pixels = try decodeImage(served.bytes)
+            let sliced = try ImageDecoder.decode(path: fixture.root + "/icc.svs")
+            let expected = Array(sliced.bytes[0..<3])
+            #expect(expected[1] > 200 && expected[0] < 60, "the profile swaps red and green: \(expected)")
+            let centre = ((pixels.height / 2) * pixels.width + pixels.width / 2) * 3
+            let got = Array(pixels.bytes[centre..<centre + 3])
+            #expect(zip(got, expected).allSatisfy { abs(Int($0) - Int($1)) <= 3 }, "served \(got), sliced \(expected)")
         }
     }
 

@@ -57,6 +57,7 @@ final class SlidePyramid: StoredPyramid {
         background = slide.background
         jpegGrid = slide.vendor == "hamamatsu" ? RestartJPEGGrid(vmsPath: path, levels: slide.levels, properties: slide.properties) : nil
         associatedImages = slide.associatedImages
+        colourProfile = DirectoryWalker.isTIFFFamily(path) ? (try? ImageDecoder.readHeader(path: path))?.iccProfile : nil
         facts = ImageFacts(vendor: slide.vendor, properties: slide.properties, associated: Array(slide.associatedImages.keys))
         self.handles = handles
         self.blocks = blocks
@@ -66,7 +67,9 @@ final class SlidePyramid: StoredPyramid {
 
     deinit { handles.drop(id) }
 
-    var colourProfile: [UInt8]? { nil }
+    /// A TIFF-based slide's ICC profile (its first image's `ICCProfile` tag; OpenSlide 3.4 has no call for it), so its
+    /// tiles are converted to sRGB as `tiler slice` converts the same file's; nil for other formats.
+    let colourProfile: [UInt8]?
 
     /// The open handle, opened again if it was closed.
     ///

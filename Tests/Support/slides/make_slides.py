@@ -13,6 +13,8 @@
   slide: the rest is transparent, shown in IMAGE_FILL_COLOR_BGR, a dark blue), three levels, 1024 x 1024 pixels;
 - pyramid.svs: an Aperio SVS of two resolutions (tifffile, Deflate) with a thumbnail, a label and a macro image: the TIFF
   source serves its tiles, OpenSlide its label and macro;
+- icc.svs: an Aperio SVS of one resolution, one colour (220, 40, 40), tagged with colord's SwappedRedAndGreen.icc
+  (OpenSlide reads it, and ignores the profile);
 - labelled.svs: an Aperio SVS of one resolution (tifffile, Deflate) with a thumbnail, a label and a macro image, laid
   out as OpenSlide's Aperio page describes (the label and macro named on their description's second line).
 
@@ -195,6 +197,17 @@ def write_aperio_pyramid(path, whole):
             subfiletype=9)
 
 
+def write_icc_svs(path):
+    description = "Aperio Image Library v11.2.1\r\n512x384 (256x256) -|AppMag = 20|MPP = 0.5000"
+    with open("/usr/share/color/icc/colord/SwappedRedAndGreen.icc", "rb") as f:
+        profile = f.read()
+    solid = numpy.zeros((384, 512, 3), numpy.uint8)
+    solid[...] = (220, 40, 40)
+    with tifffile.TiffWriter(path) as tiff:
+        tiff.write(solid, tile=(256, 256), compression="zlib", photometric="rgb", description=description, metadata=None,
+                   extratags=[(34675, 7, len(profile), profile, True)])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -211,6 +224,7 @@ def main():
     write_planes_tiff(os.path.join(out, "alpha.tiff"), picture(512, 512, 15), Image.fromarray(ramp, "L"))
     write_labelled_svs(os.path.join(out, "labelled.svs"), picture(700, 500, 9))
     write_aperio_pyramid(os.path.join(out, "pyramid.svs"), picture(2048, 1536, 21))
+    write_icc_svs(os.path.join(out, "icc.svs"))
     write_mirax(os.path.join(out, "mirax"))
 
 
