@@ -328,6 +328,22 @@ import TileGeometry
         }
     }
 
+    /// A file a slide is read from that is not a regular file (a FIFO, which would hold OpenSlide's open(2) and the scan
+    /// for ever) keeps the slide from being opened; the scan goes on and the rest is served.
+    @Test func aSlideWithAFIFOAmongItsFilesIsRefusedWithoutHanging() async throws {
+        try await Self.withServer { connection, fixture in
+            let catalog = connection.runtime.context.catalog
+            try FileManager.default.createDirectory(atPath: fixture.root + "/fifo", withIntermediateDirectories: true)
+            for name in try FileManager.default.contentsOfDirectory(atPath: fixture.root + "/vms") where name != "slide(1,1).jpg" {
+                try FileManager.default.copyItem(atPath: fixture.root + "/vms/" + name, toPath: fixture.root + "/fifo/" + name)
+            }
+            #expect(mkfifo(fixture.root + "/fifo/slide(1,1).jpg", 0o644) == 0)
+            catalog.rescan()
+            let served = catalog.images.map(\.name)
+            #expect(!served.contains("fifo/slide") && served.contains("vms/slide"), "\(served)")
+        }
+    }
+
     // OpenSlide opens a VMS's JPEGs by name on every read: a JPEG replaced under an open handle would be read as part of
     // the slide first opened, its pixels served under the old version.
     @Test func aCompanionFileReplacedWhileServedIsNoticed() async throws {

@@ -80,6 +80,18 @@ import Testing
         #expect(entries(fixtures.path("out")) == ["a.tiff", "b.TIF", "c.SZI"], "replaced, not written beside")
     }
 
+    /// A name is letters and digits of any script: `-o café.szi` is written; one `-o` names badly is refused naming `-o`.
+    @Test func namesInAnyScriptAndRefusalsNameTheirSource() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let input = try fixtures.image("photo.jpg", width: 100, height: 80, format: .jpeg())
+        let cafe = try TilerProcess.run(["slice", input, "-o", fixtures.path("out/caf\u{E9}.szi"), "--quiet"])
+        #expect(cafe.status == 0, "\(cafe.stderr)")
+        #expect(entries(fixtures.path("out")) == ["caf\u{E9}.szi"])
+        let spaced = try TilerProcess.run(["slice", input, "-o", fixtures.path("out/a b.szi"), "--quiet"])
+        #expect(spaced.status != 0 && spaced.stderr.contains("-o ") && spaced.stderr.contains("names the pyramid 'a b'"), "\(spaced.stderr)")
+    }
+
     /// A TIFF records sRGB's profile only when its tiles are sRGB: with `--keep-colour` the source's numbers are kept,
     /// and the file is untagged, as the folder layout's tiles are.
     @Test func keptColourLeavesTheTIFFUntagged() throws {

@@ -31,7 +31,13 @@ extension Router {
             return accessTokenResponse(query: query, exchange: exchange)
         case .probe(let identifier):
             exchange.route = .iiifInfo
-            guard catalog.image(named: identifier) != nil || !grant.isOpen else { return .error(.notFound("no image named \(identifier)")) }
+            guard catalog.image(named: identifier) != nil else {
+                guard !grant.isOpen else { return .error(.notFound("no image named \(identifier)")) }
+                // Granted, but there is no such image: what the client would meet asking for it (the token may know).
+                return .body(
+                    status: .notFound, headerLines: services.blocks.jsonPrivate.headerLines, extraHeaders: "",
+                    body: ByteBuffer(string: IIIFAuth.probeResult(status: 404)))
+            }
             return .body(
                 status: .ok, headerLines: services.blocks.jsonPrivate.headerLines, extraHeaders: "",
                 body: ByteBuffer(string: IIIFAuth.probeResult(status: 200)))

@@ -11,6 +11,9 @@ struct SlideCompanions: Sendable, Equatable {
     /// Whether the slide names a file by a path rather than a name beside it (`../x.jpg`, `/etc/x`): OpenSlide would
     /// open it wherever it leads, so such a slide is not served.
     let namesOtherFolders: Bool
+    /// Whether one of the files it is read from is there but not a regular file (a FIFO would hold OpenSlide's open(2)
+    /// — and the scan — for ever), so the slide is not opened.
+    let hasIrregularFile: Bool
 
     /// The companions of the slide at `path` in OpenSlide format `vendor`, as they are now. Reads the key file of a
     /// VMS or VMU (at most 64 KiB, as OpenSlide) or lists a MIRAX folder. O(companions) stats.
@@ -28,6 +31,28 @@ struct SlideCompanions: Sendable, Equatable {
             namesOtherFolders = false
         }
         files = paths.map { ($0, FileSignature(path: $0)) }
+        let folderEntries = vendor == "mirax" ? Self.folderEntries(String(path.dropLast(path.split(separator: "/").last.map { Self.extensionLength($0) } ?? 0))) : []
+        hasIrregularFile = (paths + folderEntries).contains { Self.isIrregular($0) }
+    }
+
+    /// Whether something is at `path` that is not a regular file (following symlinks; a folder counts for a MIRAX
+    /// folder's entries only through ``folderEntries(_:)``, which leaves folders out).
+    private static func isIrregular(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
+    }
+
+    /// Every entry directly inside `folder` but folders, sorted.
+    private static func folderEntries(_ folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name != "." && name != "..", !FileSignature.isDirectory(folder + "/" + name) else { continue }
+            names.append(folder + "/" + name)
+        }
+        return names.sorted()
     }
 
     /// Whether every companion that exists is a file inside `root` (a real path; symlinks followed).

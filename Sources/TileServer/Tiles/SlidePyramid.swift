@@ -44,10 +44,16 @@ final class SlidePyramid: StoredPyramid {
     /// - Throws: ``SlideError``.
     init(path: String, handles: SlideHandles = .shared, blocks: SlideBlockCache = .shared) throws(SlideError) {
         guard let signature = FileSignature(path: path) else { throw SlideError(kind: .changed, path: path, reason: "not a regular file") }
+        // The files beside it first: one that is not a regular file (a FIFO) would hold OpenSlide's open for ever.
+        let detected = Slide.vendor(of: path) ?? ""
+        let companions = SlideCompanions(path: path, vendor: detected)
+        guard !companions.hasIrregularFile else {
+            throw SlideError(kind: .damaged, path: path, reason: "a file it is read from is not a regular file")
+        }
         let slide = try Slide(path: path)
         self.path = path
         self.signature = signature
-        companions = SlideCompanions(path: path, vendor: slide.vendor)
+        self.companions = slide.vendor == detected ? companions : SlideCompanions(path: path, vendor: slide.vendor)
         vendor = slide.vendor
         levels = slide.levels
         storedLevels = slide.levels.map {

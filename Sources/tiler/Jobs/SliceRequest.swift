@@ -26,11 +26,14 @@ struct SliceRequest {
     var autorotate: Bool
     var decodeOptions: DecodeOptions
 
-    /// Pyramid names become file names: no separators, no leading dot, nothing a shell or URL trips on.
-    static func validate(name: String) throws {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.+")
-        guard !name.isEmpty, name.count <= 200, !name.hasPrefix("."), name.allSatisfy(allowed.contains) else {
-            throw ValidationError("--name must be 1–200 letters, digits, '-', '_', '.' or '+', not starting with '.': '\(name)'")
+    /// Pyramid names become file names: no separators, no leading dot, nothing a shell or URL trips on. Letters and
+    /// digits of any script (`café`, `東京`); `source` says where the name came from, for the message.
+    static func validate(name: String, source: String = "--name") throws {
+        let punctuation = Set("-_.+")
+        guard !name.isEmpty, name.count <= 200, !name.hasPrefix("."),
+            name.allSatisfy({ ($0.isLetter || $0.isNumber) && !$0.isWhitespace || punctuation.contains($0) })
+        else {
+            throw ValidationError("\(source) names the pyramid '\(name)': a name must be 1–200 letters, digits, '-', '_', '.' or '+', not starting with '.'")
         }
     }
 
@@ -40,7 +43,7 @@ struct SliceRequest {
         let base = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
         let cleaned = String(base.map { Set("/\\ ?#%\"'<>").contains($0) ? "_" : $0 })
         let result = cleaned.hasPrefix(".") ? "_" + cleaned.dropFirst() : cleaned
-        try Self.validate(name: result.isEmpty ? "image" : result)
+        try Self.validate(name: result.isEmpty ? "image" : result, source: "the input's file name")
         return result.isEmpty ? "image" : result
     }
 

@@ -112,7 +112,7 @@ struct Slice: ParsableCommand {
 
     func run() throws {
         let destination = destination
-        if let name = destination.name { try SliceRequest.validate(name: name) }
+        if let name = destination.name { try SliceRequest.validate(name: name, source: self.name == nil ? "-o \(output)" : "--name") }
         let request = SliceRequest(
             input: input, output: destination.folder, name: destination.name, container: destination.container,
             containerExtension: destination.fileExtension, bigTIFF: bigtiff, tileSize: tileSize,

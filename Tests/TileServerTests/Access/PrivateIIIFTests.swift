@@ -54,6 +54,12 @@ import Testing
                 let body = try granted.json() as? [String: Any]
                 #expect(granted.status == 200 && body?["status"] as? Int == 200)
             }
+            // A name the token grants but no image has: the probe says what asking for it would meet.
+            let missing = try fetch(server, "/iiif/3/a%2Fnobody/probe", headers: Self.bearer(token))
+            let missingBody = try missing.json() as? [String: Any]
+            #expect(missing.status == 404 && missingBody?["status"] as? Int == 404)
+            let unseen = try fetch(server, "/iiif/3/a%2Fnobody/probe")
+            #expect(unseen.status == 401, "without a token, as for a known name")
             // A stored tile (the fixture's tiles are not images, so nothing is rendered).
             let image = "/iiif/3/a%2Fone/0,0,256,256/256,/0/default.jpg"
             #expect(try fetch(server, image).status == 401)
