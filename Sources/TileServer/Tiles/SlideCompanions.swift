@@ -31,7 +31,8 @@ struct SlideCompanions: Sendable, Equatable {
             namesOtherFolders = false
         }
         files = paths.map { ($0, FileSignature(path: $0)) }
-        let folderEntries = vendor == "mirax" ? Self.folderEntries(String(path.dropLast(path.split(separator: "/").last.map { Self.extensionLength($0) } ?? 0))) : []
+        let folderEntries =
+            vendor == "mirax" ? Self.folderEntries(String(path.dropLast(path.split(separator: "/").last.map { Self.extensionLength($0) } ?? 0))) : []
         hasIrregularFile = (paths + folderEntries).contains { Self.isIrregular($0) }
     }
 

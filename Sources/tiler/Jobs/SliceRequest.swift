@@ -33,7 +33,8 @@ struct SliceRequest {
         guard !name.isEmpty, name.count <= 200, !name.hasPrefix("."),
             name.allSatisfy({ ($0.isLetter || $0.isNumber) && !$0.isWhitespace || punctuation.contains($0) })
         else {
-            throw ValidationError("\(source) names the pyramid '\(name)': a name must be 1–200 letters, digits, '-', '_', '.' or '+', not starting with '.'")
+            throw ValidationError(
+                "\(source) names the pyramid '\(name)': a name must be 1–200 letters, digits, '-', '_', '.' or '+', not starting with '.'")
         }
     }
 
