@@ -95,11 +95,12 @@ class ScaleBarAppTests(ViewerTestCase):
     def test_slides_show_a_scale_bar_and_their_label_in_the_picker(self):
         b = self.browser
         self.open_app("")
-        b.wait(lambda: b.js("return document.querySelectorAll('.card').length === 5"), "the five slides listed")
+        b.wait(lambda: b.js("return document.querySelectorAll('.card').length === 7"), "the seven slides listed")
         labels = b.js("return [...document.querySelectorAll('.card')].map(c => [c.querySelector('.name').textContent,"
                       " c.querySelector('img.slide-label')?.getAttribute('src') ?? null])")
         self.assertEqual(dict(labels)["labelled"], "/api/images/labelled/associated/label")
-        self.assertEqual([name for name, src in labels if src], ["labelled"], "only slides with a label show one")
+        self.assertEqual(dict(labels)["pyramid"], "/api/images/pyramid/associated/label", "a multi-level Aperio SVS's too")
+        self.assertEqual(sorted(name for name, src in labels if src), ["labelled", "pyramid"], "only slides with a label show one")
         b.wait(lambda: b.js("const i = document.querySelector('img.slide-label'); return i.complete && i.naturalWidth === 240"), "the label image")
 
         self.open_app("#image=vms/slide")
@@ -116,7 +117,7 @@ class ScaleBarAppTests(ViewerTestCase):
         self.assertEqual(b.js(v + "return [v.hasAttribute('scalebar'), v.micronsPerPixel]"), [True, 0.25])
         self.assertFalse(b.js(v + BAR + "return b.hidden"))
 
-        self.open_app("#image=planes")
+        self.open_app("#image=alpha")
         b.wait_complete()
         self.assertEqual(b.js(v + BAR + "return [v.hasAttribute('scalebar'), v.micronsPerPixel, b.hidden]"), [False, None, True],
                          "no physical size, no scale bar")
