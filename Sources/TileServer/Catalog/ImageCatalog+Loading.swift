@@ -1,4 +1,3 @@
-import Glibc
 import ImageCodecs
 import TileGeometry
 
@@ -188,18 +187,7 @@ extension ImageCatalog {
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         var folders = [folder]
         if path[path.index(after: dot)...].lowercased() == "mrxs" { folders.append(String(path[..<dot])) }
-        var stamp: [FileSignature] = []
-        for folder in folders {
-            guard let directory = opendir(folder) else { continue }
-            defer { closedir(directory) }
-            var names: [String] = []
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." { names.append(name) }
-            }
-            stamp += names.sorted().compactMap { FileSignature(path: folder + "/" + $0) }
-        }
-        return stamp
+        return folders.flatMap { SlideCompanions.entryPaths($0).compactMap(FileSignature.init(path:)) }
     }
 }
 

@@ -45,15 +45,20 @@ struct SlideCompanions: Sendable, Equatable {
 
     /// Every entry directly inside `folder` but folders, sorted.
     private static func folderEntries(_ folder: String) -> [String] {
+        entryPaths(folder).filter { !FileSignature.isDirectory($0) }
+    }
+
+    /// The paths of the entries directly inside `folder` (not `.` and `..`), sorted by name; none when it cannot be
+    /// listed. One directory read.
+    static func entryPaths(_ folder: String) -> [String] {
         guard let directory = opendir(folder) else { return [] }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name != "." && name != "..", !FileSignature.isDirectory(folder + "/" + name) else { continue }
-            names.append(folder + "/" + name)
+            if name != "." && name != ".." { names.append(name) }
         }
-        return names.sorted()
+        return names.sorted().map { folder + "/" + $0 }
     }
 
     /// Whether every companion that exists is a file inside `root` (a real path; symlinks followed).
@@ -115,15 +120,7 @@ struct SlideCompanions: Sendable, Equatable {
 
     /// The regular files directly inside `folder`, sorted.
     private static func folderFiles(_ folder: String) -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name != "." && name != ".." else { continue }
-            if FileSignature(path: folder + "/" + name) != nil { names.append(folder + "/" + name) }
-        }
-        return names.sorted()
+        entryPaths(folder).filter { FileSignature(path: $0) != nil }
     }
 
     /// The length of `name`'s extension with its dot (0 when it has none).
