@@ -3,9 +3,9 @@
  *
  * Why a shim: libtiff's default handlers print to stderr, and its decoding loops are C. Each reader
  * is opened with its own error and warning handlers (TIFFOpenOptions, libtiff 4.5) that collect the
- * first error into r->message; the process-wide handlers are silenced once. Rows come out as 8-bit
- * gray, gray+alpha, RGB or RGBA, top to bottom as stored, by one of four paths (tiler_tiff_header.path):
- * contiguous strips one decoded scanline at a time (memory O(width), whatever RowsPerStrip says),
+ * first error into r->message; the process-wide handlers print nothing (tiler_tiff_route_stray_messages).
+ * Rows come out as 8-bit gray, gray+alpha, RGB or RGBA, top to bottom as stored, by one of four paths
+ * (tiler_tiff_header.path): contiguous strips one decoded scanline at a time (memory O(width), whatever RowsPerStrip says),
  * separate planes one strip of every plane at a time, tiled images one row of tiles at a time
  * (tile height × width × samples), and libtiff's RGBA interface for photometrics it alone converts.
  */
@@ -21,10 +21,6 @@
 #include <unistd.h>
 
 #define TILER_TIFF_MAX_WARNINGS 100
-
-static pthread_once_t tiler_tiff_silence_once = PTHREAD_ONCE_INIT;
-
-static void tiler_tiff_silence_globals(void) { tiler_tiff_route_stray_messages(); }
 
 void tiler_tiff_fail(tiler_tiff_reader *r, int code, const char *format, ...) {
     if (r->code != TILER_TIFF_OK) return;
@@ -91,7 +87,7 @@ void tiler_tiff_warn(tiler_tiff_reader *r, const char *format, ...) {
 }
 
 tiler_tiff_reader *tiler_tiff_reader_create(int fd, int lenient, tiler_tiff_warning_fn warn, void *warn_context) {
-    pthread_once(&tiler_tiff_silence_once, tiler_tiff_silence_globals);
+    tiler_tiff_route_stray_messages();
     tiler_tiff_reader *r = calloc(1, sizeof *r);
     if (r == NULL) return NULL;
     r->lenient = lenient;

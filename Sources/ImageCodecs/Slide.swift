@@ -35,6 +35,8 @@ public final class Slide: Sendable {
     /// OpenSlide's name for the format of the file at `path`, or nil when it recognises none. Reads the file's header
     /// (and, for multi-file formats, its key file).
     public static func vendor(of path: String) -> String? {
+        // OpenSlide's libtiff handles report through libtiff's process-wide handlers: counted, never printed (this
+        // comes before every OpenSlide open, which detects the vendor first).
         tiler_tiff_route_stray_messages()
         return tiler_slide_detect_vendor(path).map { String(cString: $0) }
     }
@@ -45,8 +47,6 @@ public final class Slide: Sendable {
     ///   but fails (OpenSlide's message as the reason).
     public init(path: String) throws(SlideError) {
         self.path = path
-        // OpenSlide's libtiff handles report through libtiff's process-wide handlers: counted, never printed.
-        tiler_tiff_route_stray_messages()
         guard let vendor = Self.vendor(of: path) else { throw SlideError(kind: .notASlide, path: path, reason: "not a slide OpenSlide reads") }
         guard let opened = tiler_slide_open(path) else { throw SlideError(kind: .notASlide, path: path, reason: "not a slide OpenSlide reads") }
         if let message = tiler_slide_error(opened) {

@@ -97,12 +97,19 @@ import TileGeometry
         }
     }
 
-    @Test func anArchiveTruncatedInPlaceIsNeverServedFromItsOldIndex() async throws {
+    /// ROOT holding one archive, `packed` (1024², 1000-byte tiles), served with ``smallCache(_:)``, rescanned every
+    /// `rescan` and walked whole only hourly: what an archive changed in place is checked against.
+    static func packedArchive(rescan: Duration) throws -> (PyramidFixture, ServerConfiguration) {
         let fixture = try PyramidFixture()
         try fixture.addArchive("packed", width: 1024, height: 1024, tileBytes: 1000)
-        var configuration = Self.smallCache(fixture)
-        configuration.rescanInterval = .seconds(3600)
+        var configuration = smallCache(fixture)
+        configuration.rescanInterval = rescan
         configuration.fullRescanInterval = .seconds(3600)
+        return (fixture, configuration)
+    }
+
+    @Test func anArchiveTruncatedInPlaceIsNeverServedFromItsOldIndex() async throws {
+        let (fixture, configuration) = try Self.packedArchive(rescan: .seconds(3600))
         try await withServer(fixture, configuration) { server in
             #expect(try fetch(server, "/images/packed_files/10/0_0.jpg").status == 200)
             #expect(truncate(fixture.root + "/packed.szi", 5000) == 0)
@@ -116,13 +123,9 @@ import TileGeometry
     /// An archive rewritten in place (the same inode, so its folder's time does not move) is listed afresh at the next
     /// rescan, not at the next full walk: the read that finds it changed asks for one. Full walks are an hour apart here.
     @Test func anArchiveRewrittenInPlaceIsListedAfreshAtTheNextRescan() async throws {
-        let fixture = try PyramidFixture()
-        try fixture.addArchive("packed", width: 1024, height: 1024, tileBytes: 1000)
+        let (fixture, configuration) = try Self.packedArchive(rescan: .milliseconds(100))
         let other = try PyramidFixture()
         try other.addArchive("packed", width: 1024, height: 1024, tileBytes: 1200)
-        var configuration = Self.smallCache(fixture)
-        configuration.rescanInterval = .milliseconds(100)
-        configuration.fullRescanInterval = .seconds(3600)
         try await withServer(fixture, configuration) { server in
             #expect(try fetch(server, "/images/packed_files/10/0_0.jpg").body.count == 1000)
             // Past the second in which a folder's time is too fresh to trust (such a folder is listed every scan).

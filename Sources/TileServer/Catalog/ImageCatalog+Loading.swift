@@ -35,7 +35,7 @@ extension ImageCatalog {
             return .serve(previous)
         }
         // A multi-file slide refused (a companion missing, say) is tried again once a companion's folder changes.
-        let rejection = Rejection(signature: signature, companions: found.kind == .storedPyramid ? Self.companionStamp(found.path) : [])
+        let rejection = Rejection(signature: signature, companions: found.kind == .storedPyramid ? SlideCompanions.stamp(keyFile: found.path) : [])
         if state.rejected[found.path] == rejection { return .rejected }
         do {
             let image: CatalogImage
@@ -172,23 +172,6 @@ struct ScanState {
 struct Rejection: Equatable {
     let signature: FileSignature
     let companions: [FileSignature]
-}
-
-extension ImageCatalog {
-    /// The key file extensions of slides read from several files (OpenSlide's Hamamatsu VMS and VMU, 3DHistech MIRAX).
-    static let multiFileSlideExtensions: Set<String> = ["vms", "vmu", "mrxs"]
-
-    /// For a multi-file slide's key file at `path`: the identities of the regular files in its folder and (MIRAX) in
-    /// the folder of its name, in name order; empty for any other file. One directory read and a `stat` per file.
-    static func companionStamp(_ path: String) -> [FileSignature] {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/"),
-            multiFileSlideExtensions.contains(path[path.index(after: dot)...].lowercased())
-        else { return [] }
-        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        var folders = [folder]
-        if path[path.index(after: dot)...].lowercased() == "mrxs" { folders.append(String(path[..<dot])) }
-        return folders.flatMap { SlideCompanions.entryPaths($0).compactMap(FileSignature.init(path:)) }
-    }
 }
 
 /// Why a found pyramid is not served; `permanent` ones are logged once and skipped until the file changes, at debug

@@ -34,21 +34,7 @@ final class OccasionalLog: Sendable {
     @discardableResult
     func note(_ message: @autoclosure () -> String) -> Bool {
         let now = NIODeadline.now()
-        let skipped: Int? = state.withLock { state in
-            if let last = state.lastLine, now - last < interval {
-                state.suppressed += 1
-                return nil
-            }
-            defer {
-                state.lastLine = now
-                state.suppressed = 0
-            }
-            return state.suppressed
-        }
-        guard let skipped else { return false }
-        let tail = skipped > 0 ? " (\(skipped) more since the last such line)" : ""
-        logger.log(level: level, "\(message())\(tail)")
-        return true
+        return write(message(), skipped: state.withLock { admit(&$0, now: now) })
     }
 
     /// As ``note(_:)``, but at most one line per interval for each `key` (an image, a file): one failing image's
@@ -57,15 +43,25 @@ final class OccasionalLog: Sendable {
     func note(_ message: @autoclosure () -> String, key: String) -> Bool {
         let now = NIODeadline.now()
         let skipped: Int? = keyed.withLock { states in
-            if let last = states[key]?.lastLine, now - last < interval {
-                states[key]?.suppressed += 1
-                return nil
-            }
             if states[key] == nil && states.count >= Self.keyCapacity { states.removeAll(keepingCapacity: true) }
-            let skipped = states[key]?.suppressed ?? 0
-            states[key] = State(lastLine: now, suppressed: 0)
-            return skipped
+            return admit(&states[key, default: State()], now: now)
         }
+        return write(message(), skipped: skipped)
+    }
+
+    /// Whether a line may be written at `now` under `state`: nil (and one more suppressed) within the interval of the
+    /// last line, else the count suppressed since it (and `state` starts a new interval).
+    private func admit(_ state: inout State, now: NIODeadline) -> Int? {
+        if let last = state.lastLine, now - last < interval {
+            state.suppressed += 1
+            return nil
+        }
+        defer { state = State(lastLine: now, suppressed: 0) }
+        return state.suppressed
+    }
+
+    /// Logs `message` with the count of lines not written since the last, when admitted (`skipped` not nil).
+    private func write(_ message: @autoclosure () -> String, skipped: Int?) -> Bool {
         guard let skipped else { return false }
         let tail = skipped > 0 ? " (\(skipped) more since the last such line)" : ""
         logger.log(level: level, "\(message())\(tail)")

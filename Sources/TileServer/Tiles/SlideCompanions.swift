@@ -19,38 +19,55 @@ struct SlideCompanions: Sendable, Equatable {
     /// VMS or VMU (at most 64 KiB, as OpenSlide) or lists a MIRAX folder. O(companions) stats.
     init(path: String, vendor: String) {
         let paths: [String]
+        // What OpenSlide may open besides the key file: what it names (VMS, VMU), a MIRAX folder's entries.
+        let opened: [String]
         let lower = path.lowercased()
         if vendor == "hamamatsu" && (lower.hasSuffix(".vms") || lower.hasSuffix(".vmu")) {
             (paths, namesOtherFolders) = Self.keyFileCompanions(path)
+            opened = paths
         } else if vendor == "mirax" {
-            let folder = String(path.dropLast(path.split(separator: "/").last.map { Self.extensionLength($0) } ?? 0))
-            paths = Self.folderFiles(folder)
+            let folder = Self.miraxFolder(of: path)
+            opened = Self.entryPaths(folder).filter { !FileSignature.isDirectory($0) }
+            paths = opened.filter { FileSignature(path: $0) != nil }
             namesOtherFolders = Self.namesPaths(folder + "/Slidedat.ini", keys: ["FILE_", "INDEXFILE"])
         } else {
             paths = []
+            opened = []
             namesOtherFolders = false
         }
         files = paths.map { ($0, FileSignature(path: $0)) }
-        let folderEntries =
-            vendor == "mirax" ? Self.folderEntries(String(path.dropLast(path.split(separator: "/").last.map { Self.extensionLength($0) } ?? 0))) : []
-        hasIrregularFile = (paths + folderEntries).contains { Self.isIrregular($0) }
+        hasIrregularFile = opened.contains { Self.isIrregular($0) }
     }
 
-    /// Whether something is at `path` that is not a regular file (following symlinks; a folder counts for a MIRAX
-    /// folder's entries only through ``folderEntries(_:)``, which leaves folders out).
+    /// The key file extensions of slides read from several files (OpenSlide's Hamamatsu VMS and VMU, 3DHistech MIRAX).
+    static let multiFileSlideExtensions: Set<String> = ["vms", "vmu", "mrxs"]
+
+    /// For a multi-file slide's key file at `path`: the identities of the regular files in its folder and (MIRAX) in
+    /// the folder of its name, in name order; empty for any other file. One directory read and a `stat` per file. What a
+    /// refusal of the slide is remembered with: restoring a missing companion changes it.
+    static func stamp(keyFile path: String) -> [FileSignature] {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/"),
+            multiFileSlideExtensions.contains(path[path.index(after: dot)...].lowercased())
+        else { return [] }
+        var folders = [path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."]
+        if path[path.index(after: dot)...].lowercased() == "mrxs" { folders.append(miraxFolder(of: path)) }
+        return folders.flatMap { entryPaths($0).compactMap(FileSignature.init(path:)) }
+    }
+
+    /// The folder of a MIRAX slide's files: its key file's path without the extension.
+    private static func miraxFolder(of path: String) -> String {
+        String(path.dropLast(path.split(separator: "/").last.map { Self.extensionLength($0) } ?? 0))
+    }
+
+    /// Whether something is at `path` that is not a regular file (following symlinks).
     private static func isIrregular(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
     }
 
-    /// Every entry directly inside `folder` but folders, sorted.
-    private static func folderEntries(_ folder: String) -> [String] {
-        entryPaths(folder).filter { !FileSignature.isDirectory($0) }
-    }
-
     /// The paths of the entries directly inside `folder` (not `.` and `..`), sorted by name; none when it cannot be
     /// listed. One directory read.
-    static func entryPaths(_ folder: String) -> [String] {
+    private static func entryPaths(_ folder: String) -> [String] {
         guard let directory = opendir(folder) else { return [] }
         defer { closedir(directory) }
         var names: [String] = []
@@ -116,11 +133,6 @@ struct SlideCompanions: Sendable, Equatable {
             guard let equals = line.firstIndex(of: "=") else { return nil }
             return (line[..<equals].trimmingSpaces, line[line.index(after: equals)...].trimmingSpaces)
         }
-    }
-
-    /// The regular files directly inside `folder`, sorted.
-    private static func folderFiles(_ folder: String) -> [String] {
-        entryPaths(folder).filter { FileSignature(path: $0) != nil }
     }
 
     /// The length of `name`'s extension with its dot (0 when it has none).
