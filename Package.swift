@@ -89,7 +89,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SampleImageTests", dependencies: ["SampleImage"]),
-        .testTarget(name: "TilerTests", dependencies: ["tiler", "ImageCodecs", "TestSupport"]),
+        .testTarget(name: "TilerTests", dependencies: ["tiler", "ImageCodecs", "Slicing", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

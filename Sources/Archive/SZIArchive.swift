@@ -21,8 +21,13 @@ public struct SZIArchive: Sendable {
     public let descriptor: DZIDescriptor
     /// Tiles present in the archive.
     public let tileCount: Int
-    /// Entries that are neither the descriptor nor a tile, ignored.
+    /// Entries that are neither the descriptor nor a tile, ignored but for the properties.
     public let otherEntries: Int
+    /// The bytes of `TOP/STEM_files/vips-properties.xml` (what libvips and `tiler slice` record of a slide), when the
+    /// archive has that entry and it is at most ``maxPropertiesBytes``.
+    public let propertiesXML: [UInt8]?
+    /// The bytes of `TOP/scan-properties.xml` (the SZI format's vendor, objective and microns per pixel), likewise.
+    public let scanPropertiesXML: [UInt8]?
     private let levelStarts: [Int]
     /// Dense: one slot per cell of the grid (`slots` empty). Sparse: one per tile present, in slot order (`slots`).
     private let offsets: [UInt64]
@@ -32,6 +37,8 @@ public struct SZIArchive: Sendable {
 
     /// The longest descriptor read, in bytes.
     public static let maxDescriptorBytes = 1 << 16
+    /// The longest properties entry read, in bytes (a larger one is left unread).
+    public static let maxPropertiesBytes = 1 << 20
     /// A slot with no tile.
     private static let absent = UInt64.max
 
@@ -85,11 +92,17 @@ public struct SZIArchive: Sendable {
         let suffix = Array(".\(descriptor.format)".utf8)
         var tiles = 0
         var others = 0
+        let propertiesName = prefix + Array("vips-properties.xml".utf8)
+        let scanName = Array(top) + Array("/scan-properties.xml".utf8)
+        var propertiesIndex: Int?
+        var scanIndex: Int?
         for index in 0..<directory.count where index != descriptorIndex {
             let name = directory.name(index)
             guard name.starts(with: prefix), name.count > prefix.count + suffix.count, name.reversed().starts(with: suffix.reversed()),
                 let address = TileName.parse(name.dropFirst(prefix.count).dropLast(suffix.count))
             else {
+                if name.elementsEqual(propertiesName) { propertiesIndex = index }
+                if name.elementsEqual(scanName) { scanIndex = index }
                 others += 1
                 continue
             }
@@ -127,6 +140,12 @@ public struct SZIArchive: Sendable {
         slots = dense ? [] : sparse.map(\.slot)
         tileCount = tiles
         otherEntries = others
+        let small = { (index: Int?) throws(ArchiveError) -> [UInt8]? in
+            guard let index, directory.sizes[index] <= UInt64(Self.maxPropertiesBytes) else { return nil }
+            return try ZIPDirectory.read(fd, at: directory.dataOffsets[index], count: Int(directory.sizes[index]), label: label)
+        }
+        propertiesXML = try small(propertiesIndex)
+        scanPropertiesXML = try small(scanIndex)
     }
 
     /// Where tile (`level`, `column`, `row`)'s bytes lie in the file, or nil when the archive lacks it (or the address

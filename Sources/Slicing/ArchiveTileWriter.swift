@@ -1,7 +1,7 @@
 import Archive
 
 /// Writes tiles as entries `NAME/NAME_files/<level>/<column>_<row>.<ext>` of one stored ZIP (an SZI), and the
-/// descriptor as `NAME/NAME.dzi` at the end: the folder layout's names under one top folder, as libvips writes them.
+/// descriptor as `NAME/NAME.dzi` at the end (after the properties, when there are any): the folder layout's names under one top folder, as libvips writes them.
 ///
 /// Entries are appended in the order tiles are finished, from all worker threads at once (see ``ZIPWriter``).
 struct ArchiveTileWriter: TileSink {
@@ -32,12 +32,22 @@ struct ArchiveTileWriter: TileSink {
         }
     }
 
-    /// Appends the descriptor and writes the central directory; returns the archive's size in bytes.
-    func finish(descriptor: String) throws(SliceError) -> UInt64 {
+    /// Appends the properties (`NAME/NAME_files/vips-properties.xml` and `NAME/scan-properties.xml`, as libvips writes
+    /// them in an SZI) when there are any, then the descriptor, and writes the central directory; returns the
+    /// archive's size in bytes.
+    func finish(descriptor: String, properties: PyramidProperties? = nil) throws(SliceError) -> UInt64 {
+        var entries: [(name: String, text: String)] = []
+        if let properties {
+            entries.append(("\(name)/\(name)_files/vips-properties.xml", properties.vipsXML()))
+            if let scan = properties.scanXML() { entries.append(("\(name)/scan-properties.xml", scan)) }
+        }
+        entries.append(("\(name)/\(name).dzi", descriptor))
         do throws(ArchiveError) {
-            try Array(descriptor.utf8).withUnsafeBytes { bytes in
-                Result { () throws(ArchiveError) in try archive.append(name: "\(name)/\(name).dzi", bytes: bytes) }
-            }.get()
+            for entry in entries {
+                try Array(entry.text.utf8).withUnsafeBytes { bytes in
+                    Result { () throws(ArchiveError) in try archive.append(name: entry.name, bytes: bytes) }
+                }.get()
+            }
             return try archive.finish()
         } catch {
             throw SliceError(.write, error.message)

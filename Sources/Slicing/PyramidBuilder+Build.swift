@@ -36,7 +36,8 @@ extension PyramidBuilder {
             let compression = TIFFTileCompression(fileExtension: options.fileExtension)!
             tiff = try TIFFTileWriter(
                 folder: staging.path, pyramid: pyramid, channels: source.channels, compression: compression,
-                inPlaceMinimumBytes: options.tiffInPlaceMinimumBytes, iccProfile: options.tagsSRGB ? SRGBProfile.bytes : [])
+                inPlaceMinimumBytes: options.tiffInPlaceMinimumBytes, iccProfile: options.tagsSRGB ? SRGBProfile.bytes : [],
+                micronsPerPixel: options.properties?.micronsPerPixel)
             writer = tiff!
             if compression == .deflate {
                 // A TIFF's lossless tiles are bare predicted Deflate streams, not PNG files.
@@ -78,11 +79,12 @@ extension PyramidBuilder {
         var fileBytes: Int?
         var written = workers.written
         if let archive {
-            fileBytes = Int(try archive.finish(descriptor: descriptor.xml))
+            fileBytes = Int(try archive.finish(descriptor: descriptor.xml, properties: options.properties))
         } else if let tiff {
             fileBytes = Int(try tiff.finish(into: staging.archivePath, bigTIFF: options.bigTIFF))
             written = tiff.written
         } else {
+            if let properties = options.properties { try staging.writeProperties(properties) }
             try staging.writeDescriptor(descriptor)
         }
         meter.tick(force: true, snapshot)

@@ -24,6 +24,10 @@ public struct SliceOptions: Sendable {
     public var tagsSRGB = true
     /// For ``PyramidContainer/tiff``: write BigTIFF even when the file would fit in classic TIFF's 4 GiB.
     public var bigTIFF = false
+    /// What to record about the source beside the tiles (a slide's properties, ``PyramidProperties``): a folder and an
+    /// SZI get `NAME_files/vips-properties.xml` (and an SZI `scan-properties.xml`), a TIFF its microns per pixel in
+    /// its resolution tags. Nil: nothing is recorded.
+    public var properties: PyramidProperties?
     /// Archive offsets and counts from this on are written as ZIP64 (tests lower it to check those records).
     var zip64Threshold = UInt64(UInt32.max)
     /// For a TIFF: the finest level's data from which its spool becomes the file (``TIFFTileWriter``; tests change it

@@ -77,6 +77,14 @@ struct StagingFolder {
     }
 
     /// Writes the staged `NAME.dzi`.
+    /// Writes `NAME_files/vips-properties.xml`, as dzsave does.
+    func writeProperties(_ properties: PyramidProperties) throws(SliceError) {
+        let path = "\(filesPath)/vips-properties.xml"
+        if let code = TileWriter.writeFile(name: path, bytes: Array(properties.vipsXML().utf8)) {
+            throw SliceError.system(.write, "cannot write \(path)", errno: code)
+        }
+    }
+
     func writeDescriptor(_ descriptor: DZIDescriptor) throws(SliceError) {
         if let code = TileWriter.writeFile(name: dziPath, bytes: Array(descriptor.xml.utf8)) {
             throw SliceError.system(.write, "cannot write \(dziPath)", errno: code)

@@ -23,6 +23,9 @@ struct TIFFFileLayout {
     let compression: TIFFTileCompression
     let jpegTables: [UInt8]
     let iccProfile: [UInt8]
+    /// Microns per pixel of the finest level, across and down, recorded in every level's resolution tags (pixels per
+    /// centimetre, each level's its own); nil: no resolution tags.
+    let micronsPerPixel: (x: Double, y: Double)?
     /// Whether the file is BigTIFF.
     let bigTIFF: Bool
     /// Where each level's tile data starts (in ``levels``' order, finest first).
@@ -36,7 +39,7 @@ struct TIFFFileLayout {
     ///   system's block size when that level's spool becomes the file by inserting the rest in front of it.
     init(
         levels: [Level], tileSize: Int, channels: Int, compression: TIFFTileCompression = .jpeg, jpegTables: [UInt8], iccProfile: [UInt8],
-        forceBigTIFF: Bool, finestAlignment: UInt64 = 1
+        micronsPerPixel: (x: Double, y: Double)? = nil, forceBigTIFF: Bool, finestAlignment: UInt64 = 1
     ) {
         self.levels = levels
         self.tileSize = tileSize
@@ -44,17 +47,17 @@ struct TIFFFileLayout {
         self.compression = compression
         self.jpegTables = jpegTables
         self.iccProfile = iccProfile
+        self.micronsPerPixel = micronsPerPixel
+        let tags = Tags(channels: channels, compression: compression, tables: jpegTables, icc: iccProfile, micronsPerPixel: micronsPerPixel)
         let tileBytes = levels.reduce(UInt64(0)) { $0 + $1.spoolSize }
         var big = forceBigTIFF
         if !big {
             // The header's size in classic TIFF, to see whether everything fits below 4 GiB.
-            let classicHeader = Self.build(
-                levels, tileSize, channels, compression, jpegTables, iccProfile, big: false, dataOffsets: levels.map { _ in 0 }
-            ).count
+            let classicHeader = Self.build(levels, tileSize, tags, big: false, dataOffsets: levels.map { _ in 0 }).count
             big = UInt64(classicHeader) + tileBytes + finestAlignment - 1 > UInt64(UInt32.max)
         }
         bigTIFF = big
-        let size = Self.build(levels, tileSize, channels, compression, jpegTables, iccProfile, big: big, dataOffsets: levels.map { _ in 0 }).count
+        let size = Self.build(levels, tileSize, tags, big: big, dataOffsets: levels.map { _ in 0 }).count
         // Smallest level first: the levels are finest first, so their data goes in reverse order.
         var offsets = [UInt64](repeating: 0, count: levels.count)
         var cursor = UInt64(size)
@@ -65,7 +68,7 @@ struct TIFFFileLayout {
         }
         dataOffsets = offsets
         fileSize = cursor
-        header = Self.build(levels, tileSize, channels, compression, jpegTables, iccProfile, big: big, dataOffsets: offsets)
+        header = Self.build(levels, tileSize, tags, big: big, dataOffsets: offsets)
         precondition(header.count == size, "TIFF header size changed with the offsets")
     }
 
@@ -93,15 +96,22 @@ struct TIFFFileLayout {
     private static let long8: UInt16 = 16
     private static let undefined: UInt16 = 7
     private static let ascii: UInt16 = 2
+    private static let rational: UInt16 = 5
+
+    /// What every level's IFD says alike.
+    private struct Tags {
+        let channels: Int
+        let compression: TIFFTileCompression
+        let tables: [UInt8]
+        let icc: [UInt8]
+        let micronsPerPixel: (x: Double, y: Double)?
+    }
 
     private static func shorts(_ values: [Int]) -> [UInt8] { values.flatMap { le(UInt16($0)) } }
     private static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
 
     /// The header and every IFD with its out-of-line values, given where each level's tile data starts.
-    private static func build(
-        _ levels: [Level], _ tileSize: Int, _ channels: Int, _ compression: TIFFTileCompression, _ tables: [UInt8], _ icc: [UInt8], big: Bool,
-        dataOffsets: [UInt64]
-    ) -> [UInt8] {
+    private static func build(_ levels: [Level], _ tileSize: Int, _ tags: Tags, big: Bool, dataOffsets: [UInt64]) -> [UInt8] {
         var out: [UInt8] = [0x49, 0x49]
         if big {
             out += le(UInt16(43)) + le(UInt16(8)) + le(UInt16(0)) + le(UInt64(16))
@@ -109,17 +119,14 @@ struct TIFFFileLayout {
             out += le(UInt16(42)) + le(UInt32(8))
         }
         for (index, level) in levels.enumerated() {
-            let entries = self.entries(
-                level, index: index, tileSize, channels, compression, tables, icc, big: big, dataOffset: dataOffsets[index])
+            let entries = self.entries(level, index: index, tileSize, tags, big: big, dataOffset: dataOffsets[index])
             append(entries, last: index == levels.count - 1, big: big, to: &out)
         }
         return out
     }
 
-    private static func entries(
-        _ level: Level, index: Int, _ tileSize: Int, _ channels: Int, _ compression: TIFFTileCompression, _ tables: [UInt8], _ icc: [UInt8],
-        big: Bool, dataOffset: UInt64
-    ) -> [Entry] {
+    private static func entries(_ level: Level, index: Int, _ tileSize: Int, _ tags: Tags, big: Bool, dataOffset: UInt64) -> [Entry] {
+        let (channels, compression, tables, icc) = (tags.channels, tags.compression, tags.tables, tags.icc)
         let ycbcr = compression == .jpeg && channels == 3
         // Grey 1, RGB 2, YCbCr 6; alpha (2 or 4 samples) is unassociated (ExtraSamples 2), as PNG's and WebP's is.
         let photometric = ycbcr ? 6 : channels >= 3 ? 2 : 1
@@ -146,7 +153,27 @@ struct TIFFFileLayout {
         if !tables.isEmpty { entries.append(Entry(tag: 347, type: undefined, count: tables.count, value: tables)) }
         if ycbcr { entries.append(Entry(tag: 530, type: short, count: 2, value: shorts([2, 2]))) }
         if index == 0 && !icc.isEmpty { entries.append(Entry(tag: 34675, type: undefined, count: icc.count, value: icc)) }
-        return entries
+        if let mpp = tags.micronsPerPixel {
+            // Level `index` is 2^index times coarser than the finest: its pixels per centimetre are that much fewer.
+            let scale = Double(1 << min(index, 62))
+            entries.append(Entry(tag: 282, type: rational, count: 1, value: perCentimetre(micronsPerPixel: mpp.x * scale)))
+            entries.append(Entry(tag: 283, type: rational, count: 1, value: perCentimetre(micronsPerPixel: mpp.y * scale)))
+            entries.append(Entry(tag: 296, type: short, count: 1, value: shorts([3])))
+        }
+        // TIFF wants an IFD's entries in ascending tag order.
+        return entries.sorted { $0.tag < $1.tag }
+    }
+
+    /// The RATIONAL of pixels per centimetre at `micronsPerPixel` (10⁴ µm a centimetre): 10⁹ over 10⁵ × µm, both
+    /// halved until the denominator fits 32 bits — five significant digits of the microns per pixel at least.
+    private static func perCentimetre(micronsPerPixel: Double) -> [UInt8] {
+        var numerator = 1e9
+        var denominator = (micronsPerPixel * 1e5).rounded()
+        while denominator > Double(UInt32.max) {
+            numerator /= 2
+            denominator = (denominator / 2).rounded()
+        }
+        return le(UInt32(max(1, numerator.rounded()))) + le(UInt32(max(1, denominator)))
     }
 
     /// Appends an IFD at the end of `out` (word-aligned), its out-of-line values right after it, and points the

@@ -44,6 +44,8 @@ final class TIFFTileWriter: TileSink {
     let compression: TIFFTileCompression
     /// The ICC profile recorded with the finest level (empty: none).
     let iccProfile: [UInt8]
+    /// Microns per pixel of the finest level, recorded in the resolution tags; nil: none recorded.
+    let micronsPerPixel: (x: Double, y: Double)?
     /// The finest level's spool, which keeps its name: ``finish(into:bigTIFF:)`` may link it to the TIFF's.
     let finestSpoolPath: String
     /// The finest level's data from which its spool becomes the TIFF (below it, copying costs nothing to speak of and
@@ -67,10 +69,11 @@ final class TIFFTileWriter: TileSink {
     ///   - inPlaceMinimumBytes: See ``inPlaceMinimumBytes``.
     init(
         folder: String, pyramid: Pyramid, channels: Int, compression: TIFFTileCompression = .jpeg, inPlaceMinimumBytes: UInt64 = 1 << 20,
-        iccProfile: [UInt8] = SRGBProfile.bytes
+        iccProfile: [UInt8] = SRGBProfile.bytes, micronsPerPixel: (x: Double, y: Double)? = nil
     ) throws(SliceError) {
         self.pyramid = pyramid
         self.iccProfile = iccProfile
+        self.micronsPerPixel = micronsPerPixel
         self.channels = compression.storedChannels(source: channels)
         self.compression = compression
         self.inPlaceMinimumBytes = inPlaceMinimumBytes
@@ -212,7 +215,7 @@ final class TIFFTileWriter: TileSink {
     private func layout(_ levels: [TIFFFileLayout.Level], state: State, bigTIFF: Bool, finestAlignment: UInt64 = 1) -> TIFFFileLayout {
         TIFFFileLayout(
             levels: levels, tileSize: pyramid.tileSize, channels: channels, compression: compression, jpegTables: state.tables ?? [],
-            iccProfile: iccProfile, forceBigTIFF: bigTIFF, finestAlignment: finestAlignment)
+            iccProfile: iccProfile, micronsPerPixel: micronsPerPixel, forceBigTIFF: bigTIFF, finestAlignment: finestAlignment)
     }
 
     /// Writes `layout`'s header and IFDs at the start of `fd`, then the spooled tiles of Deep Zoom levels `top` down to

@@ -1,4 +1,5 @@
 import NIOCore
+import Slicing
 import Synchronization
 import TileGeometry
 
@@ -35,26 +36,30 @@ final class CatalogImage: Sendable {
     let version: String
     /// `/images/{name}@{version}`: the prefix of the URLs the server hands out, whose answers are immutable.
     let versionedPrefix: String
+    /// What a folder pyramid or an SZI records of its source (`vips-properties.xml`, an SZI's `scan-properties.xml`):
+    /// a sliced slide's properties, whether `tiler slice` or `vips dzsave` sliced it. Nil when it records none.
+    let recorded: PyramidProperties?
     private let served = Atomic<Bool>(true)
 
     /// Creates an entry for a folder pyramid whose level folders are opened through `directories`; the catalog is the
     /// only producer.
     convenience init(
         id: Int, name: String, descriptor: DZIDescriptor, root: String, filesDirectory: String, descriptorFile: LoadedFile,
-        signature: FileSignature, directories: LevelDirectoryCache, realName: String? = nil, tilesRealName: String? = nil
+        signature: FileSignature, directories: LevelDirectoryCache, realName: String? = nil, tilesRealName: String? = nil,
+        recorded: PyramidProperties? = nil
     ) {
         let levels = LevelDirectories(
             image: id, filesDirectory: filesDirectory, root: root, maxLevel: descriptor.pyramid.maxLevel, cache: directories)
         self.init(
             id: id, name: name, descriptor: descriptor, root: root, source: .folder(FolderTiles(directory: filesDirectory, levels: levels)),
-            descriptorFile: descriptorFile, signature: signature, realName: realName, tilesRealName: tilesRealName)
+            descriptorFile: descriptorFile, signature: signature, realName: realName, tilesRealName: tilesRealName, recorded: recorded)
     }
 
     /// Creates an entry whose tiles come from `source`; `companions` are the identities of the other files a slide is
     /// read from (part of the version).
     init(
         id: Int, name: String, descriptor: DZIDescriptor, root: String, source: TileSource, descriptorFile: LoadedFile, signature: FileSignature,
-        companions: [FileSignature?] = [], realName: String? = nil, tilesRealName: String? = nil
+        companions: [FileSignature?] = [], realName: String? = nil, tilesRealName: String? = nil, recorded: PyramidProperties? = nil
     ) {
         self.id = id
         self.name = name
@@ -69,6 +74,7 @@ final class CatalogImage: Sendable {
         self.urlPrefix = "/images/" + PercentEncoding.encodePath(name)
         self.version = PyramidVersion.of(descriptorFile: descriptorFile, signature: signature, companions: companions)
         self.versionedPrefix = urlPrefix + "@" + version
+        self.recorded = recorded
     }
 
     /// The names the access policy applies to (all of them must be public for the image to be, and a token must
@@ -88,10 +94,17 @@ final class CatalogImage: Sendable {
         return address.column >= 0 && address.column < grid.columns && address.row >= 0 && address.row < grid.rows
     }
 
-    /// What the file says about the image beyond its pixels (none for a folder pyramid).
+    /// What the file says about the image beyond its pixels: a stored pyramid's own, else what the pyramid records of
+    /// its source (``recorded``), else nothing.
     var facts: ImageFacts {
         if case .stored(let stored) = source { return stored.pyramid.facts }
-        return ImageFacts()
+        return recorded.map(ImageFacts.init(recorded:)) ?? ImageFacts()
+    }
+
+    /// Every property of the image by name, for `/api/images/NAME/properties`: a slide's (OpenSlide's), else the
+    /// recorded ones; nil when it has neither.
+    var properties: [String: String]? {
+        slideExtras?.properties ?? recorded?.values
     }
 
     /// The tiles folder, for a folder pyramid.

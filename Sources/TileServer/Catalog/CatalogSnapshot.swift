@@ -63,11 +63,11 @@ final class CatalogSnapshot: Sendable {
         return ByteBuffer(string: text)
     }
 
-    /// The members a stored pyramid adds: `vendor`, `objectivePower`, `micronsPerPixel` (`{x, y}`), `bounds`
-    /// (`{x, y, width, height}`), and for slides `associated` (`{kind: url}`) and `properties` (a URL).
+    /// The members a stored pyramid, or one that records its slide's properties, adds: `vendor`, `objectivePower`,
+    /// `micronsPerPixel` (`{x, y}`), `bounds` (`{x, y, width, height}`), those known; for slides `associated`
+    /// (`{kind: url}`); and `properties` (a URL) for any image that has properties.
     private static func writeFacts(_ facts: ImageFacts, of image: CatalogImage, into writer: inout JSONWriter) {
-        guard let vendor = facts.vendor else { return }
-        writer.member("vendor", vendor)
+        if let vendor = facts.vendor { writer.member("vendor", vendor) }
         if let power = facts.objectivePower { writer.member("objectivePower", power) }
         if let mpp = facts.micronsPerPixel {
             writer.key("micronsPerPixel")
@@ -85,14 +85,15 @@ final class CatalogSnapshot: Sendable {
             writer.member("height", bounds.height)
             writer.closeObject()
         }
-        guard image.slideExtras != nil else { return }
         let api = "/api/images/" + PercentEncoding.encodePath(image.name)
-        writer.key("associated")
-        writer.openObject()
-        for kind in facts.associated {
-            writer.member(kind, api + "/associated/" + PercentEncoding.encodePath(kind))
+        if image.slideExtras != nil {
+            writer.key("associated")
+            writer.openObject()
+            for kind in facts.associated {
+                writer.member(kind, api + "/associated/" + PercentEncoding.encodePath(kind))
+            }
+            writer.closeObject()
         }
-        writer.closeObject()
-        writer.member("properties", api + "/properties")
+        if image.properties != nil { writer.member("properties", api + "/properties") }
     }
 }

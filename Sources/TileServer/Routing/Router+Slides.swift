@@ -4,17 +4,20 @@ import NIOCore
 import TileGeometry
 
 extension Router {
-    /// `GET /api/images/{name}/properties`: every property OpenSlide reports for a slide, as one JSON object of
-    /// strings; 404 for an image that is not a slide.
+    /// `GET /api/images/{name}/properties`: every property OpenSlide reports for a slide, or that a pyramid records
+    /// of the slide it was sliced from (``CatalogImage/recorded``), as one JSON object of strings; 404 for an image
+    /// with no properties.
     func propertiesResponse(name: Substring) -> Response {
-        let slide: SlidePyramid
-        switch slideLookup(name) {
-        case .success(let found): slide = found.slide
+        let properties: [String: String]
+        switch lookup(name) {
+        case .success(let found):
+            guard let known = found.image.properties else { return .error(.notFound("\(found.image.name) has no properties")) }
+            properties = known
         case .failure(let error): return .error(error)
         }
-        let body = JSONWriter.text(capacity: 64 + slide.properties.count * 64) { writer in
+        let body = JSONWriter.text(capacity: 64 + properties.count * 64) { writer in
             writer.openObject()
-            for (key, value) in slide.properties.sorted(by: { $0.key < $1.key }) {
+            for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
                 writer.member(key, value)
             }
             writer.closeObject()

@@ -1,8 +1,9 @@
 import ImageCodecs
+import Slicing
 
 /// What a pyramid stored in one file says about itself beyond its pixels: the scanner's vendor and objective, the
 /// physical size of a pixel, the scanned area, and the associated images (a slide's label, macro and thumbnail).
-/// Listed in `/api/images`; all absent for folder pyramids.
+/// Listed in `/api/images`; for a folder pyramid or an SZI, what it records of the slide it was sliced from.
 struct ImageFacts: Sendable {
     /// OpenSlide's format name (`aperio`, `hamamatsu`, `mirax`, …), or `tiff` for a TIFF the TIFF source reads.
     var vendor: String?
@@ -26,10 +27,7 @@ struct ImageFacts: Sendable {
             // TIFF source reads them.
             micronsPerPixel = (x, y)
         }
-        let bound = { (name: String) in properties["openslide.bounds-" + name].flatMap { Int($0) } }
-        if let x = bound("x"), let y = bound("y"), let width = bound("width"), let height = bound("height"), width > 0, height > 0 {
-            bounds = (x, y, width, height)
-        }
+        bounds = Self.bounds(properties)
         self.associated = associated.sorted()
     }
 
@@ -58,7 +56,25 @@ struct ImageFacts: Sendable {
         return unit / resolution
     }
 
-    /// None: a folder pyramid.
+    /// What a pyramid records of the slide it was sliced from (``PyramidProperties``): vendor, objective, microns per
+    /// pixel and the scanned area, those it records. No associated images: a sliced pyramid keeps none.
+    init(recorded properties: PyramidProperties) {
+        vendor = properties.vendor
+        objectivePower = properties.objectivePower
+        micronsPerPixel = properties.micronsPerPixel
+        bounds = Self.bounds(properties.values)
+    }
+
+    /// `openslide.bounds-*` when all four are there and the area is not empty.
+    private static func bounds(_ properties: [String: String]) -> (x: Int, y: Int, width: Int, height: Int)? {
+        let bound = { (name: String) in properties["openslide.bounds-" + name].flatMap { Int($0) } }
+        guard let x = bound("x"), let y = bound("y"), let width = bound("width"), let height = bound("height"), width > 0, height > 0 else {
+            return nil
+        }
+        return (x, y, width, height)
+    }
+
+    /// None: a folder pyramid that records nothing.
     init() {}
 
     /// Aperio's ImageDescription `Aperio Image Library …|AppMag = 20|MPP = 0.499|…` as name → value.
