@@ -52,11 +52,31 @@ final class BandReader {
         let keys = tileColumns.map { TileKey(image: image.id, address: TileAddress(level: level, column: $0, row: tileRow)) }
         let files = try tiles.files(keys, of: image)
         for (column, file) in zip(tileColumns, files) {
+            guard let file else { continue }
             let pixels = try decoder.decode(
                 file, fallbackPath: image.tilePath(TileKey(image: image.id, address: .init(level: level, column: column, row: tileRow))))
             try copy(pixels, column: column, row: tileRow)
         }
+        // After the tiles present, which say how many channels there are.
+        for (column, file) in zip(tileColumns, files) where file == nil {
+            fillBlank(column: column, row: tileRow)
+        }
         band = tileRow
+    }
+
+    /// Fills the part of tile (`column`, `row`) that lies in ``columns`` with what a tile the pyramid lacks stands for:
+    /// `vips dzsave --skip-blanks` leaves out the tiles equal to its background, white unless told otherwise.
+    private func fillBlank(column: Int, row: Int) {
+        let core = image.pyramid.tileRect(level: level, column: column, row: row)
+        // When no tile read yet has said how many channels there are: the descriptor's format does (PNG tiles may hold
+        // alpha, which an opaque white loses nothing of; JPEG tiles hold none).
+        if storage == nil { allocate(channels: image.descriptor.format == "png" ? 4 : 3) }
+        let x0 = max(core.x, columns.lowerBound)
+        let x1 = min(core.maxX, columns.upperBound)
+        guard x0 < x1 else { return }
+        for y in 0..<core.height {
+            (storage! + y * stride + (x0 - columns.lowerBound) * channels).update(repeating: 255, count: (x1 - x0) * channels)
+        }
     }
 
     /// Copies the part of a decoded tile that lies in ``columns`` into the band.

@@ -8,11 +8,12 @@ extension TileStore {
     /// Blocking: call it from a thread that may wait (the IIIF render pool), never an event loop or a file-pool
     /// thread.
     ///
+    /// - Returns: The tiles; nil for one a folder pyramid or an SZI does not have (its file or entry missing).
     /// - Throws: the first failed tile's error (``FileLoadError``, or `CancellationError` while shutting down).
-    func files(_ keys: [TileKey], of image: CatalogImage) throws -> [LoadedFile] {
+    func files(_ keys: [TileKey], of image: CatalogImage) throws -> [LoadedFile?] {
         var found = keys.map { cached($0) }
         let missing = found.indices.filter { found[$0] == nil }
-        guard !missing.isEmpty else { return found.map { $0! } }
+        guard !missing.isEmpty else { return found }
         let group = DispatchGroup()
         let loaded = Mutex<[Int: Result<LoadedFile, any Error>]>([:])
         for index in missing {
@@ -24,9 +25,20 @@ extension TileStore {
         }
         group.wait()
         let results = loaded.withLock { $0 }
-        for index in missing {
-            found[index] = try results[index]!.get()
+        // A folder or an SZI may lack tiles it never had (`vips dzsave --skip-blanks` leaves out the blank ones): nil.
+        // A pyramid stored in one file has every tile; one missing there is an error.
+        let mayLack: Bool
+        switch image.source {
+        case .folder, .archive: mayLack = true
+        case .stored: mayLack = false
         }
-        return found.map { $0! }
+        for index in missing {
+            do {
+                found[index] = try results[index]!.get()
+            } catch let error as FileLoadError where error.kind == .notFound && mayLack {
+                found[index] = nil
+            }
+        }
+        return found
     }
 }
