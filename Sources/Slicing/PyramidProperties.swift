@@ -83,6 +83,15 @@ public struct PyramidProperties: Sendable, Equatable {
     /// The scanner's vendor: `openslide.vendor`, else the SZI form's `Vendor`.
     public var vendor: String? { self["openslide.vendor"] ?? self["Vendor"] }
 
+    /// The scanned area in full-resolution pixels (`openslide.bounds-*`), when all four are there and it is not empty.
+    public var bounds: (x: Int, y: Int, width: Int, height: Int)? {
+        let bound = { (name: String) in self["openslide.bounds-" + name].flatMap { Int($0) } }
+        guard let x = bound("x"), let y = bound("y"), let width = bound("width"), let height = bound("height"), width > 0, height > 0 else {
+            return nil
+        }
+        return (x, y, width, height)
+    }
+
     /// The objective's power: `openslide.objective-power`, else the SZI form's `ObjectiveMagnification`.
     public var objectivePower: Double? {
         (self["openslide.objective-power"] ?? self["ObjectiveMagnification"]).flatMap(Double.init).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }

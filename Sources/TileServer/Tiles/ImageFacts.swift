@@ -27,7 +27,7 @@ struct ImageFacts: Sendable {
             // TIFF source reads them.
             micronsPerPixel = (x, y)
         }
-        bounds = Self.bounds(properties)
+        bounds = PyramidProperties(entries: properties.map { PyramidProperties.Entry(name: $0.key, value: $0.value) }).bounds
         self.associated = associated.sorted()
     }
 
@@ -62,16 +62,7 @@ struct ImageFacts: Sendable {
         vendor = properties.vendor
         objectivePower = properties.objectivePower
         micronsPerPixel = properties.micronsPerPixel
-        bounds = Self.bounds(properties.values)
-    }
-
-    /// `openslide.bounds-*` when all four are there and the area is not empty.
-    private static func bounds(_ properties: [String: String]) -> (x: Int, y: Int, width: Int, height: Int)? {
-        let bound = { (name: String) in properties["openslide.bounds-" + name].flatMap { Int($0) } }
-        guard let x = bound("x"), let y = bound("y"), let width = bound("width"), let height = bound("height"), width > 0, height > 0 else {
-            return nil
-        }
-        return (x, y, width, height)
+        bounds = properties.bounds
     }
 
     /// None: a folder pyramid that records nothing.

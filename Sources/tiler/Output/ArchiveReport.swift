@@ -1,6 +1,7 @@
 import Archive
 import Foundation
 import JSONText
+import Slicing
 import TileGeometry
 
 /// What `tiler info` prints for an SZI: the container, its descriptor, each level's tiles (present of expected), and
@@ -8,6 +9,11 @@ import TileGeometry
 struct ArchiveReport {
     let path: String
     let archive: SZIArchive
+    /// What the archive records of the slide it was sliced from (its `vips-properties.xml` and `scan-properties.xml`),
+    /// nil when it records nothing or what it records does not parse.
+    let recorded: PyramidProperties?
+    /// The property files the archive holds and ``recorded`` was read from.
+    private let propertyFiles: [String]
 
     /// Whether `path` looks like an SZI: named `*.szi`, or starting with a ZIP local file header.
     static func isArchive(_ path: String) -> Bool {
@@ -27,9 +33,18 @@ struct ArchiveReport {
         } catch {
             throw CommandFailure("not a servable SZI: \(error.message)")
         }
+        let files = [("vips-properties.xml", archive.propertiesXML), ("scan-properties.xml", archive.scanPropertiesXML)].compactMap { file in
+            file.1.map { (name: file.0, bytes: $0) }
+        }
+        propertyFiles = files.map(\.name)
+        let parsed = files.map { try? PyramidProperties(xml: $0.bytes) }
+        recorded = files.isEmpty || parsed.contains { $0 == nil } ? nil : PyramidProperties(entries: parsed.flatMap { $0!.entries })
     }
 
     private var pyramid: Pyramid { archive.descriptor.pyramid }
+
+    /// Entries neither the descriptor, a tile nor a properties file read.
+    private var ignored: Int { archive.otherEntries - propertyFiles.count }
 
     /// Tiles at `level` present in the archive.
     private func present(_ level: Int) -> Int {
@@ -47,11 +62,17 @@ struct ArchiveReport {
         var lines = [
             "\(path): SZI (stored ZIP), \(ArchiveReport.bytes(archive.fileSize)), \(descriptor.width) × \(descriptor.height)",
             "  holds: \(archive.topFolder)/\(archive.stem).dzi and \(archive.tileCount) of \(expected) tiles"
-                + (archive.otherEntries > 0 ? ", \(archive.otherEntries) other entr\(archive.otherEntries == 1 ? "y" : "ies") (ignored)" : ""),
+                + (propertyFiles.isEmpty ? "" : ", " + propertyFiles.joined(separator: " and "))
+                + (ignored > 0 ? ", \(ignored) other entr\(ignored == 1 ? "y" : "ies") (ignored)" : ""),
             "  tiles: \(descriptor.format), \(descriptor.tileSize)-px, overlap \(descriptor.overlap)",
             "  served: in place by tiler serve, every tile sent as stored (sendfile from its offset in the archive)",
-            "pyramid: \(pyramid.levelCount) levels",
         ]
+        if let recorded {
+            lines.append(InfoReport.recordedLine(recorded, size: (descriptor.width, descriptor.height)))
+        } else if !propertyFiles.isEmpty {
+            lines.append("  records: nothing readable (its properties do not parse; tiler serve leaves them out)")
+        }
+        lines.append("pyramid: \(pyramid.levelCount) levels")
         for level in stride(from: pyramid.maxLevel, through: 0, by: -1) {
             let size = pyramid.levelSize(level)
             let grid = pyramid.grid(level)
@@ -77,6 +98,16 @@ struct ArchiveReport {
             out.member("tiles", archive.tileCount)
             out.member("otherEntries", archive.otherEntries)
             out.member("passThrough", true)
+            if let recorded {
+                out.key("recorded")
+                out.openObject()
+                out.member("vendor", recorded.vendor)
+                InfoReport.writePhysicalFacts(recorded, to: &out)
+                InfoReport.writeProperties(recorded, to: &out)
+                out.closeObject()
+            } else {
+                out.member("recorded", nil as String?)
+            }
             InfoReport.writeLevels(of: pyramid, present: present, to: &out)
             out.closeObject()
         } + "\n"

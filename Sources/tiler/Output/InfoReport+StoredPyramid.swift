@@ -18,7 +18,7 @@ extension InfoReport {
     static func storedPyramidLines(_ stored: TIFFPyramid) -> [String] {
         guard let finest = stored.levels.first else { return [] }
         var lines = [
-            "stored pyramid (\(stored.layout.rawValue) layout\(stored.bigTIFF ? ", BigTIFF" : "")): \(stored.levels.count) levels, served in place"
+            "stored pyramid (\(stored.layout.rawValue) layout\(stored.bigTIFF ? ", BigTIFF" : "")): \(stored.levels.count) level\(stored.levels.count == 1 ? "" : "s"), served in place"
         ]
         for (index, level) in stored.levels.enumerated() {
             let through = passesThrough(level, finest: finest, profile: stored.iccProfile)

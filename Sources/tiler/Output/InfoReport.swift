@@ -13,6 +13,8 @@ struct InfoReport {
     let verifiedRows: Int?
     /// The pyramid a TIFF stores, when it is one `tiler serve` reads in place.
     var stored: TIFFPyramid? = nil
+    /// What OpenSlide says of the file, when it reads it as a slide.
+    var slide: SlideFacts? = nil
 
     var tileCount: Int { (0...pyramid.maxLevel).reduce(0) { $0 + pyramid.grid($1).columns * pyramid.grid($1).rows } }
 
@@ -44,6 +46,7 @@ struct InfoReport {
             lines.append("  streams: yes, strip by strip in memory bounded by the width")
         }
         if let rows = verifiedRows { lines.append("  verified: all \(rows) rows decode cleanly") }
+        if let slide { lines += Self.slideLines(slide) }
         if let stored { lines += Self.storedPyramidLines(stored) }
         lines.append("pyramid (\(pyramid.tileSize)-px tiles, overlap 0): \(pyramid.levelCount) levels, \(tileCount) tiles")
         for level in stride(from: pyramid.maxLevel, through: 0, by: -1) {
@@ -83,6 +86,10 @@ struct InfoReport {
             if let tiff = header.tiff {
                 out.key("tiff")
                 Self.writeTIFF(tiff, to: &out)
+            }
+            if let slide {
+                out.key("slide")
+                Self.writeSlide(slide, to: &out)
             }
             if let stored {
                 out.key("storedPyramid")

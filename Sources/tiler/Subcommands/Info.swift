@@ -11,12 +11,13 @@ struct Info: ParsableCommand {
         discussion: """
             Answers instantly even for gigapixel files: only the header is read. With --verify, every row is \
             also decoded, strip by strip in memory bounded by the width, and any damage fails the command. For an \
-            SZI (one-file Deep Zoom pyramid) it lists the levels and tiles the archive holds; for a pyramidal TIFF, \
-            also its stored levels and which of them tiler serve passes through as stored.
+            SZI (one-file Deep Zoom pyramid) or a folder pyramid's .dzi it lists the levels and tiles it holds and \
+            what it records of the slide it was sliced from; for a pyramidal TIFF, also its stored levels and which \
+            of them tiler serve passes through as stored; for a slide, what OpenSlide reads of it.
             """
     )
 
-    @Argument(help: "A PNG, JPEG, TIFF or WebP file (recognised by its content, not its name), or an SZI.")
+    @Argument(help: "A PNG, JPEG, TIFF or WebP file (recognised by its content, not its name), a slide, an SZI, or a folder pyramid's .dzi.")
     var image: String
 
     @Flag(help: "Print JSON instead of text.")
@@ -35,6 +36,11 @@ struct Info: ParsableCommand {
     }
 
     func run() throws {
+        if FolderReport.isDescriptor(image) {
+            let report = try FolderReport(path: image)
+            print(json ? report.json : report.text, terminator: "")
+            return
+        }
         if ArchiveReport.isArchive(image) {
             let report = try ArchiveReport(path: image)
             print(json ? report.json : report.text, terminator: "")
@@ -50,6 +56,7 @@ struct Info: ParsableCommand {
         let pyramid = Pyramid(width: header.displaySize.width, height: header.displaySize.height, tileSize: tileSize, overlap: 0)
         var report = InfoReport(path: image, header: header, pyramid: pyramid, verifiedRows: verifiedRows)
         if header.format == .tiff { report.stored = try? TIFFPyramid(path: image) }
+        if header.format == .tiff || header.format == .slide { report.slide = InfoReport.SlideFacts(path: image) }
         print(json ? report.json : report.text, terminator: "")
     }
 }

@@ -1,0 +1,135 @@
+import Foundation
+import ImageCodecs
+import JSONText
+import Slicing
+
+extension InfoReport {
+    /// What OpenSlide says of a slide, for `tiler info`: its reader, levels, objective, pixel size, scanned area,
+    /// associated images and properties.
+    struct SlideFacts {
+        let slide: Slide
+        let properties: PyramidProperties
+
+        /// The slide at `path` when OpenSlide reads it (Aperio and generic TIFFs included), else nil.
+        init?(path: String) {
+            guard Slide.vendor(of: path) != nil, let slide = try? Slide(path: path) else { return nil }
+            self.slide = slide
+            properties = PyramidProperties(entries: slide.properties.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) })
+        }
+    }
+
+    /// The lines describing a slide.
+    static func slideLines(_ facts: SlideFacts) -> [String] {
+        let slide = facts.slide
+        let finest = slide.levels.first.map { (width: $0.width, height: $0.height) } ?? (0, 0)
+        let summary = ["\(slide.levels.count) level\(slide.levels.count == 1 ? "" : "s")"] + physicalFacts(facts.properties, size: finest)
+        var lines = ["slide (OpenSlide's \(slide.vendor) reader): " + summary.joined(separator: ", ")]
+        for (index, level) in slide.levels.enumerated() {
+            lines.append("  slide level \(index): \(level.width) × \(level.height), downsample \(number(level.downsample))")
+        }
+        if let bounds = facts.properties.bounds {
+            lines.append("  scanned area: \(bounds.width) × \(bounds.height) at \(bounds.x), \(bounds.y)")
+        }
+        if !slide.associatedImages.isEmpty {
+            let images = slide.associatedImages.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.width) × \($0.value.height)" }
+            lines.append("  associated images: " + images.joined(separator: ", "))
+        }
+        lines.append("  properties: \(slide.properties.count) (--json lists them)")
+        return lines
+    }
+
+    /// The objective and the pixel size `properties` give, for an image of `size` pixels: "objective 20×",
+    /// "0.25 × 0.25 µm a pixel (0.51 × 0.38 mm)", or "no physical pixel size".
+    static func physicalFacts(_ properties: PyramidProperties, size: (width: Int, height: Int)) -> [String] {
+        var facts: [String] = []
+        if let power = properties.objectivePower { facts.append("objective \(number(power))×") }
+        if let mpp = properties.micronsPerPixel {
+            let extent = "\(millimetres(mpp.x * Double(size.width))) × \(millimetres(mpp.y * Double(size.height))) mm"
+            facts.append("\(number(mpp.x)) × \(number(mpp.y)) µm a pixel (\(extent))")
+        } else {
+            facts.append("no physical pixel size")
+        }
+        return facts
+    }
+
+    /// The `records:` line of a folder pyramid or an SZI that records `recorded` of its source, `size` pixels.
+    static func recordedLine(_ recorded: PyramidProperties, size: (width: Int, height: Int)) -> String {
+        let count = "\(recorded.values.count) propert\(recorded.values.count == 1 ? "y" : "ies"); --json lists them"
+        guard recorded.vendor != nil || recorded.micronsPerPixel != nil || recorded.objectivePower != nil else {
+            return "  records: no slide's facts (\(count))"
+        }
+        let facts = (recorded.vendor.map { ["\($0) slide"] } ?? []) + physicalFacts(recorded, size: size)
+        return "  records: " + facts.joined(separator: ", ") + " (\(count))"
+    }
+
+    /// Writes `objectivePower`, `micronsPerPixel` (`{x, y}` or null) and, when known, `bounds`.
+    static func writePhysicalFacts(_ properties: PyramidProperties, to out: inout JSONWriter) {
+        out.member("objectivePower", properties.objectivePower)
+        if let mpp = properties.micronsPerPixel {
+            out.key("micronsPerPixel")
+            out.openObject()
+            out.member("x", mpp.x)
+            out.member("y", mpp.y)
+            out.closeObject()
+        } else {
+            out.member("micronsPerPixel", nil as Double?)
+        }
+        if let bounds = properties.bounds {
+            out.key("bounds")
+            out.openObject()
+            out.member("x", bounds.x)
+            out.member("y", bounds.y)
+            out.member("width", bounds.width)
+            out.member("height", bounds.height)
+            out.closeObject()
+        }
+    }
+
+    /// Writes every property as a JSON object of strings.
+    static func writeProperties(_ properties: PyramidProperties, to out: inout JSONWriter) {
+        out.key("properties")
+        out.openObject()
+        for (name, value) in properties.values.sorted(by: { $0.key < $1.key }) { out.member(name, value) }
+        out.closeObject()
+    }
+
+    /// Writes the slide as a JSON object.
+    static func writeSlide(_ facts: SlideFacts, to out: inout JSONWriter) {
+        let slide = facts.slide
+        out.openObject()
+        out.member("vendor", slide.vendor)
+        writePhysicalFacts(facts.properties, to: &out)
+        out.key("levels")
+        out.openArray()
+        for level in slide.levels {
+            out.openObject()
+            out.member("width", level.width)
+            out.member("height", level.height)
+            out.member("downsample", level.downsample)
+            out.closeObject()
+        }
+        out.closeArray()
+        out.key("associated")
+        out.openObject()
+        for (kind, size) in slide.associatedImages.sorted(by: { $0.key < $1.key }) {
+            out.key(kind)
+            out.openObject()
+            out.member("width", size.width)
+            out.member("height", size.height)
+            out.closeObject()
+        }
+        out.closeObject()
+        writeProperties(facts.properties, to: &out)
+        out.closeObject()
+    }
+
+    /// `value` without a fraction when it has none, else as Swift prints it.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+
+    /// Microns as millimetres, to 0.01 mm.
+    private static func millimetres(_ microns: Double) -> String {
+        String(format: "%.2f", microns / 1000)
+    }
+}
