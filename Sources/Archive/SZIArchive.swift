@@ -28,6 +28,9 @@ public struct SZIArchive: Sendable {
     public let propertiesXML: [UInt8]?
     /// The bytes of `TOP/scan-properties.xml` (the SZI format's vendor, objective and microns per pixel), likewise.
     public let scanPropertiesXML: [UInt8]?
+    /// Where the associated images a sliced slide keeps lie (`TOP/STEM_files/associated/KIND.jpg`, `tiler slice`'s),
+    /// by kind: 1–64 letters, digits, `-` and `_`, at most ``maxAssociatedBytes`` each.
+    public let associated: [String: (offset: UInt64, size: Int)]
     private let levelStarts: [Int]
     /// Dense: one slot per cell of the grid (`slots` empty). Sparse: one per tile present, in slot order (`slots`).
     private let offsets: [UInt64]
@@ -39,6 +42,8 @@ public struct SZIArchive: Sendable {
     public static let maxDescriptorBytes = 1 << 16
     /// The longest properties entry read, in bytes (a larger one is left unread).
     public static let maxPropertiesBytes = 1 << 20
+    /// The largest associated image indexed, in bytes (a larger one is left out).
+    public static let maxAssociatedBytes = 64 << 20
     /// A slot with no tile.
     private static let absent = UInt64.max
 
@@ -96,6 +101,8 @@ public struct SZIArchive: Sendable {
         let scanName = Array(top) + Array("/scan-properties.xml".utf8)
         var propertiesIndex: Int?
         var scanIndex: Int?
+        let associatedPrefix = prefix + Array("associated/".utf8)
+        var associated: [String: (offset: UInt64, size: Int)] = [:]
         for index in 0..<directory.count where index != descriptorIndex {
             let name = directory.name(index)
             guard name.starts(with: prefix), name.count > prefix.count + suffix.count, name.reversed().starts(with: suffix.reversed()),
@@ -103,6 +110,11 @@ public struct SZIArchive: Sendable {
             else {
                 if name.elementsEqual(propertiesName) { propertiesIndex = index }
                 if name.elementsEqual(scanName) { scanIndex = index }
+                if let kind = Self.associatedKind(name, prefix: associatedPrefix), directory.sizes[index] > 0,
+                    directory.sizes[index] <= UInt64(Self.maxAssociatedBytes)
+                {
+                    associated[kind] = (directory.dataOffsets[index], Int(directory.sizes[index]))
+                }
                 others += 1
                 continue
             }
@@ -146,6 +158,17 @@ public struct SZIArchive: Sendable {
         }
         propertiesXML = try small(propertiesIndex)
         scanPropertiesXML = try small(scanIndex)
+        self.associated = associated
+    }
+
+    /// `KIND` of an entry named `prefix` + `KIND.jpg`, when it is 1–64 ASCII letters, digits, `-` and `_`.
+    private static func associatedKind(_ name: ArraySlice<UInt8>, prefix: [UInt8]) -> String? {
+        let suffix = Array(".jpg".utf8)
+        guard name.starts(with: prefix), name.count > prefix.count + suffix.count, name.reversed().starts(with: suffix.reversed()) else { return nil }
+        let kind = name.dropFirst(prefix.count).dropLast(suffix.count)
+        let allowed = { (c: UInt8) in (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x2D || c == 0x5F }
+        guard kind.count <= 64, kind.allSatisfy(allowed) else { return nil }
+        return String(decoding: kind, as: UTF8.self)
     }
 
     /// Where tile (`level`, `column`, `row`)'s bytes lie in the file, or nil when the archive lacks it (or the address

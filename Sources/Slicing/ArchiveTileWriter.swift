@@ -32,19 +32,20 @@ struct ArchiveTileWriter: TileSink {
         }
     }
 
-    /// Appends the properties (`NAME/NAME_files/vips-properties.xml` and `NAME/scan-properties.xml`, as libvips writes
-    /// them in an SZI) when there are any, then the descriptor, and writes the central directory; returns the
+    /// Appends the associated images kept (`NAME/NAME_files/associated/KIND.jpg`) and the properties
+    /// (`NAME/NAME_files/vips-properties.xml` and `NAME/scan-properties.xml`, as libvips writes them in an SZI) when
+    /// there are any, then the descriptor, and writes the central directory; returns the
     /// archive's size in bytes.
-    func finish(descriptor: String, properties: PyramidProperties? = nil) throws(SliceError) -> UInt64 {
-        var entries: [(name: String, text: String)] = []
+    func finish(descriptor: String, properties: PyramidProperties? = nil, associated: [AssociatedImage] = []) throws(SliceError) -> UInt64 {
+        var entries: [(name: String, bytes: [UInt8])] = associated.map { ("\(name)/\(name)_files/associated/\($0.kind).jpg", $0.jpeg) }
         if let properties {
-            entries.append(("\(name)/\(name)_files/vips-properties.xml", properties.vipsXML()))
-            if let scan = properties.scanXML() { entries.append(("\(name)/scan-properties.xml", scan)) }
+            entries.append(("\(name)/\(name)_files/vips-properties.xml", Array(properties.vipsXML().utf8)))
+            if let scan = properties.scanXML() { entries.append(("\(name)/scan-properties.xml", Array(scan.utf8))) }
         }
-        entries.append(("\(name)/\(name).dzi", descriptor))
+        entries.append(("\(name)/\(name).dzi", Array(descriptor.utf8)))
         do throws(ArchiveError) {
             for entry in entries {
-                try Array(entry.text.utf8).withUnsafeBytes { bytes in
+                try entry.bytes.withUnsafeBytes { bytes in
                     Result { () throws(ArchiveError) in try archive.append(name: entry.name, bytes: bytes) }
                 }.get()
             }

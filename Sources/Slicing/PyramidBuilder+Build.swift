@@ -79,12 +79,13 @@ extension PyramidBuilder {
         var fileBytes: Int?
         var written = workers.written
         if let archive {
-            fileBytes = Int(try archive.finish(descriptor: descriptor.xml, properties: options.properties))
+            fileBytes = Int(try archive.finish(descriptor: descriptor.xml, properties: options.properties, associated: options.associatedImages))
         } else if let tiff {
             fileBytes = Int(try tiff.finish(into: staging.archivePath, bigTIFF: options.bigTIFF))
             written = tiff.written
         } else {
             if let properties = options.properties { try staging.writeProperties(properties) }
+            if !options.associatedImages.isEmpty { try staging.writeAssociated(options.associatedImages) }
             try staging.writeDescriptor(descriptor)
         }
         meter.tick(force: true, snapshot)

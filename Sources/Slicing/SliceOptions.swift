@@ -28,6 +28,9 @@ public struct SliceOptions: Sendable {
     /// SZI get `NAME_files/vips-properties.xml` (and an SZI `scan-properties.xml`), a TIFF its microns per pixel in
     /// its resolution tags. Nil: nothing is recorded.
     public var properties: PyramidProperties?
+    /// A slide's associated images to keep beside the tiles (`NAME_files/associated/KIND.jpg`, folder and SZI; a TIFF
+    /// keeps none).
+    public var associatedImages: [AssociatedImage] = []
     /// Archive offsets and counts from this on are written as ZIP64 (tests lower it to check those records).
     var zip64Threshold = UInt64(UInt32.max)
     /// For a TIFF: the finest level's data from which its spool becomes the file (``TIFFTileWriter``; tests change it

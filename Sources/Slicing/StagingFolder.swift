@@ -85,6 +85,18 @@ struct StagingFolder {
         }
     }
 
+    /// Writes `NAME_files/associated/KIND.jpg` for each of `images`.
+    func writeAssociated(_ images: [AssociatedImage]) throws(SliceError) {
+        let folder = "\(filesPath)/associated"
+        guard mkdir(folder, 0o755) == 0 || errno == EEXIST else { throw SliceError.system(.write, "cannot create \(folder)", errno: errno) }
+        for image in images {
+            let path = "\(folder)/\(image.kind).jpg"
+            if let code = TileWriter.writeFile(name: path, bytes: image.jpeg) {
+                throw SliceError.system(.write, "cannot write \(path)", errno: code)
+            }
+        }
+    }
+
     func writeDescriptor(_ descriptor: DZIDescriptor) throws(SliceError) {
         if let code = TileWriter.writeFile(name: dziPath, bytes: Array(descriptor.xml.utf8)) {
             throw SliceError.system(.write, "cannot write \(dziPath)", errno: code)

@@ -71,6 +71,40 @@ import Testing
         }
     }
 
+    @Test func keptAssociatedImagesAreListedAndServed() async throws {
+        let fixture = try PyramidFixture()
+        try fixture.addPyramid("loose", width: 300, height: 200)
+        let label = PyramidFixture.tileBytes(level: 1, column: 2, row: 3, count: 700)
+        let macro = PyramidFixture.tileBytes(level: 4, column: 5, row: 6, count: 900)
+        try FileManager.default.createDirectory(atPath: fixture.root + "/loose_files/associated", withIntermediateDirectories: true)
+        try Data(label).write(to: URL(fileURLWithPath: fixture.root + "/loose_files/associated/label.jpg"))
+        try Data(macro).write(to: URL(fileURLWithPath: fixture.root + "/loose_files/associated/macro.jpg"))
+        // Not kept images: another extension, a name no kind has, a symlink out of ROOT.
+        try Data(label).write(to: URL(fileURLWithPath: fixture.root + "/loose_files/associated/notes.txt"))
+        try Data(label).write(to: URL(fileURLWithPath: fixture.root + "/loose_files/associated/a b.jpg"))
+        try FileManager.default.createSymbolicLink(atPath: fixture.root + "/loose_files/associated/escape.jpg", withDestinationPath: "/etc/hostname")
+        try fixture.addArchive(
+            "packed", width: 600, height: 400, tileBytes: 100,
+            extra: [("packed/packed_files/associated/label.jpg", label), ("packed/packed_files/associated/bad name.jpg", macro)])
+        try await withServer(fixture) { server in
+            for name in ["loose", "packed"] {
+                let entry = try Self.entry(server, name)
+                let associated = try #require(entry["associated"] as? [String: String], "\(name): \(entry)")
+                let kinds = name == "loose" ? ["escape", "label", "macro"] : ["label"]
+                #expect(associated.keys.sorted() == kinds, "\(name)")
+                let response = try fetch(server, "/api/images/\(name)/associated/label")
+                #expect(response.status == 200 && response.header("Content-Type") == "image/jpeg" && response.body == label, "\(name)")
+                #expect(try fetch(server, "/api/images/\(name)/associated/thumbnail").status == 404)
+                let etag = try #require(response.header("ETag"))
+                #expect(try fetch(server, "/api/images/\(name)/associated/label", headers: ["If-None-Match: \(etag)"]).status == 304)
+            }
+            #expect(try fetch(server, "/api/images/loose/associated/macro").body == macro)
+            // A symlink out of ROOT is listed by name but never read.
+            #expect(try fetch(server, "/api/images/loose/associated/escape").status == 404)
+            #expect(try fetch(server, "/api/images/packed/associated/macro").status == 404)
+        }
+    }
+
     @Test func anSZIsScanPropertiesAloneGiveItsFacts() throws {
         let fixture = try PyramidFixture()
         try fixture.addArchive(

@@ -66,6 +66,33 @@ import Testing
             ], "\(info)")
     }
 
+    @Test func aSlicedSlideKeepsItsAssociatedImages() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        try SliceSlideCommandTests.makeSlides(fixtures)
+        // make_slides.py's Aperio slide has a label, a macro image and a thumbnail.
+        let slide = fixtures.path("slides/pyramid.svs")
+        #expect(try TilerProcess.run(["slice", slide, "-o", fixtures.path("o"), "--quiet"]).status == 0)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: fixtures.path("o/pyramid_files/associated")).sorted()
+        #expect(kept == ["label.jpg", "macro.jpg", "thumbnail.jpg"])
+        let label = try ImageDecoder.decode(path: fixtures.path("o/pyramid_files/associated/label.jpg"))
+        #expect(label.width == 240 && label.height == 120)
+        // The same pixels OpenSlide reads, at JPEG quality 90.
+        let reference = try Slide(path: slide).associatedRGB("label")
+        let difference = zip(label.bytes, reference.bytes).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+        #expect(Double(difference) / Double(reference.bytes.count) < 6, "a label's sharp print, at JPEG quality 90")
+        #expect(try TilerProcess.run(["slice", slide, "-o", fixtures.path("p.szi"), "--quiet"]).status == 0)
+        let names = try ExternalTool.run("/usr/bin/unzip", ["-Z1", fixtures.path("p.szi")]).output.split(separator: "\n")
+        #expect(
+            names.filter { $0.hasPrefix("p/p_files/associated/") } == [
+                "p/p_files/associated/label.jpg", "p/p_files/associated/macro.jpg",
+                "p/p_files/associated/thumbnail.jpg",
+            ])
+        // A TIFF keeps none (its resolution tags are all it records).
+        #expect(try TilerProcess.run(["slice", slide, "-o", fixtures.path("t.tif"), "--quiet"]).status == 0)
+        #expect(try TIFFPyramid(path: fixtures.path("t.tif")).levels.count == 4)
+    }
+
     @Test func aPhotographRecordsNothing() throws {
         let fixtures = try Fixtures()
         defer { fixtures.remove() }
@@ -73,7 +100,9 @@ import Testing
         #expect(try TilerProcess.run(["sample", picture, "--size", "600x400", "--quiet"]).status == 0)
         #expect(try TilerProcess.run(["slice", picture, "-o", fixtures.path("o"), "--quiet"]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: fixtures.path("o/picture_files/vips-properties.xml")))
+        #expect(!FileManager.default.fileExists(atPath: fixtures.path("o/picture_files/associated")))
         #expect(try TilerProcess.run(["slice", picture, "-o", fixtures.path("p.szi"), "--quiet"]).status == 0)
-        #expect(!(try ExternalTool.run("/usr/bin/unzip", ["-Z1", fixtures.path("p.szi")]).output.contains("properties")))
+        let entries = try ExternalTool.run("/usr/bin/unzip", ["-Z1", fixtures.path("p.szi")]).output
+        #expect(!entries.contains("properties") && !entries.contains("associated"))
     }
 }

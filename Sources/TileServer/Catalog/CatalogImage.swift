@@ -39,6 +39,8 @@ final class CatalogImage: Sendable {
     /// What a folder pyramid or an SZI records of its source (`vips-properties.xml`, an SZI's `scan-properties.xml`):
     /// a sliced slide's properties, whether `tiler slice` or `vips dzsave` sliced it. Nil when it records none.
     let recorded: PyramidProperties?
+    /// The associated images a sliced slide's folder pyramid or SZI keeps (`NAME_files/associated/KIND.jpg`), sorted.
+    let keptAssociated: [String]
     private let served = Atomic<Bool>(true)
 
     /// Creates an entry for a folder pyramid whose level folders are opened through `directories`; the catalog is the
@@ -46,20 +48,22 @@ final class CatalogImage: Sendable {
     convenience init(
         id: Int, name: String, descriptor: DZIDescriptor, root: String, filesDirectory: String, descriptorFile: LoadedFile,
         signature: FileSignature, directories: LevelDirectoryCache, realName: String? = nil, tilesRealName: String? = nil,
-        recorded: PyramidProperties? = nil
+        recorded: PyramidProperties? = nil, keptAssociated: [String] = []
     ) {
         let levels = LevelDirectories(
             image: id, filesDirectory: filesDirectory, root: root, maxLevel: descriptor.pyramid.maxLevel, cache: directories)
         self.init(
             id: id, name: name, descriptor: descriptor, root: root, source: .folder(FolderTiles(directory: filesDirectory, levels: levels)),
-            descriptorFile: descriptorFile, signature: signature, realName: realName, tilesRealName: tilesRealName, recorded: recorded)
+            descriptorFile: descriptorFile, signature: signature, realName: realName, tilesRealName: tilesRealName, recorded: recorded,
+            keptAssociated: keptAssociated)
     }
 
     /// Creates an entry whose tiles come from `source`; `companions` are the identities of the other files a slide is
     /// read from (part of the version).
     init(
         id: Int, name: String, descriptor: DZIDescriptor, root: String, source: TileSource, descriptorFile: LoadedFile, signature: FileSignature,
-        companions: [FileSignature?] = [], realName: String? = nil, tilesRealName: String? = nil, recorded: PyramidProperties? = nil
+        companions: [FileSignature?] = [], realName: String? = nil, tilesRealName: String? = nil, recorded: PyramidProperties? = nil,
+        keptAssociated: [String] = []
     ) {
         self.id = id
         self.name = name
@@ -75,6 +79,7 @@ final class CatalogImage: Sendable {
         self.version = PyramidVersion.of(descriptorFile: descriptorFile, signature: signature, companions: companions)
         self.versionedPrefix = urlPrefix + "@" + version
         self.recorded = recorded
+        self.keptAssociated = keptAssociated
     }
 
     /// The names the access policy applies to (all of them must be public for the image to be, and a token must
@@ -98,8 +103,13 @@ final class CatalogImage: Sendable {
     /// its source (``recorded``), else nothing.
     var facts: ImageFacts {
         if case .stored(let stored) = source { return stored.pyramid.facts }
-        return recorded.map(ImageFacts.init(recorded:)) ?? ImageFacts()
+        var facts = recorded.map(ImageFacts.init(recorded:)) ?? ImageFacts()
+        facts.associated = keptAssociated
+        return facts
     }
+
+    /// Whether the image has associated images to list: a slide's own, or those its sliced pyramid keeps.
+    var hasAssociated: Bool { slideExtras != nil || !keptAssociated.isEmpty }
 
     /// Every property of the image by name, for `/api/images/NAME/properties`: a slide's (OpenSlide's), else the
     /// recorded ones; nil when it has neither.

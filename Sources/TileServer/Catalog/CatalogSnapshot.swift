@@ -86,7 +86,7 @@ final class CatalogSnapshot: Sendable {
             writer.closeObject()
         }
         let api = "/api/images/" + PercentEncoding.encodePath(image.name)
-        if image.slideExtras != nil {
+        if image.hasAssociated {
             writer.key("associated")
             writer.openObject()
             for kind in facts.associated {

@@ -27,6 +27,7 @@ extension ImageCatalog {
             etag: "\"\(String(signature.size, radix: 16))-\(String(signature.seconds, radix: 16)).\(String(signature.nanoseconds, radix: 16))-dzi\"")
         return CatalogImage(
             id: id, name: found.name, descriptor: tiles.index.descriptor, root: root, source: .archive(tiles), descriptorFile: file,
-            signature: signature, recorded: recordedProperties(archive: tiles.index, image: found.name))
+            signature: signature, recorded: recordedProperties(archive: tiles.index, image: found.name),
+            keptAssociated: tiles.index.associated.keys.sorted())
     }
 }

@@ -89,7 +89,7 @@ extension ImageCatalog {
         return CatalogImage(
             id: id, name: found.name, descriptor: descriptor, root: root, filesDirectory: files, descriptorFile: file, signature: signature,
             directories: directories, realName: Self.realName(real, root: root), tilesRealName: Self.tilesRealName(files, root: root),
-            recorded: recordedProperties(files: files, image: found.name))
+            recorded: recordedProperties(files: files, image: found.name), keptAssociated: Self.keptAssociated(files: files))
     }
 }
 

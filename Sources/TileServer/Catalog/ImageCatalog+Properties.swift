@@ -1,4 +1,5 @@
 import Archive
+import Foundation
 import Slicing
 
 extension ImageCatalog {
@@ -15,6 +16,16 @@ extension ImageCatalog {
             return nil
         }
         return parsed([Array(file.buffer.readableBytesView.dropFirst(file.bodyOffset))], image: name)
+    }
+
+    /// The associated images a sliced slide's folder pyramid keeps in `files/associated/KIND.jpg`, by kind, sorted.
+    static func keptAssociated(files: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: files + "/associated")) ?? []
+        return names.compactMap { name in
+            guard name.hasSuffix(".jpg") else { return nil }
+            let kind = String(name.dropLast(4))
+            return AssociatedImage.isKeepable(kind) ? kind : nil
+        }.sorted()
     }
 
     /// What the SZI `index` records of its source: its `vips-properties.xml`, then its `scan-properties.xml` (whose

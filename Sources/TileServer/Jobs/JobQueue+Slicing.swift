@@ -81,6 +81,7 @@ extension JobQueue {
         options.progressInterval = 0.1
         options.threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
         options.properties = PyramidProperties.ofSlide(path: job.input, width: source.width, height: source.height, bands: source.channels)
+        if options.properties != nil { options.associatedImages = AssociatedImage.ofSlide(path: job.input) }
         let geometry = DZIDescriptor(
             width: displayed.width, height: displayed.height, tileSize: options.tileSize, overlap: options.overlap, format: options.fileExtension)
         let pyramid = Pyramid(width: displayed.width, height: displayed.height, tileSize: options.tileSize, overlap: options.overlap)

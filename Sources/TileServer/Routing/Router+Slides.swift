@@ -1,6 +1,7 @@
 import ImageCodecs
 import JSONText
 import NIOCore
+import Slicing
 import TileGeometry
 
 extension Router {
@@ -31,8 +32,10 @@ extension Router {
     func associatedResponse(name: Substring, kind: Substring) -> Response {
         let image: CatalogImage
         let slide: SlidePyramid
-        switch slideLookup(name) {
-        case .success(let found): (image, slide) = (found.image, found.slide)
+        switch lookup(name) {
+        case .success(let found):
+            guard let extras = found.image.slideExtras else { return keptAssociatedResponse(found.image, kind: String(kind)) }
+            (image, slide) = (found.image, extras)
         case .failure(let error): return .error(error)
         }
         let kind = String(kind)
@@ -61,16 +64,45 @@ extension Router {
         return .later
     }
 
-    /// The slide named `name` (a pyramid read through OpenSlide), or a 404.
-    private func slideLookup(_ name: Substring) -> Result<(image: CatalogImage, slide: SlidePyramid), RequestError> {
-        switch lookup(name) {
-        case .success(let found):
-            guard let slide = found.image.slideExtras else {
-                return .failure(.notFound("\(found.image.name) is not a slide"))
-            }
-            return .success((found.image, slide))
-        case .failure(let error):
-            return .failure(error)
+    /// An associated image a sliced slide's folder pyramid or SZI keeps (``CatalogImage/keptAssociated``): its JPEG
+    /// file or archive entry, read on a render thread (never an event loop); 404 for a kind it does not keep (an
+    /// image that is no slide keeps none), 503 when the render threads are all taken.
+    private func keptAssociatedResponse(_ image: CatalogImage, kind: String) -> Response {
+        guard image.keptAssociated.contains(kind) else {
+            return .error(.notFound("\(image.name) has no associated image \(kind.prefix(64))"))
         }
+        let etag = "\"\(image.version)-\(kind)\""
+        let profile = services.blocks.tile(format: "jpg", versioned: false)
+        let source = image.source
+        let root = image.root
+        let services = self.services
+        let deliver = self.deliver
+        let job = services.renders.submit(
+            { _, _ in
+                let file: LoadedFile
+                switch source {
+                case .folder(let folder):
+                    file = try FileLoader.load(folder.directory + "/associated/\(kind).jpg", inside: root, maxBytes: AssociatedImage.maxBytes)
+                case .archive(let archive):
+                    file = try archive.readAssociated(kind)
+                case .stored:
+                    throw FileLoadError(kind: .notFound, message: "no kept \(kind) image")
+                }
+                return Array(file.buffer.readableBytesView.dropFirst(file.bodyOffset))
+            },
+            completion: { result in
+                switch result {
+                case .success(let bytes):
+                    deliver(.file(LoadedFile(bytes: bytes, etag: etag), profile: profile, extraHeaders: nil))
+                case .failure(let error as FileLoadError) where error.kind == .notFound || error.kind == .outsideRoot:
+                    // Removed since the scan, or a symlink out of ROOT: as if it were not kept.
+                    deliver(.error(.notFound("\(image.name) has no associated image \(kind)")))
+                case .failure(let error):
+                    services.readFailures.note("Reading \(kind) of \(image.name) failed: \(error)", key: image.name)
+                    deliver(.error(RequestError(status: .internalServerError, message: "the \(kind) image could not be read")))
+                }
+            })
+        guard job != nil else { return .error(RequestError(status: .serviceUnavailable, message: "too many renders; try again")) }
+        return .later
     }
 }

@@ -75,6 +75,11 @@ final class ArchiveTiles: Sendable {
         guard let place = index.tile(level: Int(address.level), column: Int(address.column), row: Int(address.row)) else {
             throw FileLoadError(kind: .notFound, message: "no such tile in \(path)")
         }
+        return try opened(place, maxBytes: maxBytes)
+    }
+
+    /// The open archive and the entry at `place`, checked as ``place(_:maxBytes:)`` checks a tile's.
+    private func opened(_ place: (offset: UInt64, size: Int), maxBytes: Int) throws(FileLoadError) -> (file: ArchiveFile, offset: UInt64, size: Int) {
         guard place.size <= maxBytes else { throw FileLoadError(kind: .unreadable, message: "the tile is larger than \(maxBytes) bytes") }
         let file = try opened()
         guard isCurrent(file) else {
@@ -95,6 +100,21 @@ final class ArchiveTiles: Sendable {
                 place.file.descriptor, offset: Int(place.offset), size: place.size, tag: (seconds, Int(place.offset)),
                 pageCacheOnly: pageCacheOnly)
         }
+    }
+
+    /// The associated image of kind `kind` the archive keeps (``SZIArchive/associated``), read whole. Blocking: a
+    /// render thread's, never an event loop's.
+    ///
+    /// - Throws: ``FileLoadError``: `.notFound` for a kind the archive does not keep.
+    func readAssociated(_ kind: String) throws(FileLoadError) -> LoadedFile {
+        guard let entry = index.associated[kind] else { throw FileLoadError(kind: .notFound, message: "no \(kind) image in \(path)") }
+        let place = try opened(entry, maxBytes: SZIArchive.maxAssociatedBytes)
+        let file = try withExtendedLifetime(place.file) { () throws(FileLoadError) in
+            try FileLoader.readRegion(
+                place.file.descriptor, offset: Int(place.offset), size: place.size, tag: (seconds, Int(place.offset)), pageCacheOnly: false)
+        }
+        guard let file else { throw FileLoadError(kind: .unreadable, message: "\(path) could not be read") }
+        return file
     }
 
     /// Tile `address` as an ``OpenTile`` to send with `sendfile`: the archive's descriptor duplicated (the tile owns

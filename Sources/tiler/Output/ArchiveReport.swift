@@ -43,8 +43,8 @@ struct ArchiveReport {
 
     private var pyramid: Pyramid { archive.descriptor.pyramid }
 
-    /// Entries neither the descriptor, a tile nor a properties file read.
-    private var ignored: Int { archive.otherEntries - propertyFiles.count }
+    /// Entries neither the descriptor, a tile, a properties file read nor an associated image kept.
+    private var ignored: Int { archive.otherEntries - propertyFiles.count - archive.associated.count }
 
     /// Tiles at `level` present in the archive.
     private func present(_ level: Int) -> Int {
@@ -63,6 +63,7 @@ struct ArchiveReport {
             "\(path): SZI (stored ZIP), \(ArchiveReport.bytes(archive.fileSize)), \(descriptor.width) × \(descriptor.height)",
             "  holds: \(archive.topFolder)/\(archive.stem).dzi and \(archive.tileCount) of \(expected) tiles"
                 + (propertyFiles.isEmpty ? "" : ", " + propertyFiles.joined(separator: " and "))
+                + (archive.associated.isEmpty ? "" : ", associated images " + archive.associated.keys.sorted().joined(separator: ", "))
                 + (ignored > 0 ? ", \(ignored) other entr\(ignored == 1 ? "y" : "ies") (ignored)" : ""),
             "  tiles: \(descriptor.format), \(descriptor.tileSize)-px, overlap \(descriptor.overlap)",
             "  served: in place by tiler serve, every tile sent as stored (sendfile from its offset in the archive)",
@@ -98,6 +99,10 @@ struct ArchiveReport {
             out.member("tiles", archive.tileCount)
             out.member("otherEntries", archive.otherEntries)
             out.member("passThrough", true)
+            out.key("associated")
+            out.openArray()
+            for kind in archive.associated.keys.sorted() { out.value(kind) }
+            out.closeArray()
             if let recorded {
                 out.key("recorded")
                 out.openObject()

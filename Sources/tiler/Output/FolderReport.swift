@@ -17,6 +17,8 @@ struct FolderReport {
     /// `NAME_files/vips-properties.xml`, parsed; nil when absent or unreadable (``propertiesProblem`` says which).
     let recorded: PyramidProperties?
     private let propertiesProblem: String?
+    /// The associated images a sliced slide's pyramid keeps (`NAME_files/associated/KIND.jpg`).
+    private let associated: [String]
 
     /// Whether `path` names a Deep Zoom descriptor (`*.dzi`).
     static func isDescriptor(_ path: String) -> Bool {
@@ -73,6 +75,9 @@ struct FolderReport {
         self.present = present
         self.bytes = bytes
         self.strays = strays
+        associated = ((try? FileManager.default.contentsOfDirectory(atPath: files + "/associated")) ?? []).compactMap { name in
+            name.hasSuffix(".jpg") && AssociatedImage.isKeepable(name.dropLast(4)) ? String(name.dropLast(4)) : nil
+        }.sorted()
         let propertiesPath = files + "/vips-properties.xml"
         if let data = FileManager.default.contents(atPath: propertiesPath) {
             do {
@@ -104,6 +109,7 @@ struct FolderReport {
         let stem = (String(path.dropLast(4)) as NSString).lastPathComponent
         var holds = "  holds: \(stem)_files/ with \(tileCount) of \(expected) tiles (\(ArchiveReport.bytes(UInt64(bytes))))"
         if recorded != nil || propertiesProblem != nil { holds += ", vips-properties.xml" }
+        if !associated.isEmpty { holds += ", associated images " + associated.joined(separator: ", ") }
         if strays > 0 { holds += ", \(strays) other file\(strays == 1 ? "" : "s") (ignored)" }
         var lines = [
             "\(path): Deep Zoom folder pyramid, \(descriptor.width) × \(descriptor.height)",
@@ -140,6 +146,10 @@ struct FolderReport {
             out.member("tiles", tileCount)
             out.member("otherFiles", strays)
             out.member("passThrough", true)
+            out.key("associated")
+            out.openArray()
+            for kind in associated { out.value(kind) }
+            out.closeArray()
             if let recorded {
                 out.key("recorded")
                 out.openObject()
