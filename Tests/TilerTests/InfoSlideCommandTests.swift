@@ -50,7 +50,8 @@ import Testing
         let info = try TilerProcess.run(["info", descriptor])
         #expect(info.status == 0, "\(info.stderr)")
         #expect(info.stdout.hasPrefix("\(descriptor): Deep Zoom folder pyramid, 1024 × 768\n"), "\(info.stdout)")
-        #expect(info.stdout.contains("with 24 of 25 tiles") && info.stdout.contains("vips-properties.xml, associated images macro, 1 other file (ignored)"))
+        #expect(info.stdout.contains("with 24 of 25 tiles"))
+        #expect(info.stdout.contains("vips-properties.xml, associated images macro, 1 other file (ignored)"), "\(info.stdout)")
         #expect(info.stdout.contains("  records: hamamatsu slide, objective 20×, 0.45 × 0.45 µm a pixel"), "\(info.stdout)")
         #expect(info.stdout.contains("  level 10: 1024 × 768, 4 × 3 tiles (1 missing)"))
         let json = try Self.json(descriptor)
@@ -61,7 +62,8 @@ import Testing
         #expect(try TilerProcess.run(["slice", fixtures.path("slides/vms/slide.vms"), "-o", fixtures.path("p/slide.szi"), "--quiet"]).status == 0)
         let archive = try TilerProcess.run(["info", fixtures.path("p/slide.szi")])
         // The VMS's map image is OpenSlide's `macro`.
-        #expect(archive.stdout.contains("25 of 25 tiles, vips-properties.xml and scan-properties.xml, associated images macro\n"), "\(archive.stdout)")
+        let holds = "25 of 25 tiles, vips-properties.xml and scan-properties.xml, associated images macro\n"
+        #expect(archive.stdout.contains(holds), "\(archive.stdout)")
         // make_slides.py's Aperio slide keeps its label, macro and thumbnail.
         #expect(try TilerProcess.run(["slice", fixtures.path("slides/pyramid.svs"), "-o", fixtures.path("q/svs.szi"), "--quiet"]).status == 0)
         let svs = try TilerProcess.run(["info", fixtures.path("q/svs.szi")]).stdout
