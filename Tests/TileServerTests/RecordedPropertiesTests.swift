@@ -74,11 +74,16 @@ import Testing
     @Test func keptAssociatedImagesAreListedAndServed() async throws {
         let fixture = try PyramidFixture()
         try fixture.addPyramid("loose", width: 300, height: 200)
+        try Self.recorded.vipsXML().write(toFile: fixture.root + "/loose_files/vips-properties.xml", atomically: true, encoding: .utf8)
+        // A pyramid that records nothing is no sliced slide: an `associated` folder in it is not looked at.
+        try fixture.addPyramid("plain", width: 300, height: 200)
+        try FileManager.default.createDirectory(atPath: fixture.root + "/plain_files/associated", withIntermediateDirectories: true)
         let label = PyramidFixture.tileBytes(level: 1, column: 2, row: 3, count: 700)
         let macro = PyramidFixture.tileBytes(level: 4, column: 5, row: 6, count: 900)
         try FileManager.default.createDirectory(atPath: fixture.root + "/loose_files/associated", withIntermediateDirectories: true)
         try Data(label).write(to: URL(fileURLWithPath: fixture.root + "/loose_files/associated/label.jpg"))
         try Data(macro).write(to: URL(fileURLWithPath: fixture.root + "/loose_files/associated/macro.jpg"))
+        try Data(label).write(to: URL(fileURLWithPath: fixture.root + "/plain_files/associated/label.jpg"))
         // Not kept images: another extension, a name no kind has, a symlink out of ROOT.
         try Data(label).write(to: URL(fileURLWithPath: fixture.root + "/loose_files/associated/notes.txt"))
         try Data(label).write(to: URL(fileURLWithPath: fixture.root + "/loose_files/associated/a b.jpg"))
@@ -102,6 +107,8 @@ import Testing
             // A symlink out of ROOT is listed by name but never read.
             #expect(try fetch(server, "/api/images/loose/associated/escape").status == 404)
             #expect(try fetch(server, "/api/images/packed/associated/macro").status == 404)
+            #expect(try Self.entry(server, "plain")["associated"] == nil)
+            #expect(try fetch(server, "/api/images/plain/associated/label").status == 404)
         }
     }
 

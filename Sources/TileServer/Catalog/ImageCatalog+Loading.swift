@@ -86,10 +86,13 @@ extension ImageCatalog {
             // Not yet (a slice still being published) or a tiles folder pointing out of ROOT: look again next scan.
             throw CatalogError(message: "no tiles folder", permanent: false)
         }
+        // Only a sliced slide keeps associated images, and it records its properties too: a pyramid that records none
+        // costs no listing of an `associated` folder.
+        let recorded = recordedProperties(files: files, image: found.name)
         return CatalogImage(
             id: id, name: found.name, descriptor: descriptor, root: root, filesDirectory: files, descriptorFile: file, signature: signature,
             directories: directories, realName: Self.realName(real, root: root), tilesRealName: Self.tilesRealName(files, root: root),
-            recorded: recordedProperties(files: files, image: found.name), keptAssociated: Self.keptAssociated(files: files))
+            recorded: recorded, keptAssociated: recorded == nil ? [] : Self.keptAssociated(files: files))
     }
 }
 
