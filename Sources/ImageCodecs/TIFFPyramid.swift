@@ -76,7 +76,8 @@ public final class TIFFPyramid: Sendable {
     /// The file as it was when opened.
     public let identity: FileIdentity
     /// Microns per pixel of the full resolution from the XResolution, YResolution and ResolutionUnit tags (inch or
-    /// centimetre), or nil when they are absent or give no physical unit.
+    /// centimetre), or nil when they are absent, give no physical unit, or are a screen default
+    /// (``micronsPerPixel(resolutionUnit:x:y:)``).
     public let tagMicronsPerPixel: (x: Double, y: Double)?
 
     /// The C pyramid: immutable after open, internally locked (see the type's discussion), so shared freely.
@@ -123,12 +124,19 @@ public final class TIFFPyramid: Sendable {
         bigTIFF = info.big_tiff != 0
         iccProfile = info.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(info.icc_length))) }
         imageDescription = info.description.map { String(cString: $0) }
-        let micronsPerUnit = [2: 25_400.0, 3: 10_000.0][Int(info.resolution_unit)]
-        if let micronsPerUnit, info.x_resolution > 0, info.y_resolution > 0 {
-            tagMicronsPerPixel = (micronsPerUnit / info.x_resolution, micronsPerUnit / info.y_resolution)
-        } else {
-            tagMicronsPerPixel = nil
-        }
+        tagMicronsPerPixel = Self.micronsPerPixel(resolutionUnit: Int(info.resolution_unit), x: info.x_resolution, y: info.y_resolution)
+    }
+
+    /// Microns per pixel from TIFF resolution tags: `resolutionUnit` 2 (inch) or 3 (centimetre), `x` and `y` pixels
+    /// per unit; nil for no unit, a resolution that is not positive, or 72 or 96 pixels per inch both ways (in inches,
+    /// or in centimetres as libvips converts them) — the screen resolutions photo and graphics software writes into
+    /// every file it saves, which say nothing of the thing pictured (a scale bar from them would call a panorama a
+    /// few metres wide).
+    public static func micronsPerPixel(resolutionUnit: Int, x: Double, y: Double) -> (x: Double, y: Double)? {
+        guard let micronsPerUnit = [2: 25_400.0, 3: 10_000.0][resolutionUnit], x > 0, y > 0, x.isFinite, y.isFinite else { return nil }
+        let perInch = (x: x * 25_400 / micronsPerUnit, y: y * 25_400 / micronsPerUnit)
+        let isScreenDefault = [72.0, 96.0].contains { abs(perInch.x - $0) < 0.01 && abs(perInch.y - $0) < 0.01 }
+        return isScreenDefault ? nil : (micronsPerUnit / x, micronsPerUnit / y)
     }
 
     deinit { tiler_tiff_pyramid_destroy(pyramid) }
