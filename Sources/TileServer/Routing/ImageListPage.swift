@@ -31,16 +31,30 @@ struct ImageListPage: Equatable {
 
     /// The `Link` and `X-Total-Count` header lines of this page of a list of `total` images (each ending in CRLF):
     /// `rel="next"` when images follow, `rel="prev"` when some precede.
-    func headerLines(total: Int) -> String {
+    ///
+    /// - Parameter token: A token the request brought in its query, carried on to the linked pages (see
+    ///   ``linkable(token:)``); nil for a request that brought its token in a header, or none.
+    func headerLines(total: Int, token: String? = nil) -> String {
         var links: [String] = []
+        let carried = token.map { "&token=" + $0 } ?? ""
         if offset + limit < total {
-            links.append("</api/images?offset=\(offset + limit)&limit=\(limit)>; rel=\"next\"")
+            links.append("</api/images?offset=\(offset + limit)&limit=\(limit)\(carried)>; rel=\"next\"")
         }
         if offset > 0 {
-            links.append("</api/images?offset=\(max(0, min(offset, total) - limit))&limit=\(limit)>; rel=\"prev\"")
+            links.append("</api/images?offset=\(max(0, min(offset, total) - limit))&limit=\(limit)\(carried)>; rel=\"prev\"")
         }
         let link = links.isEmpty ? "" : "Link: " + links.joined(separator: ", ") + "\r\n"
         return link + "X-Total-Count: \(total)\r\n"
+    }
+
+    /// `token` as it may stand in a `Link` URL's query: only when it is all URL-safe characters (a token is base64url
+    /// and dots), so nothing in it needs escaping or could end the header; nil otherwise (the link then carries none).
+    static func linkable(token: Substring) -> String? {
+        let safe = { (c: UInt8) in
+            (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x2D || c == 0x5F || c == 0x2E
+        }
+        guard !token.isEmpty, token.utf8.count <= 4096, token.utf8.allSatisfy(safe) else { return nil }
+        return String(token)
     }
 
     private static func integer(_ text: Substring?, named name: String, in range: ClosedRange<Int>, default value: Int) throws(RequestError) -> Int {

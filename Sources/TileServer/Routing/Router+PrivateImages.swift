@@ -35,7 +35,7 @@ extension Router {
 
     /// The image list under a policy: the public images and those `token` grants, whole or one page. O(n) in the
     /// images per request (the list depends on the token, so it is not shared).
-    func filteredImageList(page: ImageListPage?, policy: AccessPolicy, token: AccessToken?) -> Response {
+    func filteredImageList(page: ImageListPage?, policy: AccessPolicy, token: AccessToken?, carrying queryToken: String? = nil) -> Response {
         let visible = services.catalog.current.sorted.filter { image in
             let names = image.accessNames
             let isPublic = names.allSatisfy { policy.visibility(of: $0) == .public }
@@ -52,7 +52,7 @@ extension Router {
         let start = min(max(page.offset, 0), visible.count)
         let end = start + min(max(page.limit, 0), visible.count - start)
         return .body(
-            status: .ok, headerLines: profile.headerLines, extraHeaders: page.headerLines(total: visible.count),
+            status: .ok, headerLines: profile.headerLines, extraHeaders: page.headerLines(total: visible.count, token: queryToken),
             body: CatalogSnapshot.json(visible[start..<end]))
     }
 }

@@ -118,7 +118,9 @@ struct Router {
             return .error(error)
         }
         if let policy = services.access, case .list(let token) = grant {
-            return filteredImageList(page: page, policy: policy, token: token)
+            // A client that brought its token in the query (a link) keeps it on the pages it is pointed to.
+            let carried = token == nil ? nil : query.value(named: "token").flatMap { ImageListPage.linkable(token: $0) }
+            return filteredImageList(page: page, policy: policy, token: token, carrying: carried)
         }
         let snapshot = services.catalog.current
         let total = snapshot.sorted.count

@@ -150,6 +150,32 @@ import Testing
         }
     }
 
+    /// A token brought in the query (a link) is carried on the `Link`s to the other pages, so following them keeps
+    /// the private images listed; one brought in a header stays out of them.
+    @Test func pagingLinksCarryAQueryToken() async throws {
+        let fixture = try PrivateFixture()
+        try await withServer(fixture.pyramids, fixture.configuration) { server in
+            let token = try fixture.token("*")
+            var target = "/api/images?offset=0&limit=3&token=\(token)"
+            var names: [String] = []
+            while true {
+                let page = try fetch(server, target)
+                #expect(page.status == 200 && page.header("Cache-Control") == "private, no-store")
+                names += try #require(try page.json() as? [[String: Any]]).compactMap { $0["name"] as? String }
+                let next = (page.header("Link") ?? "").split(separator: ",").first { $0.contains("rel=\"next\"") }
+                guard let next, let open = next.firstIndex(of: "<"), let close = next.firstIndex(of: ">") else { break }
+                target = String(next[next.index(after: open)..<close])
+                #expect(target.hasSuffix("&token=\(token)"), "\(target)")
+            }
+            #expect(names == ["a/link", "a/one", "a/two", "ab", "b/x", "pub/fake", "pub/link", "pub/open"])
+            let byHeader = try fetch(server, "/api/images?offset=0&limit=3", headers: Self.bearer(token))
+            #expect(byHeader.header("Link") == "</api/images?offset=3&limit=3>; rel=\"next\"")
+            // A token that is not a token's characters is refused, never echoed into a header.
+            let odd = try fetch(server, "/api/images?offset=0&limit=1&token=a%0D%0ALink:%20x")
+            #expect(odd.status == 400 && odd.header("Link") == nil)
+        }
+    }
+
     /// A CORS preflight carries no credential: under a private prefix it is answered alike whether or not the image
     /// exists, and never names a version; elsewhere it still says 404 for what does not exist.
     @Test func aPreflightSaysNothingOfPrivateImages() async throws {
