@@ -52,6 +52,16 @@ extension PyramidProperties {
         self.init(entries: reader.entries)
     }
 
+    /// The properties a TIFF's ImageDescription holds as `vips-properties.xml` (as `tiler slice` and
+    /// `vips tiffsave --properties` write it); nil for any other description (a scanner's, OME-XML) or one that does not
+    /// parse.
+    public init?(imageDescription description: String) {
+        guard description.utf8.count <= Self.maxXMLBytes, description.drop(while: \.isWhitespace).hasPrefix("<?xml"),
+            description.contains("<properties>"), let read = try? PyramidProperties(xml: Array(description.utf8))
+        else { return nil }
+        self = read
+    }
+
     private static func document(namespace: String, version: String, date: Date, entries: [Entry]) -> String {
         var xml = "<?xml version=\"1.0\"?>\n<image xmlns=\"\(namespace)\" date=\"\(date.formatted(.iso8601))\" version=\"\(version)\">\n"
         xml += "  <properties>\n"

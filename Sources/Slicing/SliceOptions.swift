@@ -25,8 +25,9 @@ public struct SliceOptions: Sendable {
     /// For ``PyramidContainer/tiff``: write BigTIFF even when the file would fit in classic TIFF's 4 GiB.
     public var bigTIFF = false
     /// What to record about the source beside the tiles (a slide's properties, ``PyramidProperties``): a folder and an
-    /// SZI get `NAME_files/vips-properties.xml` (and an SZI `scan-properties.xml`), a TIFF its microns per pixel in
-    /// its resolution tags. Nil: nothing is recorded.
+    /// SZI get `NAME_files/vips-properties.xml` (and an SZI `scan-properties.xml`), a TIFF the same XML as its
+    /// ImageDescription (as `vips tiffsave --properties` writes it) and its microns per pixel in its resolution tags.
+    /// Nil: nothing is recorded.
     public var properties: PyramidProperties?
     /// A slide's associated images to keep beside the tiles (`NAME_files/associated/KIND.jpg`, folder and SZI; a TIFF
     /// keeps none).

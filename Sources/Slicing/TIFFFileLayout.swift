@@ -39,7 +39,7 @@ struct TIFFFileLayout {
     ///   system's block size when that level's spool becomes the file by inserting the rest in front of it.
     init(
         levels: [Level], tileSize: Int, channels: Int, compression: TIFFTileCompression = .jpeg, jpegTables: [UInt8], iccProfile: [UInt8],
-        micronsPerPixel: (x: Double, y: Double)? = nil, forceBigTIFF: Bool, finestAlignment: UInt64 = 1
+        micronsPerPixel: (x: Double, y: Double)? = nil, description: String? = nil, forceBigTIFF: Bool, finestAlignment: UInt64 = 1
     ) {
         self.levels = levels
         self.tileSize = tileSize
@@ -48,7 +48,9 @@ struct TIFFFileLayout {
         self.jpegTables = jpegTables
         self.iccProfile = iccProfile
         self.micronsPerPixel = micronsPerPixel
-        let tags = Tags(channels: channels, compression: compression, tables: jpegTables, icc: iccProfile, micronsPerPixel: micronsPerPixel)
+        let tags = Tags(
+            channels: channels, compression: compression, tables: jpegTables, icc: iccProfile, micronsPerPixel: micronsPerPixel,
+            description: description.map { Array($0.utf8) + [0] } ?? [])
         let tileBytes = levels.reduce(UInt64(0)) { $0 + $1.spoolSize }
         var big = forceBigTIFF
         if !big {
@@ -105,6 +107,8 @@ struct TIFFFileLayout {
         let tables: [UInt8]
         let icc: [UInt8]
         let micronsPerPixel: (x: Double, y: Double)?
+        /// The finest level's ImageDescription with its closing NUL (empty: none).
+        let description: [UInt8]
     }
 
     private static func shorts(_ values: [Int]) -> [UInt8] { values.flatMap { le(UInt16($0)) } }
@@ -153,6 +157,9 @@ struct TIFFFileLayout {
         if !tables.isEmpty { entries.append(Entry(tag: 347, type: undefined, count: tables.count, value: tables)) }
         if ycbcr { entries.append(Entry(tag: 530, type: short, count: 2, value: shorts([2, 2]))) }
         if index == 0 && !icc.isEmpty { entries.append(Entry(tag: 34675, type: undefined, count: icc.count, value: icc)) }
+        if index == 0 && !tags.description.isEmpty {
+            entries.append(Entry(tag: 270, type: ascii, count: tags.description.count, value: tags.description))
+        }
         if let mpp = tags.micronsPerPixel {
             // Level `index` is 2^index times coarser than the finest: its pixels per centimetre are that much fewer.
             let scale = Double(1 << min(index, 62))

@@ -46,6 +46,9 @@ final class TIFFTileWriter: TileSink {
     let iccProfile: [UInt8]
     /// Microns per pixel of the finest level, recorded in the resolution tags; nil: none recorded.
     let micronsPerPixel: (x: Double, y: Double)?
+    /// The full-resolution image's ImageDescription (a slide's properties as `vips-properties.xml`, as
+    /// `vips tiffsave --properties` writes them); nil: none.
+    let description: String?
     /// The finest level's spool, which keeps its name: ``finish(into:bigTIFF:)`` may link it to the TIFF's.
     let finestSpoolPath: String
     /// The finest level's data from which its spool becomes the TIFF (below it, copying costs nothing to speak of and
@@ -69,11 +72,12 @@ final class TIFFTileWriter: TileSink {
     ///   - inPlaceMinimumBytes: See ``inPlaceMinimumBytes``.
     init(
         folder: String, pyramid: Pyramid, channels: Int, compression: TIFFTileCompression = .jpeg, inPlaceMinimumBytes: UInt64 = 1 << 20,
-        iccProfile: [UInt8] = SRGBProfile.bytes, micronsPerPixel: (x: Double, y: Double)? = nil
+        iccProfile: [UInt8] = SRGBProfile.bytes, micronsPerPixel: (x: Double, y: Double)? = nil, description: String? = nil
     ) throws(SliceError) {
         self.pyramid = pyramid
         self.iccProfile = iccProfile
         self.micronsPerPixel = micronsPerPixel
+        self.description = description
         self.channels = compression.storedChannels(source: channels)
         self.compression = compression
         self.inPlaceMinimumBytes = inPlaceMinimumBytes
@@ -215,7 +219,8 @@ final class TIFFTileWriter: TileSink {
     private func layout(_ levels: [TIFFFileLayout.Level], state: State, bigTIFF: Bool, finestAlignment: UInt64 = 1) -> TIFFFileLayout {
         TIFFFileLayout(
             levels: levels, tileSize: pyramid.tileSize, channels: channels, compression: compression, jpegTables: state.tables ?? [],
-            iccProfile: iccProfile, micronsPerPixel: micronsPerPixel, forceBigTIFF: bigTIFF, finestAlignment: finestAlignment)
+            iccProfile: iccProfile, micronsPerPixel: micronsPerPixel, description: description, forceBigTIFF: bigTIFF,
+            finestAlignment: finestAlignment)
     }
 
     /// Writes `layout`'s header and IFDs at the start of `fd`, then the spooled tiles of Deep Zoom levels `top` down to

@@ -112,6 +112,28 @@ import Testing
         }
     }
 
+    @Test func aTIFFsRecordedPropertiesAreRead() async throws {
+        // `vips tiffsave --properties` writes dzsave's XML as the ImageDescription, as `tiler slice` does for a TIFF.
+        let slide = SlideFixture.openslidePythonTests + "/small.svs"
+        let fixture = try PyramidFixture()
+        let made = try await blocking {
+            try ExternalTool.run(
+                "/usr/bin/vips",
+                [
+                    "tiffsave", slide, fixture.root + "/kept.tif", "--tile", "--pyramid", "--compression", "jpeg", "--tile-width", "256",
+                    "--tile-height", "256", "--properties",
+                ])
+        }
+        #expect(made.status == 0, "\(made.errors)")
+        try await withServer(fixture) { server in
+            let entry = try Self.entry(server, "kept")
+            #expect(entry["vendor"] as? String == "aperio" && entry["objectivePower"] as? Double == 20, "\(entry)")
+            #expect(entry["micronsPerPixel"] as? [String: Double] == ["x": 0.499, "y": 0.499], "the slide's figure, not the tags' rational")
+            let properties = try fetch(server, "/api/images/kept/properties")
+            #expect(properties.status == 200 && properties.text.contains("\"openslide.vendor\":\"aperio\""), "\(properties.text)")
+        }
+    }
+
     @Test func anSZIsScanPropertiesAloneGiveItsFacts() throws {
         let fixture = try PyramidFixture()
         try fixture.addArchive(

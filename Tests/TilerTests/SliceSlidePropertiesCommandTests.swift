@@ -58,6 +58,11 @@ import Testing
         #expect(abs(mpp.x - 0.25) < 1e-9 && abs(mpp.y - 0.25) < 1e-9, "\(mpp)")
         // Each reduced level's resolution is its own: half the pixels per centimetre of the level above.
         let info = try ExternalTool.run("/usr/bin/tiffinfo", [tiff]).output
+        // The slide's properties are its ImageDescription, as `vips tiffsave --properties` writes them.
+        let recorded = try #require(pyramid.imageDescription.flatMap { PyramidProperties(imageDescription: $0) })
+        #expect(recorded.vendor == "aperio" && recorded.objectivePower == 40 && recorded["aperio.MPP"] == "0.2500")
+        let described = try TilerProcess.run(["info", tiff]).stdout
+        #expect(described.contains("  records: aperio slide, objective 40×, 0.25 × 0.25 µm a pixel (0.51 × 0.38 mm)"), "\(described)")
         let resolutions = info.split(separator: "\n").filter { $0.contains("Resolution:") }.map(String.init)
         #expect(
             resolutions == [

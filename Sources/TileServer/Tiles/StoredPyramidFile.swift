@@ -1,4 +1,5 @@
 import ImageCodecs
+import Slicing
 
 /// A pyramidal TIFF, known by what the catalog read when it found the file (its levels, colour profile and facts) and
 /// opened again only when a tile is asked for, through the server's shared ``StoredFileCache`` — so a catalog of any
@@ -17,6 +18,9 @@ struct StoredPyramidFile: StoredPyramid {
     let facts: ImageFacts
     let identity: TIFFPyramid.FileIdentity
     let slideExtras: SlidePyramid?
+    /// A sliced slide's properties, recorded as the full-resolution image's ImageDescription (`tiler slice`'s TIFF,
+    /// `vips tiffsave --properties`); nil when the description is not that XML.
+    let recorded: PyramidProperties?
     private let cache: StoredFileCache
 
     /// Describes `opened` (just opened by the catalog, and closed again once this is made) as entry `image`'s file at
@@ -37,8 +41,17 @@ struct StoredPyramidFile: StoredPyramid {
             facts.objectivePower = facts.objectivePower ?? extras.facts.objectivePower
             facts.micronsPerPixel = facts.micronsPerPixel ?? extras.facts.micronsPerPixel
         }
+        let recorded = opened.imageDescription.flatMap { PyramidProperties(imageDescription: $0) }
+        if let recorded {
+            facts.vendor = recorded.vendor ?? facts.vendor
+            facts.objectivePower = facts.objectivePower ?? recorded.objectivePower
+            // The slide's own figure, not its rounding into the resolution tags' rationals.
+            facts.micronsPerPixel = recorded.micronsPerPixel ?? facts.micronsPerPixel
+            facts.bounds = facts.bounds ?? recorded.bounds
+        }
         self.facts = facts
         self.slideExtras = extras
+        self.recorded = recorded
     }
 
     func jpegTile(level: Int, column: Int, row: Int) throws -> [UInt8] {

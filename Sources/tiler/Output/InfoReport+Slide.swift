@@ -8,13 +8,26 @@ extension InfoReport {
     /// associated images and properties.
     struct SlideFacts {
         let slide: Slide
+        /// OpenSlide's properties, as listed.
         let properties: PyramidProperties
+        /// What the facts are read from: OpenSlide's properties and, for a TIFF OpenSlide gives no pixel size for
+        /// (generic-tiff), its resolution tags as the server reads them (as `MicronsPerPixelX`/`Y`).
+        let facts: PyramidProperties
 
         /// The slide at `path` when OpenSlide reads it (Aperio and generic TIFFs included), else nil.
         init?(path: String) {
             guard Slide.vendor(of: path) != nil, let slide = try? Slide(path: path) else { return nil }
             self.slide = slide
             properties = PyramidProperties(entries: slide.properties.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) })
+            var facts = properties
+            let unit = slide.properties["tiff.ResolutionUnit"].flatMap { ["inch": 2, "centimeter": 3][$0] }
+            if properties.micronsPerPixel == nil, let unit, let x = slide.properties["tiff.XResolution"].flatMap(Double.init),
+                let y = slide.properties["tiff.YResolution"].flatMap(Double.init),
+                let mpp = TIFFPyramid.micronsPerPixel(resolutionUnit: unit, x: x, y: y)
+            {
+                facts.entries += [.init(name: "MicronsPerPixelX", value: String(mpp.x)), .init(name: "MicronsPerPixelY", value: String(mpp.y))]
+            }
+            self.facts = facts
         }
     }
 
@@ -22,12 +35,12 @@ extension InfoReport {
     static func slideLines(_ facts: SlideFacts) -> [String] {
         let slide = facts.slide
         let finest = slide.levels.first.map { (width: $0.width, height: $0.height) } ?? (0, 0)
-        let summary = ["\(slide.levels.count) level\(slide.levels.count == 1 ? "" : "s")"] + physicalFacts(facts.properties, size: finest)
+        let summary = ["\(slide.levels.count) level\(slide.levels.count == 1 ? "" : "s")"] + physicalFacts(facts.facts, size: finest)
         var lines = ["slide (OpenSlide's \(slide.vendor) reader): " + summary.joined(separator: ", ")]
         for (index, level) in slide.levels.enumerated() {
             lines.append("  slide level \(index): \(level.width) × \(level.height), downsample \(number(level.downsample))")
         }
-        if let bounds = facts.properties.bounds {
+        if let bounds = facts.facts.bounds {
             lines.append("  scanned area: \(bounds.width) × \(bounds.height) at \(bounds.x), \(bounds.y)")
         }
         if !slide.associatedImages.isEmpty {
@@ -98,7 +111,7 @@ extension InfoReport {
         let slide = facts.slide
         out.openObject()
         out.member("vendor", slide.vendor)
-        writePhysicalFacts(facts.properties, to: &out)
+        writePhysicalFacts(facts.facts, to: &out)
         out.key("levels")
         out.openArray()
         for level in slide.levels {

@@ -1,5 +1,6 @@
 import ImageCodecs
 import JSONText
+import Slicing
 import TileGeometry
 
 extension InfoReport {
@@ -20,6 +21,9 @@ extension InfoReport {
         var lines = [
             "stored pyramid (\(stored.layout.rawValue) layout\(stored.bigTIFF ? ", BigTIFF" : "")): \(stored.levels.count) level\(stored.levels.count == 1 ? "" : "s"), served in place"
         ]
+        if let recorded = stored.imageDescription.flatMap({ PyramidProperties(imageDescription: $0) }) {
+            lines.append(recordedLine(recorded, size: (finest.width, finest.height)))
+        }
         for (index, level) in stored.levels.enumerated() {
             let through = passesThrough(level, finest: finest, profile: stored.iccProfile)
             lines.append(
