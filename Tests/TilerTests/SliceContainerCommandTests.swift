@@ -18,7 +18,14 @@ import Testing
         #expect(entries(fixtures.path("out")) == ["pic.szi"])
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(summary["container"] as? String == "szi")
-        #expect((summary["path"] as? String)?.hasSuffix("/out/pic.szi") == true)
+        #expect(summary["path"] as? String == out, "the file as -o names it")
+        // A relative -o stays relative, as a folder pyramid's path does.
+        let relative = try TilerProcess.run(
+            ["slice", input, "-o", "rel/pic.szi", "--json", "--quiet"], in: URL(fileURLWithPath: fixtures.path("")))
+        let named = try JSONSerialization.jsonObject(with: Data(relative.stdout.utf8)) as? [String: Any]
+        #expect(relative.status == 0 && named?["path"] as? String == "rel/pic.szi", "\(relative.stdout) \(relative.stderr)")
+        let bare = try TilerProcess.run(["slice", input, "-o", "bare.szi", "--json", "--quiet"], in: URL(fileURLWithPath: fixtures.path("")))
+        #expect((try JSONSerialization.jsonObject(with: Data(bare.stdout.utf8)) as? [String: Any])?["path"] as? String == "./bare.szi")
         #expect(summary["tiles"] as? Int == 6 + 2 + 9)
         let listing = try ExternalTool.run("/usr/bin/unzip", ["-t", out])
         #expect(listing.status == 0 && listing.output.contains("pic/pic_files/10/2_1.jpg") && listing.output.contains("pic/pic.dzi"))

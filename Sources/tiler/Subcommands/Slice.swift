@@ -103,9 +103,12 @@ struct Slice: ParsableCommand {
     /// The folder, name and container `-o`, `--name` and `--container` ask for.
     var destination: (folder: String, name: String?, container: PyramidContainer, fileExtension: String?) {
         if let implied = PyramidContainer.implied(byOutput: output) {
-            let url = URL(fileURLWithPath: output)
+            // As given, not made absolute: the summary names the file as `-o` did, as it names a folder pyramid's.
+            let path = output as NSString
+            let folder = path.deletingLastPathComponent
+            let file = path.lastPathComponent as NSString
             // The extension as given (`.tiff`, `.TIF`): the file written, or replaced with --force, is the one named.
-            return (url.deletingLastPathComponent().path, url.deletingPathExtension().lastPathComponent, implied, "." + url.pathExtension)
+            return (folder.isEmpty ? "." : folder, file.deletingPathExtension, implied, "." + file.pathExtension)
         }
         return (output, name, container.flatMap(PyramidContainer.init(rawValue:)) ?? .folder, nil)
     }
