@@ -161,14 +161,18 @@ public struct SZIArchive: Sendable {
         self.associated = associated
     }
 
-    /// `KIND` of an entry named `prefix` + `KIND.jpg`, when it is 1–64 ASCII letters, digits, `-` and `_`.
+    /// `KIND` of an entry named `prefix` + `KIND.jpg`, when it ``isAssociatedKind(_:)``.
     private static func associatedKind(_ name: ArraySlice<UInt8>, prefix: [UInt8]) -> String? {
         let suffix = Array(".jpg".utf8)
         guard name.starts(with: prefix), name.count > prefix.count + suffix.count, name.reversed().starts(with: suffix.reversed()) else { return nil }
         let kind = name.dropFirst(prefix.count).dropLast(suffix.count)
-        let allowed = { (c: UInt8) in (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x2D || c == 0x5F }
-        guard kind.count <= 64, kind.allSatisfy(allowed) else { return nil }
-        return String(decoding: kind, as: UTF8.self)
+        return isAssociatedKind(kind) ? String(decoding: kind, as: UTF8.self) : nil
+    }
+
+    /// Whether `kind` (UTF-8) can name a kept associated image's file: 1–64 ASCII letters, digits, `-` and `_`.
+    public static func isAssociatedKind(_ kind: some Collection<UInt8>) -> Bool {
+        (1...64).contains(kind.count)
+            && kind.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F }
     }
 
     /// Where tile (`level`, `column`, `row`)'s bytes lie in the file, or nil when the archive lacks it (or the address

@@ -127,6 +127,15 @@ public final class TIFFPyramid: Sendable {
         tagMicronsPerPixel = Self.micronsPerPixel(resolutionUnit: Int(info.resolution_unit), x: info.x_resolution, y: info.y_resolution)
     }
 
+    /// ``micronsPerPixel(resolutionUnit:x:y:)`` of a TIFF's resolution tags as OpenSlide reports them
+    /// (`tiff.ResolutionUnit` `centimeter` or `inch`, `tiff.XResolution`, `tiff.YResolution`); nil without them.
+    public static func micronsPerPixel(openSlideProperties properties: [String: String]) -> (x: Double, y: Double)? {
+        guard let unit = properties["tiff.ResolutionUnit"].flatMap({ ["inch": 2, "centimeter": 3][$0] }),
+            let x = properties["tiff.XResolution"].flatMap(Double.init), let y = properties["tiff.YResolution"].flatMap(Double.init)
+        else { return nil }
+        return micronsPerPixel(resolutionUnit: unit, x: x, y: y)
+    }
+
     /// Microns per pixel from TIFF resolution tags: `resolutionUnit` 2 (inch) or 3 (centimetre), `x` and `y` pixels
     /// per unit; nil for no unit, a resolution that is not positive, or 72 or 96 pixels per inch both ways (in inches,
     /// or in centimetres as libvips converts them) — the screen resolutions photo and graphics software writes into

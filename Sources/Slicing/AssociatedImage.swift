@@ -1,3 +1,5 @@
+import Archive
+import Foundation
 import ImageCodecs
 
 /// A slide's associated image (its label, macro or thumbnail), kept with the slide's sliced pyramid as JPEG:
@@ -19,16 +21,23 @@ public struct AssociatedImage: Sendable, Equatable {
 
     /// Whether `kind` can name a kept image's file: 1–64 ASCII letters, digits, `-` and `_`.
     public static func isKeepable(_ kind: some StringProtocol) -> Bool {
-        (1...64).contains(kind.utf8.count)
-            && kind.utf8.allSatisfy {
-                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F
-            }
+        SZIArchive.isAssociatedKind(kind.utf8)
     }
 
-    /// The associated images of the slide at `path`, as JPEG; empty when OpenSlide does not read the file or it has
-    /// none. One that cannot be read or named as a file is left out (the slice goes on without it).
-    public static func ofSlide(path: String) -> [AssociatedImage] {
-        guard Slide.vendor(of: path) != nil, let slide = try? Slide(path: path), let encoder = try? JPEGEncoder(quality: 90) else { return [] }
+    /// The kinds a folder pyramid keeps in `files/associated/KIND.jpg` (`files` its `NAME_files`), sorted; empty when
+    /// it keeps none.
+    public static func kept(inFiles files: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: files + "/associated")) ?? []
+        return names.compactMap { name in
+            guard name.hasSuffix(".jpg"), isKeepable(name.dropLast(4)) else { return nil }
+            return String(name.dropLast(4))
+        }.sorted()
+    }
+
+    /// The associated images of `slide`, as JPEG; empty when it has none. One that cannot be read or named as a file is
+    /// left out (the slice goes on without it).
+    static func all(of slide: Slide) -> [AssociatedImage] {
+        guard let encoder = try? JPEGEncoder(quality: 90) else { return [] }
         return slide.associatedImages.keys.sorted().compactMap { kind in
             guard isKeepable(kind), let pixels = try? slide.associatedRGB(kind), let jpeg = try? encoder.encode(pixels) else { return nil }
             return AssociatedImage(kind: kind, jpeg: jpeg)

@@ -52,6 +52,16 @@ extension PyramidProperties {
         self.init(entries: reader.entries)
     }
 
+    /// The properties of every file in `files` (`vips-properties.xml`, then `scan-properties.xml`), in order: the first
+    /// file's figures come first where both give one.
+    ///
+    /// - Throws: the first file's ``PropertiesError`` that is not a properties file.
+    public init(xmlFiles files: [[UInt8]]) throws(PropertiesError) {
+        var entries: [Entry] = []
+        for xml in files { entries += try PyramidProperties(xml: xml).entries }
+        self.init(entries: entries)
+    }
+
     /// The properties a TIFF's ImageDescription holds as `vips-properties.xml` (as `tiler slice` and
     /// `vips tiffsave --properties` write it); nil for any other description (a scanner's, OME-XML) or one that does not
     /// parse.

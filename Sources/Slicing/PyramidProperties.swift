@@ -50,9 +50,15 @@ public struct PyramidProperties: Sendable, Equatable {
     /// OpenSlide reads Aperio and generic tiled TIFFs too, which ``ImageDecoder`` reads with its own TIFF decoder:
     /// their properties come from OpenSlide all the same. Only page 0 of a file is a slide's full resolution.
     public static func ofSlide(path: String, width: Int, height: Int, bands: Int) -> PyramidProperties? {
+        slide(at: path, width: width, height: height).map {
+            PyramidProperties(width: width, height: height, bands: bands, slideProperties: $0.properties)
+        }
+    }
+
+    /// The slide at `path`, open, when OpenSlide reads the file and its full resolution is `width` × `height`.
+    static func slide(at path: String, width: Int, height: Int) -> Slide? {
         guard Slide.vendor(of: path) != nil, let slide = try? Slide(path: path) else { return nil }
-        guard slide.levels.first.map({ $0.width == width && $0.height == height }) ?? false else { return nil }
-        return PyramidProperties(width: width, height: height, bands: bands, slideProperties: slide.properties)
+        return slide.levels.first.map({ $0.width == width && $0.height == height }) ?? false ? slide : nil
     }
 
     /// The first value of property `name`.
@@ -84,8 +90,11 @@ public struct PyramidProperties: Sendable, Equatable {
     public var vendor: String? { self["openslide.vendor"] ?? self["Vendor"] }
 
     /// The scanned area in full-resolution pixels (`openslide.bounds-*`), when all four are there and it is not empty.
-    public var bounds: (x: Int, y: Int, width: Int, height: Int)? {
-        let bound = { (name: String) in self["openslide.bounds-" + name].flatMap { Int($0) } }
+    public var bounds: (x: Int, y: Int, width: Int, height: Int)? { Self.bounds(in: values) }
+
+    /// ``bounds`` of OpenSlide's `properties` by name.
+    public static func bounds(in properties: [String: String]) -> (x: Int, y: Int, width: Int, height: Int)? {
+        let bound = { (name: String) in properties["openslide.bounds-" + name].flatMap { Int($0) } }
         guard let x = bound("x"), let y = bound("y"), let width = bound("width"), let height = bound("height"), width > 0, height > 0 else {
             return nil
         }

@@ -1,4 +1,5 @@
 import ImageCodecs
+import Slicing
 import TileGeometry
 
 extension ImageCatalog {
@@ -92,7 +93,7 @@ extension ImageCatalog {
         return CatalogImage(
             id: id, name: found.name, descriptor: descriptor, root: root, filesDirectory: files, descriptorFile: file, signature: signature,
             directories: directories, realName: Self.realName(real, root: root), tilesRealName: Self.tilesRealName(files, root: root),
-            recorded: recorded, keptAssociated: recorded == nil ? [] : Self.keptAssociated(files: files))
+            recorded: recorded, keptAssociated: recorded == nil ? [] : AssociatedImage.kept(inFiles: files))
     }
 }
 

@@ -1,5 +1,4 @@
 import Archive
-import Foundation
 import Slicing
 
 extension ImageCatalog {
@@ -18,16 +17,6 @@ extension ImageCatalog {
         return parsed([Array(file.buffer.readableBytesView.dropFirst(file.bodyOffset))], image: name)
     }
 
-    /// The associated images a sliced slide's folder pyramid keeps in `files/associated/KIND.jpg`, by kind, sorted.
-    static func keptAssociated(files: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: files + "/associated")) ?? []
-        return names.compactMap { name in
-            guard name.hasSuffix(".jpg") else { return nil }
-            let kind = String(name.dropLast(4))
-            return AssociatedImage.isKeepable(kind) ? kind : nil
-        }.sorted()
-    }
-
     /// What the SZI `index` records of its source: its `vips-properties.xml`, then its `scan-properties.xml` (whose
     /// vendor, objective and microns per pixel count only where the first lacks them); nil when it has neither.
     func recordedProperties(archive index: SZIArchive, image name: String) -> PyramidProperties? {
@@ -35,17 +24,14 @@ extension ImageCatalog {
         return files.isEmpty ? nil : parsed(files, image: name)
     }
 
-    /// The properties of every file in `files`, in order; nil (and one log line) when one is not a properties file.
+    /// The properties of every file in `files` (``PyramidProperties/init(xmlFiles:)``); nil, with one log line, when
+    /// one is not a properties file.
     private func parsed(_ files: [[UInt8]], image name: String) -> PyramidProperties? {
-        var entries: [PyramidProperties.Entry] = []
-        for xml in files {
-            do {
-                entries += try PyramidProperties(xml: xml).entries
-            } catch {
-                logger.warning("Serving \(name) without its recorded properties: \(error.message)")
-                return nil
-            }
+        do {
+            return try PyramidProperties(xmlFiles: files)
+        } catch {
+            logger.warning("Serving \(name) without its recorded properties: \(error.message)")
+            return nil
         }
-        return PyramidProperties(entries: entries)
     }
 }

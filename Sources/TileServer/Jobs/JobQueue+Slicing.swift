@@ -80,8 +80,7 @@ extension JobQueue {
         options.force = job.replace
         options.progressInterval = 0.1
         options.threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        options.properties = PyramidProperties.ofSlide(path: job.input, width: source.width, height: source.height, bands: source.channels)
-        if options.properties != nil { options.associatedImages = AssociatedImage.ofSlide(path: job.input) }
+        options.recordSlide(at: job.input, width: source.width, height: source.height, bands: source.channels)
         let geometry = DZIDescriptor(
             width: displayed.width, height: displayed.height, tileSize: options.tileSize, overlap: options.overlap, format: options.fileExtension)
         let pyramid = Pyramid(width: displayed.width, height: displayed.height, tileSize: options.tileSize, overlap: options.overlap)

@@ -22,12 +22,12 @@ struct ImageFacts: Sendable {
         objectivePower = properties["openslide.objective-power"].flatMap(Double.init)
         if let x = properties["openslide.mpp-x"].flatMap(Double.init), let y = properties["openslide.mpp-y"].flatMap(Double.init), x > 0, y > 0 {
             micronsPerPixel = (x, y)
-        } else if let tags = Self.tagMicrons(properties) {
+        } else if let tags = TIFFPyramid.micronsPerPixel(openSlideProperties: properties) {
             // A TIFF OpenSlide reads as generic-tiff (separate planes, say) says no mpp: its resolution tags do, as the
             // TIFF source reads them.
             micronsPerPixel = tags
         }
-        bounds = PyramidProperties(entries: properties.map { PyramidProperties.Entry(name: $0.key, value: $0.value) }).bounds
+        bounds = PyramidProperties.bounds(in: properties)
         self.associated = associated.sorted()
     }
 
@@ -44,16 +44,6 @@ struct ImageFacts: Sendable {
             micronsPerPixel = (x, y)
         }
         if micronsPerPixel == nil { micronsPerPixel = tiff.tagMicronsPerPixel }
-    }
-
-    /// Microns per pixel from a TIFF's resolution tags as OpenSlide reports them (`tiff.ResolutionUnit` `centimeter`
-    /// or `inch`, `tiff.XResolution` and `tiff.YResolution` pixels per unit), by the TIFF source's rule
-    /// (``TIFFPyramid/micronsPerPixel(resolutionUnit:x:y:)``); nil without them.
-    static func tagMicrons(_ properties: [String: String]) -> (x: Double, y: Double)? {
-        guard let unit = properties["tiff.ResolutionUnit"].flatMap({ ["inch": 2, "centimeter": 3][$0] }),
-            let x = properties["tiff.XResolution"].flatMap(Double.init), let y = properties["tiff.YResolution"].flatMap(Double.init)
-        else { return nil }
-        return TIFFPyramid.micronsPerPixel(resolutionUnit: unit, x: x, y: y)
     }
 
     /// What a pyramid records of the slide it was sliced from (``PyramidProperties``): vendor, objective, microns per

@@ -77,8 +77,7 @@ struct SliceRequest {
         options.progressInterval = 0.1
         // A slide's properties (its microns per pixel above all) stay with its pyramid; a later page is not the slide.
         if decodeOptions.page ?? 0 == 0 {
-            options.properties = PyramidProperties.ofSlide(path: input, width: source.width, height: source.height, bands: source.channels)
-            if options.properties != nil && container != .tiff { options.associatedImages = AssociatedImage.ofSlide(path: input) }
+            options.recordSlide(at: input, width: source.width, height: source.height, bands: source.channels)
         }
         let created = try OutputFolder.create(output)
         for leftover in StagingSweep.removeLeftovers(in: output) { StandardError.print("tiler: \(leftover)") }

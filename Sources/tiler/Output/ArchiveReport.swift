@@ -37,8 +37,7 @@ struct ArchiveReport {
             file.1.map { (name: file.0, bytes: $0) }
         }
         propertyFiles = files.map(\.name)
-        let parsed = files.map { try? PyramidProperties(xml: $0.bytes) }
-        recorded = files.isEmpty || parsed.contains { $0 == nil } ? nil : PyramidProperties(entries: parsed.flatMap { $0!.entries })
+        recorded = files.isEmpty ? nil : try? PyramidProperties(xmlFiles: files.map(\.bytes))
     }
 
     private var pyramid: Pyramid { archive.descriptor.pyramid }
@@ -58,7 +57,7 @@ struct ArchiveReport {
 
     var text: String {
         let descriptor = archive.descriptor
-        let expected = (0...pyramid.maxLevel).reduce(0) { $0 + pyramid.grid($1).columns * pyramid.grid($1).rows }
+        let expected = PyramidBuilder.tileCount(of: pyramid)
         var lines = [
             "\(path): SZI (stored ZIP), \(ArchiveReport.bytes(archive.fileSize)), \(descriptor.width) × \(descriptor.height)",
             "  holds: \(archive.topFolder)/\(archive.stem).dzi and \(archive.tileCount) of \(expected) tiles"
@@ -73,14 +72,7 @@ struct ArchiveReport {
         } else if !propertyFiles.isEmpty {
             lines.append("  records: nothing readable (its properties do not parse; tiler serve leaves them out)")
         }
-        lines.append("pyramid: \(pyramid.levelCount) levels")
-        for level in stride(from: pyramid.maxLevel, through: 0, by: -1) {
-            let size = pyramid.levelSize(level)
-            let grid = pyramid.grid(level)
-            let count = present(level)
-            let missing = count == grid.columns * grid.rows ? "" : " (\(grid.columns * grid.rows - count) missing)"
-            lines.append("  level \(level): \(size.width) × \(size.height), \(grid.columns) × \(grid.rows) tiles\(missing)")
-        }
+        lines += InfoReport.containerLevelLines(of: pyramid, present: present)
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -99,20 +91,7 @@ struct ArchiveReport {
             out.member("tiles", archive.tileCount)
             out.member("otherEntries", archive.otherEntries)
             out.member("passThrough", true)
-            out.key("associated")
-            out.openArray()
-            for kind in archive.associated.keys.sorted() { out.value(kind) }
-            out.closeArray()
-            if let recorded {
-                out.key("recorded")
-                out.openObject()
-                out.member("vendor", recorded.vendor)
-                InfoReport.writePhysicalFacts(recorded, to: &out)
-                InfoReport.writeProperties(recorded, to: &out)
-                out.closeObject()
-            } else {
-                out.member("recorded", nil as String?)
-            }
+            InfoReport.writeKept(associated: archive.associated.keys.sorted(), recorded: recorded, to: &out)
             InfoReport.writeLevels(of: pyramid, present: present, to: &out)
             out.closeObject()
         } + "\n"

@@ -75,9 +75,7 @@ struct FolderReport {
         self.present = present
         self.bytes = bytes
         self.strays = strays
-        associated = ((try? FileManager.default.contentsOfDirectory(atPath: files + "/associated")) ?? []).compactMap { name in
-            name.hasSuffix(".jpg") && AssociatedImage.isKeepable(name.dropLast(4)) ? String(name.dropLast(4)) : nil
-        }.sorted()
+        associated = AssociatedImage.kept(inFiles: files)
         let propertiesPath = files + "/vips-properties.xml"
         if let data = FileManager.default.contents(atPath: propertiesPath) {
             do {
@@ -105,7 +103,7 @@ struct FolderReport {
     private var tileCount: Int { present.reduce(0, +) }
 
     var text: String {
-        let expected = (0...pyramid.maxLevel).reduce(0) { $0 + pyramid.grid($1).columns * pyramid.grid($1).rows }
+        let expected = PyramidBuilder.tileCount(of: pyramid)
         let stem = (String(path.dropLast(4)) as NSString).lastPathComponent
         var holds = "  holds: \(stem)_files/ with \(tileCount) of \(expected) tiles (\(ArchiveReport.bytes(UInt64(bytes))))"
         if recorded != nil || propertiesProblem != nil { holds += ", vips-properties.xml" }
@@ -122,13 +120,7 @@ struct FolderReport {
         } else if let propertiesProblem {
             lines.append("  records: nothing readable (\(propertiesProblem); tiler serve leaves it out)")
         }
-        lines.append("pyramid: \(pyramid.levelCount) levels")
-        for level in stride(from: pyramid.maxLevel, through: 0, by: -1) {
-            let size = pyramid.levelSize(level)
-            let grid = pyramid.grid(level)
-            let missing = present[level] == grid.columns * grid.rows ? "" : " (\(grid.columns * grid.rows - present[level]) missing)"
-            lines.append("  level \(level): \(size.width) × \(size.height), \(grid.columns) × \(grid.rows) tiles\(missing)")
-        }
+        lines += InfoReport.containerLevelLines(of: pyramid) { present[$0] }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -146,20 +138,7 @@ struct FolderReport {
             out.member("tiles", tileCount)
             out.member("otherFiles", strays)
             out.member("passThrough", true)
-            out.key("associated")
-            out.openArray()
-            for kind in associated { out.value(kind) }
-            out.closeArray()
-            if let recorded {
-                out.key("recorded")
-                out.openObject()
-                out.member("vendor", recorded.vendor)
-                InfoReport.writePhysicalFacts(recorded, to: &out)
-                InfoReport.writeProperties(recorded, to: &out)
-                out.closeObject()
-            } else {
-                out.member("recorded", nil as String?)
-            }
+            InfoReport.writeKept(associated: associated, recorded: recorded, to: &out)
             InfoReport.writeLevels(of: pyramid, present: { present[$0] }, to: &out)
             out.closeObject()
         } + "\n"

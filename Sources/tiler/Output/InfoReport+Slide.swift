@@ -2,6 +2,7 @@ import Foundation
 import ImageCodecs
 import JSONText
 import Slicing
+import TileGeometry
 
 extension InfoReport {
     /// What OpenSlide says of a slide, for `tiler info`: its reader, levels, objective, pixel size, scanned area,
@@ -20,11 +21,7 @@ extension InfoReport {
             self.slide = slide
             properties = PyramidProperties(entries: slide.properties.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) })
             var facts = properties
-            let unit = slide.properties["tiff.ResolutionUnit"].flatMap { ["inch": 2, "centimeter": 3][$0] }
-            if properties.micronsPerPixel == nil, let unit, let x = slide.properties["tiff.XResolution"].flatMap(Double.init),
-                let y = slide.properties["tiff.YResolution"].flatMap(Double.init),
-                let mpp = TIFFPyramid.micronsPerPixel(resolutionUnit: unit, x: x, y: y)
-            {
+            if properties.micronsPerPixel == nil, let mpp = TIFFPyramid.micronsPerPixel(openSlideProperties: slide.properties) {
                 facts.entries += [.init(name: "MicronsPerPixelX", value: String(mpp.x)), .init(name: "MicronsPerPixelY", value: String(mpp.y))]
             }
             self.facts = facts
@@ -96,6 +93,39 @@ extension InfoReport {
             out.member("height", bounds.height)
             out.closeObject()
         }
+    }
+
+    /// Writes what a folder pyramid or an SZI keeps of its slide: `associated` (the kinds of the images it keeps) and
+    /// `recorded` (`vendor`, the physical facts and every property; null when it records nothing).
+    static func writeKept(associated: [String], recorded: PyramidProperties?, to out: inout JSONWriter) {
+        out.key("associated")
+        out.openArray()
+        for kind in associated { out.value(kind) }
+        out.closeArray()
+        guard let recorded else {
+            out.member("recorded", nil as String?)
+            return
+        }
+        out.key("recorded")
+        out.openObject()
+        out.member("vendor", recorded.vendor)
+        writePhysicalFacts(recorded, to: &out)
+        writeProperties(recorded, to: &out)
+        out.closeObject()
+    }
+
+    /// The `pyramid:` and `level N:` lines of a pyramid a container holds, finest level first, each saying how many
+    /// of its tiles the container lacks (`present(level)`: how many it has).
+    static func containerLevelLines(of pyramid: Pyramid, present: (Int) -> Int) -> [String] {
+        var lines = ["pyramid: \(pyramid.levelCount) levels"]
+        for level in stride(from: pyramid.maxLevel, through: 0, by: -1) {
+            let size = pyramid.levelSize(level)
+            let grid = pyramid.grid(level)
+            let count = present(level)
+            let missing = count == grid.columns * grid.rows ? "" : " (\(grid.columns * grid.rows - count) missing)"
+            lines.append("  level \(level): \(size.width) × \(size.height), \(grid.columns) × \(grid.rows) tiles\(missing)")
+        }
+        return lines
     }
 
     /// Writes every property as a JSON object of strings.
