@@ -1,3 +1,4 @@
+import Glibc
 import TileGeometry
 
 /// One level of the pyramid under construction: its current strip, the rows it has received, and the level below.
@@ -34,6 +35,8 @@ final class LevelStrip {
     private var pendingTop: UnsafePointer<UInt8>?
     /// One row, to keep `pendingTop` alive when its strip is handed off (needed when no overlap rows are kept).
     private let carry: UnsafeMutablePointer<UInt8>
+    /// Whether the level has one strip, refilled once its tiles are encoded, instead of a pool's turn of them.
+    private let single: Bool
 
     /// Sets up level `level` of `pyramid`, feeding `below` (the level `level − 1`, `nil` for level 0).
     init(pyramid: Pyramid, level: Int, channels: Int, below: LevelStrip?, strips: StripPool, workers: TileWorkerPool) {
@@ -53,6 +56,7 @@ final class LevelStrip {
         self.workers = workers
         carry = .allocate(capacity: below == nil ? 0 : rowBytes)
         strips.account(extra: below == nil ? 0 : rowBytes)
+        single = strips.limit(level) == 1
         strip = strips.acquire(level: level, rowBytes: rowBytes, capacityRows: capacityRows)
         strip.firstRow = 0
     }
@@ -101,24 +105,32 @@ final class LevelStrip {
         below.commitRows(1)
     }
 
-    /// Hands the full strip to the workers and, unless it was the last, starts the next one with the overlap rows.
+    /// Hands the full strip to the workers and, unless it was the last, starts the next one with the overlap rows: in a
+    /// fresh strip, or, for a level of one strip, in the same one once its tiles are encoded.
     private func finishStrip() {
         let done = strip
-        workers.submit(done, tileRow: tileRow)
+        workers.submit(done, tileRow: tileRow, urgent: single)
         tileRow += 1
         guard tileRow < tileRows else {
             strips.release(done)
             return
         }
-        let next = strips.acquire(level: level, rowBytes: rowBytes, capacityRows: capacityRows)
-        next.firstRow = stripStart(tileRow)
-        let kept = rowsReceived - next.firstRow
-        if kept > 0 {
-            next.base.update(from: done.row(next.firstRow), count: kept * rowBytes)
-        }
         if let pending = pendingTop, pending != UnsafePointer(carry) {
             carry.update(from: pending, count: rowBytes)
             pendingTop = UnsafePointer(carry)
+        }
+        let firstRow = stripStart(tileRow)
+        let kept = rowsReceived - firstRow
+        if single {
+            strips.reclaim(done)
+            if kept > 0 { memmove(done.base, done.row(firstRow), kept * rowBytes) }
+            done.firstRow = firstRow
+            return
+        }
+        let next = strips.acquire(level: level, rowBytes: rowBytes, capacityRows: capacityRows)
+        next.firstRow = firstRow
+        if kept > 0 {
+            next.base.update(from: done.row(firstRow), count: kept * rowBytes)
         }
         strip = next
         strips.release(done)

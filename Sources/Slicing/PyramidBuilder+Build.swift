@@ -46,7 +46,7 @@ extension PyramidBuilder {
             }
         }
         defer { folder?.closeFolders() }
-        let strips = StripPool(perLevel: Self.stripsPerLevel, exception: (pyramid.maxLevel, Self.fullSizeStrips))
+        let strips = StripPool(perLevel: 1, exceptions: Self.stripCounts(pyramid))
         let workers = TileWorkerPool(
             pyramid: pyramid, channels: source.channels, threads: options.threads, makeEncoder: makeEncoder,
             writer: writer, strips: strips, cancellation: cancellation, padsEdgeTiles: tiff != nil)

@@ -7,8 +7,8 @@ import TileGeometry
 ///
 /// The calling thread reads the source top to bottom and shrinks it level by level (``LevelStrip``, ``Downsample``);
 /// ``SliceOptions/threads`` workers encode and write the tiles. Memory is bounded by the image width — about
-/// `2 · Σ levels (level width × (tileSize + 2·overlap) × channels)` of strips plus one more of the full-size level,
-/// see ``SliceSummary/peakBufferBytes`` — never by its height. The pyramid is built in a hidden folder beside the
+/// `Σ levels (level width × (tileSize + 2·overlap) × channels)` of strips plus two more of the full-size level and one
+/// of the level below it (``stripCounts(_:)``), see ``SliceSummary/peakBufferBytes`` — never by its height. The pyramid is built in a hidden folder beside the
 /// destination and moved into place only when complete; on any error or cancellation that folder is removed and the
 /// destination is left as it was. A slice killed outright leaves the folder, with an owner file; ``StagingSweep``
 /// removes it later.
@@ -18,13 +18,24 @@ public final class PyramidBuilder: Sendable {
     /// The flag ``cancel()`` sets; share it to cancel from elsewhere (a signal handler's dispatch source).
     public let cancellation: SliceCancellation
 
-    /// Strips kept per level: one filling while one is being encoded.
+    /// Strips kept of the level below full size: one filling while one is being encoded.
     static let stripsPerLevel = 2
     /// Strips kept of the full-size level: one more, so that the decoder can run a strip ahead of the encoders instead
     /// of waiting whenever a strip's tiles take longer than decoding the next. Slicing is bound by decoding, so
     /// every such wait lengthens it: the 32768² Q90 4:4:4 sample to SZI took 6.45 and 6.59 s with three, against 6.87
     /// and 7.38 s with two (alternating, one sitting), for 25 MB more (the full-size level's strips are half of all).
     static let fullSizeStrips = 3
+
+    /// How many strips each level keeps: ``fullSizeStrips`` of the full size, ``stripsPerLevel`` of the level below it,
+    /// and one of each smaller level. A smaller level's tiles jump the queue (``TileWorkerPool/submit(_:tileRow:)``),
+    /// so the decoder waits for them only briefly, a few milliseconds every 1,024 full-size rows, which the JPEG
+    /// pipeline's ring absorbs. A second strip each cost the 32768² sample's slice 12 MB more (173 MB peak against 161)
+    /// for no time; one strip of the level below full size too saved 12 MB more but took 0.2 s longer (3 rounds each).
+    static func stripCounts(_ pyramid: Pyramid) -> [Int: Int] {
+        var counts = [pyramid.maxLevel: fullSizeStrips]
+        if pyramid.maxLevel >= 1 { counts[pyramid.maxLevel - 1] = stripsPerLevel }
+        return counts
+    }
 
     /// Creates a builder. A cancelled `cancellation` makes every later slice fail at once.
     public init(options: SliceOptions, cancellation: SliceCancellation = SliceCancellation()) {

@@ -1,27 +1,34 @@
 import Foundation
 
-/// Recycles strip buffers, at most `perLevel` per level, and so bounds the builder's memory by image width.
+/// Recycles strip buffers, at most `perLevel` per level (or an exception's count), and so bounds the builder's memory
+/// by image width.
 ///
 /// The decoding thread blocks in ``acquire(level:rowBytes:capacityRows:)`` while all of a level's strips are still
-/// being encoded: that is the pipeline's back-pressure. Workers never wait on the decoder, so every submitted strip
-/// comes back and the wait always ends.
+/// being encoded, and in ``reclaim(_:)`` while a level of one strip has its strip's tiles still being encoded: that is
+/// the pipeline's back-pressure. Workers never wait on the decoder, so every submitted strip comes back and the wait
+/// always ends.
 final class StripPool: @unchecked Sendable {
     // @unchecked: every stored property is read and written under `condition`.
     private let condition = NSCondition()
     private let perLevel: Int
-    private let exception: (level: Int, strips: Int)?
+    private let exceptions: [Int: Int]
     private var free: [Int: [StripBuffer]] = [:]
     private var allocated: [Int: Int] = [:]
     private var bytes = 0
     private var peak = 0
     private var waitObserver: (@Sendable (Bool) -> Void)?
 
-    /// Creates an empty pool allowing `perLevel` strips per level (≥ 1), and `exception.strips` (≥ 1) to level
-    /// `exception.level`.
-    init(perLevel: Int, exception: (level: Int, strips: Int)? = nil) {
-        precondition(perLevel >= 1 && (exception?.strips ?? 1) >= 1)
+    /// Creates an empty pool allowing `perLevel` strips per level (≥ 1), and `exceptions[level]` (≥ 1) to the levels
+    /// it names.
+    init(perLevel: Int, exceptions: [Int: Int] = [:]) {
+        precondition(perLevel >= 1 && exceptions.values.allSatisfy { $0 >= 1 })
         self.perLevel = perLevel
-        self.exception = exception
+        self.exceptions = exceptions
+    }
+
+    /// How many strips `level` may have at once.
+    func limit(_ level: Int) -> Int {
+        exceptions[level] ?? perLevel
     }
 
     /// Calls `observer` with `true` when ``acquire(level:rowBytes:capacityRows:)`` is about to wait, and with `false`
@@ -61,6 +68,27 @@ final class StripPool: @unchecked Sendable {
         return strip
     }
 
+    /// Waits until the caller's is the only hold left on `strip`, a submitted strip of a level allowed one strip, and
+    /// gives it back to the caller to fill again (its jobs have all read it).
+    func reclaim(_ strip: StripBuffer) {
+        var told: (@Sendable (Bool) -> Void)?
+        condition.lock()
+        while strip.holds > 1 {
+            if told == nil, let observer = waitObserver {
+                told = observer
+                condition.unlock()
+                observer(true)
+                condition.lock()
+                continue
+            }
+            condition.wait()
+        }
+        precondition(strip.holds == 1, "strip reclaimed without the caller's hold")
+        strip.holds = 0
+        condition.unlock()
+        told?(false)
+    }
+
     /// Marks a filled strip submitted to `holds` holders (≥ 1).
     func submit(_ strip: StripBuffer, holds: Int) {
         condition.withLock { strip.holds = holds }
@@ -74,6 +102,8 @@ final class StripPool: @unchecked Sendable {
             if strip.holds == 0 {
                 free[strip.level, default: []].append(strip)
                 condition.broadcast()
+            } else if strip.holds == 1 {
+                condition.broadcast()  // for reclaim(_:)
             }
         }
     }
@@ -86,11 +116,6 @@ final class StripPool: @unchecked Sendable {
     /// The most bytes held at once.
     var peakBytes: Int {
         condition.withLock { peak }
-    }
-
-    private func limit(_ level: Int) -> Int {
-        if let exception, exception.level == level { return exception.strips }
-        return perLevel
     }
 
     private func account(_ count: Int) {

@@ -23,6 +23,8 @@ final class TileWorkerPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var queue: [TileJob] = []
     private var head = 0
+    /// Jobs taken before `queue`'s: those of levels of one strip, which the decoder waits for.
+    private var urgent: [TileJob] = []
     private var closed = false
     private var running = 0
     private var failure: SliceError?
@@ -79,14 +81,19 @@ final class TileWorkerPool: @unchecked Sendable {
     }
 
     /// Queues tile row `tileRow` of a filled strip, which stays held by its jobs plus one hold for the caller
-    /// (released with ``StripPool/release(_:)`` when the caller no longer reads it).
-    func submit(_ strip: StripBuffer, tileRow: Int) {
+    /// (released with ``StripPool/release(_:)`` when the caller no longer reads it); `urgent` jobs are taken before
+    /// all others.
+    func submit(_ strip: StripBuffer, tileRow: Int, urgent: Bool = false) {
         let columns = pyramid.grid(strip.level).columns
         let perJob = (columns + threads - 1) / threads
         let jobs = stride(from: 0, to: columns, by: perJob).map { TileJob(strip: strip, tileRow: tileRow, columns: $0..<min($0 + perJob, columns)) }
         strips.submit(strip, holds: jobs.count + 1)
         condition.withLock {
-            queue.append(contentsOf: jobs)
+            if urgent {
+                self.urgent.append(contentsOf: jobs)
+            } else {
+                queue.append(contentsOf: jobs)
+            }
             condition.broadcast()
         }
     }
@@ -138,10 +145,11 @@ final class TileWorkerPool: @unchecked Sendable {
     private func nextJob(helper: Bool) -> TileJob? {
         condition.lock()
         defer { condition.unlock() }
-        while head == queue.count || (helper && !decoderWaiting && !closed) {
-            if closed && head == queue.count { return nil }
+        while (head == queue.count && urgent.isEmpty) || (helper && !decoderWaiting && !closed) {
+            if closed && head == queue.count && urgent.isEmpty { return nil }
             condition.wait()
         }
+        if !urgent.isEmpty { return urgent.removeFirst() }
         let job = queue[head]
         head += 1
         if head >= 64 && head * 2 >= queue.count {

@@ -71,4 +71,52 @@ import TileGeometry
         #expect(helpers(threads: 4, cores: 8) == 0)
         #expect(helpers(threads: 1, cores: 1) == 0)
     }
+
+    /// Records the level of each tile stored, and holds the first tile until `go` is signalled.
+    final class OrderSink: TileSink {
+        let levels = Mutex<[Int]>([])
+        let go = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        func writeTile(_ bytes: [UInt8], level: Int, column: Int, row: Int) throws(SliceError) {
+            let first = levels.withLock { levels in
+                levels.append(level)
+                return levels.count == 1
+            }
+            if first {
+                started.signal()
+                go.wait()
+            }
+        }
+    }
+
+    @Test func urgentJobsAreTakenBeforeTheQueuedOnes() {
+        let pyramid = Pyramid(width: 2048, height: 512, tileSize: 256, overlap: 0)
+        let top = pyramid.maxLevel
+        let strips = StripPool(perLevel: 4)
+        let sink = OrderSink()
+        let workers = TileWorkerPool(
+            pyramid: pyramid, channels: 3, threads: 1, makeEncoder: { PAMTileEncoding() }, writer: sink, strips: strips,
+            cancellation: SliceCancellation(), cores: 2)
+        workers.start()
+        func filled(level: Int, tileRow: Int = 0) -> StripBuffer {
+            let size = pyramid.levelSize(level)
+            let strip = strips.acquire(level: level, rowBytes: size.width * 3, capacityRows: 256)
+            strip.firstRow = tileRow * 256
+            strip.base.initialize(repeating: 128, count: strip.byteCount)
+            return strip
+        }
+        let first = filled(level: top)
+        workers.submit(first, tileRow: 0)
+        sink.started.wait()  // the one worker is inside the first strip's job
+        let queued = filled(level: top, tileRow: 1)
+        let urgent = filled(level: top - 1)
+        workers.submit(queued, tileRow: 1)
+        workers.submit(urgent, tileRow: 0, urgent: true)
+        sink.go.signal()
+        workers.finish(tickEvery: 1) {}
+        for strip in [first, queued, urgent] { strips.release(strip) }
+        let levels = sink.levels.withLock { $0 }
+        #expect(workers.firstFailure == nil)
+        #expect(levels == Array(repeating: top, count: 8) + Array(repeating: top - 1, count: 4) + Array(repeating: top, count: 8))
+    }
 }
