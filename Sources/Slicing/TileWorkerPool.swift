@@ -2,7 +2,8 @@ import CFileIO
 import Foundation
 import TileGeometry
 
-/// The worker threads that encode and write tiles, fed through one FIFO of ``TileJob``s.
+/// The worker threads that encode and write tiles, fed through a FIFO of ``TileJob``s (and a second one, taken first,
+/// for the strips the decoding thread waits to refill: see ``PyramidBuilder/stripCounts(_:)``).
 ///
 /// The decoding thread submits each full strip as a few jobs (adjacent column runs, about one per thread), so workers
 /// share a row of tiles without per-tile hand-offs. After the first failure, or once cancelled, workers skip the
