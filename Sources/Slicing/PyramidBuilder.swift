@@ -8,10 +8,10 @@ import TileGeometry
 /// The calling thread reads the source top to bottom and shrinks it level by level (``LevelStrip``, ``Downsample``);
 /// ``SliceOptions/threads`` workers encode and write the tiles. Memory is bounded by the image width — about
 /// `Σ levels (level width × (tileSize + 2·overlap) × channels)` of strips plus two more of the full-size level and one
-/// of the level below it (``stripCounts(_:)``), see ``SliceSummary/peakBufferBytes`` — never by its height. The pyramid is built in a hidden folder beside the
-/// destination and moved into place only when complete; on any error or cancellation that folder is removed and the
-/// destination is left as it was. A slice killed outright leaves the folder, with an owner file; ``StagingSweep``
-/// removes it later.
+/// of the level below it (``stripCounts(_:)``), see ``SliceSummary/peakBufferBytes`` — never by its height. The
+/// pyramid is built in a hidden folder beside the destination and moved into place only when complete; on any error or
+/// cancellation that folder is removed and the destination is left as it was. A slice killed outright leaves the
+/// folder, with an owner file; ``StagingSweep`` removes it later.
 public final class PyramidBuilder: Sendable {
     /// The options every ``slice(_:into:name:progress:)`` uses.
     public let options: SliceOptions

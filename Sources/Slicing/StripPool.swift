@@ -37,56 +37,49 @@ final class StripPool: @unchecked Sendable {
         condition.withLock { waitObserver = observer }
     }
 
-    /// A strip of `level`, reused or newly allocated, waiting while the level already has `perLevel` in use.
+    /// A strip of `level`, reused or newly allocated, waiting while the level already has ``limit(_:)`` in use.
     func acquire(level: Int, rowBytes: Int, capacityRows: Int) -> StripBuffer {
+        waitFor {
+            if let reused = free[level]?.popLast() { return reused }
+            guard allocated[level, default: 0] < limit(level) else { return nil }
+            allocated[level, default: 0] += 1
+            let strip = StripBuffer(level: level, rowBytes: rowBytes, capacityRows: capacityRows)
+            account(strip.byteCount)
+            return strip
+        }
+    }
+
+    /// Waits until the caller's is the only hold left on `strip`, a submitted strip of a level allowed one strip, and
+    /// gives it back to the caller to fill again (its jobs have all read it).
+    func reclaim(_ strip: StripBuffer) {
+        waitFor { () -> Void? in
+            guard strip.holds <= 1 else { return nil }
+            precondition(strip.holds == 1, "strip reclaimed without the caller's hold")
+            strip.holds = 0
+        }
+    }
+
+    /// Tries `take` under the lock until it gives a value, waiting for a release between tries; the wait observer is
+    /// told (outside the lock) before the first wait and after the last.
+    private func waitFor<Value>(_ take: () -> Value?) -> Value {
         var told: (@Sendable (Bool) -> Void)?
         condition.lock()
-        let strip: StripBuffer
-        while true {
-            if let reused = free[level]?.popLast() {
-                strip = reused
-                break
-            }
-            if allocated[level, default: 0] < limit(level) {
-                allocated[level, default: 0] += 1
-                strip = StripBuffer(level: level, rowBytes: rowBytes, capacityRows: capacityRows)
-                account(strip.byteCount)
-                break
-            }
+        var value = take()
+        while value == nil {
             if told == nil, let observer = waitObserver {
                 // Told outside the lock, then looked at again: a strip released meanwhile is not missed.
                 told = observer
                 condition.unlock()
                 observer(true)
                 condition.lock()
-                continue
+            } else {
+                condition.wait()
             }
-            condition.wait()
+            value = take()
         }
         condition.unlock()
         told?(false)
-        return strip
-    }
-
-    /// Waits until the caller's is the only hold left on `strip`, a submitted strip of a level allowed one strip, and
-    /// gives it back to the caller to fill again (its jobs have all read it).
-    func reclaim(_ strip: StripBuffer) {
-        var told: (@Sendable (Bool) -> Void)?
-        condition.lock()
-        while strip.holds > 1 {
-            if told == nil, let observer = waitObserver {
-                told = observer
-                condition.unlock()
-                observer(true)
-                condition.lock()
-                continue
-            }
-            condition.wait()
-        }
-        precondition(strip.holds == 1, "strip reclaimed without the caller's hold")
-        strip.holds = 0
-        condition.unlock()
-        told?(false)
+        return value!
     }
 
     /// Marks a filled strip submitted to `holds` holders (≥ 1).
