@@ -8,7 +8,7 @@ public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A struct with static members rather than an enum, so kinds can be added without breaking callers.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String {
-            case notFound, permissionDenied, isDirectory, empty, unsupportedFormat, truncated, corrupt
+            case notFound, permissionDenied, isDirectory, notAFile, empty, unsupportedFormat, truncated, corrupt
             case tooLarge, outOfMemory, io, invalidArgument, badColourProfile
         }
         private let base: Base
@@ -20,6 +20,9 @@ public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let permissionDenied = Kind(.permissionDenied)
         /// The path names a directory.
         public static let isDirectory = Kind(.isDirectory)
+        /// The path names a named pipe, a socket or a character device: nothing a decoder can seek in (and opening a
+        /// pipe would wait for a writer).
+        public static let notAFile = Kind(.notAFile)
         /// The file has no bytes.
         public static let empty = Kind(.empty)
         /// The bytes are not a PNG, JPEG, TIFF or WebP file.

@@ -8,11 +8,20 @@ public enum ImageDecoder {
         try open(path: path, options: options).header
     }
 
+    /// Refuses a path that names a named pipe, a socket or a character device (``CodecError/Kind/notAFile``) without
+    /// opening it, for a caller about to look at the file some other way first; ``open(path:options:)`` checks it too.
+    ///
+    /// - Complexity: one `stat`.
+    public static func refuseSpecialFile(path: String) throws(CodecError) {
+        try InputFile.refuseSpecialFile(path: path)
+    }
+
     /// Opens the image at `path` for reading rows in strips.
     ///
     /// Reads and checks the header only (as `readHeader`); pixel decoding starts at the first
     /// `readRows`. The reader owns the file until it is released.
     public static func open(path: String, options: DecodeOptions = .init()) throws -> any ImageRowReader {
+        try InputFile.refuseSpecialFile(path: path)
         if let slide = try openSlide(path: path) {
             guard options.page ?? 0 == 0 else {
                 let message = "there is no page \(options.page ?? 0): a slide is read at its full resolution"

@@ -38,6 +38,8 @@ final class InputFile {
 
     /// Opens `path` and recognises its format. O(1) reads.
     static func open(path: String) throws(CodecError) -> InputFile {
+        // Non-blocking, so that a path swapped for a named pipe after ``refuseSpecialFile(path:)`` looked at it is
+        // refused below instead of waiting for a writer; regular files ignore the flag.
         let descriptor = openReadOnly(path)
         guard descriptor >= 0 else { throw CodecError.fromErrno(errno, path: path) }
         var info = stat()
@@ -51,6 +53,11 @@ final class InputFile {
             close(descriptor)
             throw CodecError(kind: .isDirectory, path: path, message: "is a directory")
         }
+        if let refusal = specialFileError(type: type, path: path) {
+            close(descriptor)
+            throw refusal
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         guard let handle = fdopen(descriptor, "rb") else {
             let code = errno
             close(descriptor)
@@ -67,6 +74,29 @@ final class InputFile {
             buffer.deallocate()
             throw error
         }
+    }
+
+    /// Throws ``CodecError/Kind/notAFile`` when `path` names a named pipe, a socket or a character device, without
+    /// opening it (opening a pipe waits for a writer, and OpenSlide's format detection opens the path before any
+    /// decoder does). A missing path passes: opening it says so.
+    ///
+    /// - Complexity: one `stat`.
+    static func refuseSpecialFile(path: String) throws(CodecError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        if let refusal = specialFileError(type: info.st_mode & S_IFMT, path: path) { throw refusal }
+    }
+
+    /// The refusal for a file of type `type` (`st_mode & S_IFMT`) that is not a file a decoder can read, or nil.
+    private static func specialFileError(type: mode_t, path: String) -> CodecError? {
+        let what: String
+        switch type {
+        case S_IFIFO: what = "a named pipe (FIFO)"
+        case S_IFSOCK: what = "a socket"
+        case S_IFCHR: what = "a character device"
+        default: return nil
+        }
+        return CodecError(kind: .notAFile, path: path, message: "is \(what), not a file (images are read from files)")
     }
 
     /// Reads the first bytes, names the format, and rewinds.
@@ -99,5 +129,5 @@ final class InputFile {
 
 /// `open(2)` for reading; a free function because `InputFile.open` shadows the name inside the type.
 private func openReadOnly(_ path: String) -> Int32 {
-    open(path, O_RDONLY | O_CLOEXEC)
+    open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
 }

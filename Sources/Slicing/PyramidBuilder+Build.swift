@@ -52,10 +52,12 @@ extension PyramidBuilder {
             writer: writer, strips: strips, cancellation: cancellation, padsEdgeTiles: tiff != nil)
         strips.observeWaits { [weak workers] waiting in workers?.decoderWaits(waiting) }
         workers.start()
-        let totalTiles = Self.tileCount(of: pyramid)
+        // A TIFF stores the levels down to the first of one tile, not the smaller ones: progress counts what it stores,
+        // as the summary does.
+        let totalTiles = tiff.map { Self.tileCount(of: pyramid, from: $0.smallestLevel) } ?? Self.tileCount(of: pyramid)
         var rowsRead = 0
         let snapshot = { (elapsed: Double) in
-            let written = workers.written
+            let written = tiff?.written ?? workers.written
             return SliceProgress(
                 rowsRead: rowsRead, totalRows: pyramid.height, tilesWritten: written.tiles, totalTiles: totalTiles,
                 bytesWritten: written.bytes, elapsedSeconds: elapsed)

@@ -102,9 +102,9 @@ public final class PyramidBuilder: Sendable {
         }
     }
 
-    /// The number of tile files in the pyramid, all levels.
-    public static func tileCount(of pyramid: Pyramid) -> Int {
-        (0..<pyramid.levelCount).reduce(0) { total, level in
+    /// The number of tiles in the pyramid's levels from `smallest` (all levels by default) up to full size.
+    public static func tileCount(of pyramid: Pyramid, from smallest: Int = 0) -> Int {
+        (smallest..<pyramid.levelCount).reduce(0) { total, level in
             let grid = pyramid.grid(level)
             return total + grid.columns * grid.rows
         }

@@ -29,6 +29,29 @@ import Testing
         #expect(error?.description == directory.path + ": is a directory")
     }
 
+    @Test func namedPipe() throws {
+        let directory = try TemporaryDirectory()
+        let pipe = directory.file("pipe.png")
+        try #require(mkfifo(pipe, 0o600) == 0)
+        // Checked by stat alone: this cannot wait for a writer even when the check is wrong.
+        #expect(throws: CodecError(kind: .notAFile, path: pipe, message: "is a named pipe (FIFO), not a file (images are read from files)")) {
+            try ImageDecoder.refuseSpecialFile(path: pipe)
+        }
+    }
+
+    @Test func characterDevice() {
+        let error = decodeError("/dev/null")
+        #expect(error?.kind == .notAFile)
+        #expect(error?.description == "/dev/null: is a character device, not a file (images are read from files)")
+    }
+
+    @Test func aPlainFileOrAMissingOnePassesTheSpecialFileCheck() throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write([1, 2, 3], to: "plain")
+        try ImageDecoder.refuseSpecialFile(path: file)
+        try ImageDecoder.refuseSpecialFile(path: directory.file("missing"))
+    }
+
     @Test func emptyFile() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write([], to: "x.png")

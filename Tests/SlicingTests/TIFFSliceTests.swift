@@ -134,6 +134,23 @@ import TileGeometry
         #expect(layout.output.trimmingCharacters(in: .whitespacesAndNewlines) == "3 7 6", "pages, compression JPEG, YCbCr: \(layout.output)")
     }
 
+    /// Progress counts the tiles the TIFF stores (down to the first level of one tile), as the summary does, and ends
+    /// complete.
+    @Test func progressCountsTheStoredTiles() throws {
+        let fixture = try SliceFixture()
+        var options = Self.options(.tiff)
+        options.progressInterval = 0
+        var reports: [SliceProgress] = []
+        let summary = try PyramidBuilder(options: options).slice(MemoryRowSource(Self.image), into: fixture.directory, name: "pic") {
+            reports.append($0)
+        }
+        let last = try #require(reports.last)
+        // Levels 10 (4 × 3 tiles), 9 (2 × 2) and 8 (1): 17, not the 17 + 8 of the smaller levels a folder has.
+        #expect(summary.tiles == 17)
+        #expect(last.totalTiles == 17 && last.tilesWritten == 17 && last.fractionCompleted == 1)
+        #expect(reports.allSatisfy { $0.tilesWritten <= $0.totalTiles })
+    }
+
     @Test func greyImagesAreStoredGrey() throws {
         let fixture = try SliceFixture()
         let grey = TestImage(width: 300, height: 300, channels: 1, pixels: (0..<90_000).map { UInt8(($0 % 300 + $0 / 300) % 256) })

@@ -100,4 +100,19 @@ import Testing
         #expect(header.status == 0)
         #expect(FileManager.default.fileExists(atPath: good))
     }
+
+    /// A named pipe is refused at once, by `info` and by `slice`, instead of waiting for a writer.
+    @Test(arguments: [["info"], ["slice"]])
+    func aNamedPipeIsRefusedWithoutWaiting(command: [String]) throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let pipe = fixtures.path("pipe.jpg")
+        try #require(mkfifo(pipe, 0o600) == 0)
+        let output = fixtures.path("out")
+        let result = try TilerProcess.run(command + [pipe] + (command == ["slice"] ? ["-o", output] : []), timeout: 20)
+        #expect(!result.timedOut, "tiler \(command[0]) waited on a named pipe")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("\(pipe): is a named pipe (FIFO), not a file"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output + "/pipe.dzi"))
+    }
 }

@@ -36,6 +36,8 @@ struct Info: ParsableCommand {
     }
 
     func run() throws {
+        // Before anything opens the path: opening a named pipe would wait for a writer.
+        try ImageDecoder.refuseSpecialFile(path: image)
         if FolderReport.isDescriptor(image) {
             let report = try FolderReport(path: image)
             print(json ? report.json : report.text, terminator: "")

@@ -9,6 +9,8 @@ struct TilerProcess {
         var signalled: Bool
         var stdout: String
         var stderr: String
+        /// Whether the run was killed for outlasting its `timeout`.
+        var timedOut = false
     }
 
     /// The `tiler` binary beside the test bundle (both live in the build's products folder).
@@ -23,8 +25,11 @@ struct TilerProcess {
     }
 
     /// Runs `tiler arguments…` in `directory` and waits for it; with `environment`, with those variables and none of
-    /// this process's `TILER_*` ones.
-    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws -> Result {
+    /// this process's `TILER_*` ones; with `timeout` (seconds), killed if it runs longer (``Result/timedOut``), so that
+    /// a test of something that must not wait fails instead of hanging.
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil, timeout: Double? = nil) throws
+        -> Result
+    {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -38,6 +43,15 @@ struct TilerProcess {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        let killed = Locked(false)
+        if let timeout {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [process] in
+                if process.isRunning {
+                    killed.value = true
+                    process.terminate()
+                }
+            }
+        }
         // Read both pipes concurrently with the run so that a chatty child cannot block on a full pipe.
         let outData = Locked(Data())
         let group = DispatchGroup()
@@ -49,7 +63,8 @@ struct TilerProcess {
             status: process.terminationStatus,
             signalled: process.terminationReason == .uncaughtSignal,
             stdout: String(decoding: outData.value, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self)
+            stderr: String(decoding: errData, as: UTF8.self),
+            timedOut: killed.value
         )
     }
 }
