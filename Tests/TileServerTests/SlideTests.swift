@@ -202,6 +202,16 @@ import TileGeometry
             #expect(pyramidValues["openslide.vendor"] == "aperio" && pyramidValues["aperio.AppMag"] == "40")
             #expect(try await Self.get(connection, "/images/pyramid_files/11/0_0.jpg").status == 200)
             #expect(try await Self.get(connection, "/api/images/nothing/associated/label").status == 404)
+
+            // For IIIF viewers' rulers: the physical dimensions service of the same figure, in millimetres a pixel.
+            for (name, scale) in [("pyramid", 0.00025), ("vms%2Fslide", 0.00045), ("small", 0.000499)] {
+                let info = try await Self.get(connection, "/iiif/3/\(name)/info.json")
+                let document = try #require(try JSONSerialization.jsonObject(with: Data(info.bytes)) as? [String: Any])
+                let services = try #require(document["service"] as? [[String: Any]], "\(name)")
+                let physical = try #require(services.first { $0["profile"] as? String == IIIFInfo.physicalDimensionsProfile })
+                #expect(physical["@context"] as? String == "http://iiif.io/api/annex/services/physdim/1/context.json")
+                #expect(abs((physical["physicalScale"] as? Double ?? 0) - scale) < 1e-12 && physical["physicalUnits"] as? String == "mm", "\(name)")
+            }
         }
     }
 

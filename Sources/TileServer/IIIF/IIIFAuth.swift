@@ -9,11 +9,9 @@ enum IIIFAuth {
     /// The JSON-LD context of the Authorization Flow API 2.0.
     static let context = "http://iiif.io/api/auth/2/context.json"
 
-    /// Writes the `service` member of a private image's `info.json`: the probe at `imageID/probe`, the external
-    /// access service, and the token service under `base` (the service's base URL).
-    static func writeServices(into writer: inout JSONWriter, imageID: String, base: String) {
-        writer.key("service")
-        writer.openArray()
+    /// Writes, as one element of the `service` array of a private image's `info.json`, the probe at `imageID/probe`
+    /// with the external access service and the token service under `base` (the service's base URL) inside it.
+    static func writeProbeService(into writer: inout JSONWriter, imageID: String, base: String) {
         writer.openObject()
         writer.member("@context", context)
         writer.member("id", imageID + "/probe")
@@ -34,7 +32,6 @@ enum IIIFAuth {
         writer.closeObject()
         writer.closeArray()
         writer.closeObject()
-        writer.closeArray()
     }
 
     /// What a private image's `info.json` answers a request without a valid token: its id and the services, nothing
@@ -47,7 +44,10 @@ enum IIIFAuth {
             writer.member("type", "ImageService3")
             writer.member("protocol", "http://iiif.io/api/image")
             writer.member("profile", "level2")
-            writeServices(into: &writer, imageID: imageID, base: base)
+            writer.key("service")
+            writer.openArray()
+            writeProbeService(into: &writer, imageID: imageID, base: base)
+            writer.closeArray()
             writer.closeObject()
         }
     }

@@ -22,9 +22,15 @@ enum IIIFInfo {
     /// per level, as `sizes` the levels that fit in one tile (each one a stored tile), and as `preferredFormats` the
     /// tiles' own format (OpenSeadragon then asks for tiles in it, which are served as stored).
     ///
-    /// - Parameter authBase: For a private image, the service's base URL: the document then lists the
-    ///   Authorization Flow services (``IIIFAuth``).
-    static func json(id: String, pyramid: Pyramid, tileFormat: IIIFFormat?, limits: IIIFLimits, authBase: String? = nil) -> String {
+    /// - Parameters:
+    ///   - authBase: For a private image, the service's base URL: the document then lists the Authorization Flow
+    ///     services (``IIIFAuth``).
+    ///   - micronsPerPixel: The physical size of a full-resolution pixel, when the image says it (a slide's, a TIFF's
+    ///     resolution): the document then lists a physical dimensions service (``physicalScale(micronsPerPixel:)``).
+    static func json(
+        id: String, pyramid: Pyramid, tileFormat: IIIFFormat?, limits: IIIFLimits, authBase: String? = nil,
+        micronsPerPixel: (x: Double, y: Double)? = nil
+    ) -> String {
         JSONWriter.text(capacity: 1024) { writer in
             writer.openObject()
             writer.member("@context", context)
@@ -77,8 +83,36 @@ enum IIIFInfo {
             writer.openArray()
             for feature in features { writer.value(feature) }
             writer.closeArray()
-            if let authBase { IIIFAuth.writeServices(into: &writer, imageID: id, base: authBase) }
+            let scale = micronsPerPixel.flatMap(physicalScale(micronsPerPixel:))
+            if authBase != nil || scale != nil {
+                writer.key("service")
+                writer.openArray()
+                if let authBase { IIIFAuth.writeProbeService(into: &writer, imageID: id, base: authBase) }
+                if let scale {
+                    // The annex's service as IIIF viewers' rulers look for it (by its profile), in millimetres: the
+                    // smallest unit it has.
+                    writer.openObject()
+                    writer.member("@context", physicalDimensionsContext)
+                    writer.member("profile", physicalDimensionsProfile)
+                    writer.member("physicalScale", scale)
+                    writer.member("physicalUnits", "mm")
+                    writer.closeObject()
+                }
+                writer.closeArray()
+            }
             writer.closeObject()
         }
+    }
+
+    /// The JSON-LD context of the IIIF physical dimensions service (IIIF's services annex).
+    static let physicalDimensionsContext = "http://iiif.io/api/annex/services/physdim/1/context.json"
+    /// The profile that names that service.
+    static let physicalDimensionsProfile = "http://iiif.io/api/annex/services/physdim"
+
+    /// Millimetres per pixel for the physical dimensions service, which has one scale for both axes: their mean when
+    /// they agree within 1 %, else nil (a pixel that is not square is not described rather than described wrongly).
+    static func physicalScale(micronsPerPixel mpp: (x: Double, y: Double)) -> Double? {
+        guard mpp.x > 0, mpp.y > 0, mpp.x.isFinite, mpp.y.isFinite, abs(mpp.x - mpp.y) <= 0.01 * max(mpp.x, mpp.y) else { return nil }
+        return (mpp.x + mpp.y) / 2 / 1000
     }
 }

@@ -81,7 +81,8 @@ extension Router {
         let type = IIIFMediaType.negotiate(accept: headers.contains(name: "accept") ? headers[canonicalForm: "accept"].joined(separator: ",") : nil)
         let json = IIIFInfo.json(
             id: id, pyramid: image.pyramid, tileFormat: IIIFFormat(tileExtension: image.descriptor.format),
-            limits: services.configuration.iiif.limits, authBase: grant.isOpen ? nil : serviceBase(head, channel: channel))
+            limits: services.configuration.iiif.limits, authBase: grant.isOpen ? nil : serviceBase(head, channel: channel),
+            micronsPerPixel: image.facts.micronsPerPixel)
         let profile =
             grant.isOpen
             ? (type == .jsonLD ? services.blocks.iiifInfoJSONLD : services.blocks.iiifInfoJSON)
