@@ -13,9 +13,11 @@
 /// - **Raw** (`raw(_:)`, ``integer(_:)``, ``number(_:)``, ``string(_:)``): nothing but what is asked, for hot
 ///   paths that write fixed punctuation and keys in one go. Do not mix the two inside one object or array.
 public struct JSONWriter: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var count = 0
-    private var capacity: Int
+    // Visible to inlinable code: the raw appends are inlined into the callers' loops across modules (the
+    // visible-tiles answer writes some 400 integers and punctuation runs per query).
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var count = 0
+    @usableFromInline var capacity: Int
     /// Whether the next structured member or element needs a comma before it.
     private var needsSeparator = false
 
@@ -51,12 +53,13 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// Makes room for `extra` more bytes.
-    @inline(__always)
-    private mutating func reserve(_ extra: Int) {
-        if count + extra > capacity { grow(to: count + extra) }
+    @inlinable @inline(__always)
+    mutating func reserve(_ extra: Int) {
+        if count &+ extra > capacity { grow(to: count &+ extra) }
     }
 
-    private mutating func grow(to needed: Int) {
+    @usableFromInline @inline(never)
+    mutating func grow(to needed: Int) {
         let larger = max(needed, capacity * 2)
         let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
         moved.initialize(from: base, count: count)
@@ -66,7 +69,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// Appends `text` verbatim (punctuation and keys known to need no escaping).
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func raw(_ text: StaticString) {
         let length = text.utf8CodeUnitCount
         reserve(length)
@@ -75,7 +78,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// Appends bytes verbatim.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
         reserve(bytes.count)
         if let start = bytes.baseAddress { (base + count).initialize(from: start, count: bytes.count) }
@@ -83,26 +86,54 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// Appends `value` in decimal.
+    ///
+    /// - Complexity: O(digits), two digits per step; values below 100 (a tile's level, most columns and rows) without
+    ///   a loop.
+    @inlinable
     public mutating func integer(_ value: Int) {
         reserve(20)
+        var magnitude = value.magnitude
         if value < 0 {
             base[count] = UInt8(ascii: "-")
-            count += 1
+            count &+= 1
         }
-        var magnitude = value.magnitude
-        var digits = 1
-        var power: UInt = 10
+        if magnitude < 10 {
+            base[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+            count &+= 1
+            return
+        }
+        if magnitude < 100 {
+            Self.writeTwoDigits(magnitude, at: base + count)
+            count &+= 2
+            return
+        }
+        var digits = 3
+        var power: UInt = 1000
         while digits < 20 && magnitude >= power {
-            digits += 1
+            digits &+= 1
             power = power &* 10
         }
-        var index = count + digits
-        count = index
-        repeat {
-            index -= 1
-            base[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
+        var end = base + (count &+ digits)
+        count &+= digits
+        while magnitude >= 100 {
+            let quotient = magnitude / 100
+            end -= 2
+            Self.writeTwoDigits(magnitude &- quotient &* 100, at: end)
+            magnitude = quotient
+        }
+        if magnitude >= 10 {
+            Self.writeTwoDigits(magnitude, at: end - 2)
+        } else {
+            (end - 1).pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+        }
+    }
+
+    /// Writes `value` (0–99) as two ASCII digits at `target`.
+    @inlinable @inline(__always)
+    static func writeTwoDigits(_ value: UInt, at target: UnsafeMutablePointer<UInt8>) {
+        let tens = value / 10
+        target[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: tens)
+        target[1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value &- tens &* 10)
     }
 
     /// Appends `value` as a JSON number: integral values below 2⁵³ without a fraction (`4096`), others in the

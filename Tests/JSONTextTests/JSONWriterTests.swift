@@ -11,6 +11,29 @@ import Testing
         #expect(writer.text == String(value))
     }
 
+    /// Two digits a step: every digit count, each side of every power of ten, both signs, and seeded values.
+    @Test func integersAtEveryDigitCountPrintLikeDescription() {
+        var values: [Int] = []
+        var power = 1
+        for _ in 0..<19 {
+            values += [power - 1, power, power + 1, 2 * power - 1, 5 * power + 3]
+            if power <= Int.max / 10 { power *= 10 }
+        }
+        var state: UInt64 = 2_026
+        for _ in 0..<10_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            values.append(Int(truncatingIfNeeded: state) >> Int(state % 63))
+        }
+        var writer = JSONWriter(capacity: 0)
+        var expected = ""
+        for value in values + values.map({ $0 == .min ? .max : -$0 }) {
+            writer.integer(value)
+            writer.raw(",")
+            expected += "\(value),"
+        }
+        #expect(writer.text == expected)
+    }
+
     @Test(arguments: [
         0.0, -0.0, 1, -3, 4096, 0.25, 1.0 / 3, 1e-7, 4.656612873077393e-10, 9_007_199_254_740_991, 9_007_199_254_740_992, 1e300,
         .leastNonzeroMagnitude,
