@@ -27,10 +27,11 @@ public final class PyramidBuilder: Sendable {
     static let fullSizeStrips = 3
 
     /// How many strips each level keeps: ``fullSizeStrips`` of the full size, ``stripsPerLevel`` of the level below it,
-    /// and one of each smaller level. A smaller level's tiles jump the queue (``TileWorkerPool/submit(_:tileRow:)``),
-    /// so the decoder waits for them only briefly, a few milliseconds every 1,024 full-size rows, which the JPEG
-    /// pipeline's ring absorbs. A second strip each cost the 32768² sample's slice 12 MB more (173 MB peak against 161)
-    /// for no time; one strip of the level below full size too saved 12 MB more but took 0.2 s longer (3 rounds each).
+    /// and one of each smaller level. A smaller level's tiles jump the queue
+    /// (``TileWorkerPool/submit(_:tileRow:urgent:)``), so the decoder waits for them only briefly, a few milliseconds
+    /// every 1,024 full-size rows, which the JPEG pipeline's ring absorbs. A second strip each cost the 32768² sample's
+    /// slice 12 MB more (173 MB peak against 161) for no time; one strip of the level below full size too saved 12 MB
+    /// more but took 0.2 s longer (3 rounds each).
     static func stripCounts(_ pyramid: Pyramid) -> [Int: Int] {
         var counts = [pyramid.maxLevel: fullSizeStrips]
         if pyramid.maxLevel >= 1 { counts[pyramid.maxLevel - 1] = stripsPerLevel }
