@@ -6,6 +6,9 @@ credentials; a signed tile URL is cached and shared by viewers holding different
 viewers with 10 tokens); and once Varnish holds a tile, an unsigned or wrongly signed request for it is refused by
 the replica, never answered from the cache. Prints `N passed, M failed` last; exits non-zero on any failure.
 """
+import base64
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -25,6 +28,22 @@ TILER = os.environ.get("TILER_BIN", os.path.join(REPO, ".build", "debug", "tiler
 VCL = os.path.join(REPO, "deploy", "varnish", "tiler.vcl")
 VIEWERS = 10
 HIT_RATIO_FLOOR = 0.9
+
+
+def signature_for(name, version, key, expires):
+    """The signature of `name`'s tile URLs at `version` expiring at `expires`, as the README's format gives it."""
+    message = f"tile\n{name}\n{version}\n{expires}".encode()
+    return base64.urlsafe_b64encode(hmac.new(key, message, hashlib.sha256).digest()[:16]).rstrip(b"=").decode()
+
+
+def signed_expiry(query, name, version, key, near):
+    """The expiry a signed tile query (`sig=SIG`) was made for: the window end, within a day of `near`, whose
+    signature it is (the URL does not spell it out); 0 when none is."""
+    for hour in range(-24, 25):
+        expires = (int(near) // 3600 + hour) * 3600
+        if query == f"sig={signature_for(name, version, key, expires)}":
+            return expires
+    return 0
 
 
 def main():
@@ -82,7 +101,7 @@ def main():
         check(f"viewers with different tokens share Varnish's copy (hit ratio >= {HIT_RATIO_FLOOR})", ratio >= HIT_RATIO_FLOOR, ratio)
         held = f"{tiles[0]}?{query}"
         status, headers, _ = get(port, held)
-        expires = int(re.search(r"exp=(\d+)", query).group(1))
+        expires = signed_expiry(query, "secret/p", entry["version"], ("varnish-test-signing-key-" * 2).encode(), first_fetch)
         max_age = int(re.search(r"max-age=(\d+)", headers.get("Cache-Control", "max-age=-1")).group(1))
         check("Varnish holds the signed tile", status == 200 and headers.get("X-Cache") == "HIT", (status, headers.get("X-Cache")))
         age = int(headers.get("Age", "0"))
@@ -90,12 +109,15 @@ def main():
         check("its max-age (less its Age in Varnish) never outlives the signature", 0 < max_age - age and max_age <= expires - first_fetch,
               (max_age, age, expires))
         signature = re.search(r"sig=([^&]+)", query).group(1)
+        key = ("varnish-test-signing-key-" * 2).encode()
         changed = ("A" if signature[5] != "A" else "B")
         forged = signature[:5] + changed + signature[6:]
         refused = {
             "unsigned": tiles[0],
             "wrongly signed": f"{tiles[0]}?{query.replace(signature, forged)}",
-            "signature with another expiry": f"{tiles[0]}?{query.replace(f'exp={expires}', f'exp={expires + 3600}')}",
+            # Windows that cannot be current: no replica within a window of this clock hands such URLs out.
+            "signature for a later expiry": f"{tiles[0]}?sig={signature_for('secret/p', entry['version'], key, expires + 3 * 3600)}",
+            "signature that expired": f"{tiles[0]}?sig={signature_for('secret/p', entry['version'], key, expires - 3 * 3600)}",
             "unversioned, unsigned": tiles[0].replace("@" + entry["version"], ""),
             "with a token in the query instead of a signature": f"{tiles[0]}?token=nonsense",
         }

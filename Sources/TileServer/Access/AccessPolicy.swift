@@ -26,6 +26,8 @@ public struct AccessPolicy: Sendable {
     let keys: [String: SigningKey]
     /// The key that signs: tokens `tiler token` mints and the tile URLs the server hands out.
     let signingKey: SigningKey
+    /// Every key, the signing key first: the order signed tile URLs are checked in.
+    let tileKeys: [SigningKey]
     /// Signed tile URLs expire at a multiple of this many seconds, at least one window and at most two after they are
     /// handed out: every viewer of an image in the same window gets the same URLs (one copy in shared caches).
     public let windowSeconds: Int
@@ -40,12 +42,13 @@ public struct AccessPolicy: Sendable {
         self.rules = rules.sorted { $0.prefix.utf8.count > $1.prefix.utf8.count }
         self.defaultVisibility = defaultVisibility
         self.keys = byID
+        var signing = first
         if let signingKeyID {
             guard let key = byID[signingKeyID] else { throw AccessPolicyError("sign names key \(signingKeyID), which the policy does not give") }
-            self.signingKey = key
-        } else {
-            self.signingKey = first
+            signing = key
         }
+        self.signingKey = signing
+        self.tileKeys = [signing] + keys.filter { $0.id != signing.id }
         self.windowSeconds = windowSeconds
     }
 

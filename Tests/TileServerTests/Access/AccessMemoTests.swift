@@ -9,18 +9,18 @@ import Testing
 @Suite struct AccessMemoTests {
     @Test func findsOnlyWhatWasRememberedExactly() {
         let memo = AccessMemo()
-        memo.rememberSigned(name: "a/one@0123456789ab", query: "exp=10&kid=k1&sig=abc", catalogVersion: 1, expires: 10)
-        #expect(memo.signedExpiry(name: "a/one@0123456789ab", query: "exp=10&kid=k1&sig=abc", catalogVersion: 1) == 10)
-        #expect(memo.signedExpiry(name: "a/one@0123456789ab", query: "exp=10&kid=k1&sig=abd", catalogVersion: 1) == nil)
-        #expect(memo.signedExpiry(name: "a/two@0123456789ab", query: "exp=10&kid=k1&sig=abc", catalogVersion: 1) == nil)
-        #expect(memo.signedExpiry(name: "a/one@0123456789ab", query: "exp=10&kid=k1&sig=abc&x=1", catalogVersion: 1) == nil)
+        memo.rememberSigned(name: "a/one@0123456789ab", query: "sig=abc", catalogVersion: 1, expires: 10)
+        #expect(memo.signedExpiry(name: "a/one@0123456789ab", query: "sig=abc", catalogVersion: 1) == 10)
+        #expect(memo.signedExpiry(name: "a/one@0123456789ab", query: "sig=abd", catalogVersion: 1) == nil)
+        #expect(memo.signedExpiry(name: "a/two@0123456789ab", query: "sig=abc", catalogVersion: 1) == nil)
+        #expect(memo.signedExpiry(name: "a/one@0123456789ab", query: "sig=abc&x=1", catalogVersion: 1) == nil)
         #expect(
-            memo.signedExpiry(name: "a/one@0123456789ab", query: "exp=10&kid=k1&sig=abc", catalogVersion: 2) == nil, "checked afresh after a rescan")
+            memo.signedExpiry(name: "a/one@0123456789ab", query: "sig=abc", catalogVersion: 2) == nil, "checked afresh after a rescan")
         for index in 0..<AccessMemo.capacity {
             memo.rememberSigned(name: "n\(index)", query: "q", catalogVersion: 1, expires: index)
         }
         #expect(
-            memo.signedExpiry(name: "a/one@0123456789ab", query: "exp=10&kid=k1&sig=abc", catalogVersion: 1) == nil, "the oldest entry was replaced")
+            memo.signedExpiry(name: "a/one@0123456789ab", query: "sig=abc", catalogVersion: 1) == nil, "the oldest entry was replaced")
         #expect(memo.signedExpiry(name: "n3", query: "q", catalogVersion: 1) == 3)
         let token = AccessToken(images: "a/*", expires: 5, scope: .read, keyID: "k1")
         memo.rememberToken("tiler1.k1.c.s", token)

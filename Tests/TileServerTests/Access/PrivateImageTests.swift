@@ -35,7 +35,13 @@ import Testing
             let tampered = String(characters)
             let foreignSignature = fixture.policy.tileQuery(name: "a/two", version: try Self.version(server, "a/two", token: aToken), now: Self.now)
             let oldVersion = fixture.policy.tileQuery(name: "a/one", version: "000000000000", now: Self.now)
-            let expiredSignature = "exp=\(Self.now - 10)&kid=k1&sig=" + Self.signature(of: query)
+            let window = fixture.policy.windowSeconds
+            // Expired: its window ended (the URLs of two windows ago); too far ahead: four windows on, which no server
+            // whose clock is within a window of this one hands out.
+            let expiredSignature = fixture.policy.tileQuery(name: "a/one", version: version, expires: (Self.now / window) * window)
+            let farAhead = fixture.policy.tileQuery(name: "a/one", version: version, expires: (Self.now / window + 4) * window)
+            let strangerFile = try Self.policy(in: fixture, keyID: "k9", secret: String(repeating: "k9-secret-", count: 4))
+            let unknownKey = try AccessPolicy(file: strangerFile, environment: [:]).tileQuery(name: "a/one", version: version, now: Self.now)
             // (what, target, headers, status)
             let cases: [(String, String, [String], Int)] = [
                 ("no token", "/images/a/one.dzi", [], 401),
@@ -68,10 +74,9 @@ import Testing
                 ("A's signed URL with B's path", "/images/a/two@\(version)_files/9/0_0.jpg?" + query, [], 401),
                 ("B's signature on A's tile", tile + "?" + foreignSignature, [], 401),
                 ("expired signature", tile + "?" + expiredSignature, [], 401),
-                ("unknown signing key", tile + "?" + query.replacingOccurrences(of: "kid=k1", with: "kid=k9"), [], 401),
-                // One spelling of an expiry: another would be another URL (and cache entry) for the same signature.
-                ("expiry with a leading zero", tile + "?" + query.replacingOccurrences(of: "exp=", with: "exp=0"), [], 400),
-                ("expiry with a sign", tile + "?" + query.replacingOccurrences(of: "exp=", with: "exp=%2B"), [], 400),
+                ("signature expiring too far ahead", tile + "?" + farAhead, [], 401),
+                ("signed by a key the policy does not give", tile + "?" + unknownKey, [], 401),
+                ("signature cut short", tile + "?" + query.dropLast(2), [], 400),
                 ("image list, expired token", "/api/images", Self.bearer(try fixture.token("a/*", seconds: -5)), 401),
             ]
             var bodies: [Int: Set<String>] = [:]
@@ -107,7 +112,11 @@ import Testing
             clock_gettime(CLOCK_REALTIME, &asked)
             let tile = try fetch(server, "/images/a/one@\(version)_files/9/1_0.jpg?" + query)
             #expect(tile.status == 200 && tile.body == PyramidFixture.tileBytes(level: 9, column: 1, row: 0, count: 64))
-            let expires = try #require(Int(query.split(separator: "&").first { $0.hasPrefix("exp=") }?.dropFirst(4) ?? ""))
+            // The expiry the signature is for: the end of the window after the one it was handed out in.
+            let expires = try #require(
+                [Int(asked.tv_sec) - 60, Int(asked.tv_sec)].map(fixture.policy.tileExpiry(now:)).first {
+                    fixture.policy.tileQuery(name: "a/one", version: version, expires: $0) == query
+                })
             let maxAge = try #require(Int(tile.header("Cache-Control")?.replacingOccurrences(of: "public, max-age=", with: "") ?? ""))
             // Never outlives the signature, not by a fraction of a second (a cache keeps it from when it was answered,
             // after it was asked); the window is an hour, so at least an hour remains.
@@ -123,6 +132,15 @@ import Testing
             let url = try #require(tiles.first?["url"] as? String)
             #expect(url.hasSuffix(".jpg?" + query))
             #expect(try fetch(server, url).status == 200)
+            // URLs handed out in the last window, or by a replica signing with another listed key (a key being rotated
+            // in or out), are good to their own expiry.
+            let lastWindow = fixture.policy.tileQuery(name: "a/one", version: version, now: Self.now - 3600)
+            let lastTile = try fetch(server, "/images/a/one@\(version)_files/9/0_0.jpg?" + lastWindow)
+            let lastMaxAge = Int(lastTile.header("Cache-Control")?.replacingOccurrences(of: "public, max-age=", with: "") ?? "")
+            #expect(lastTile.status == 200 && (lastMaxAge ?? 3600) < 3600)
+            let keyTwo = try AccessPolicy(file: try Self.policy(in: fixture, keyID: "k2", secret: PrivateFixture.keyTwo), environment: [:])
+            let keyTwoQuery = keyTwo.tileQuery(name: "a/one", version: version, now: Self.now)
+            #expect(try fetch(server, "/images/a/one@\(version)_files/9/0_0.jpg?" + keyTwoQuery).status == 200)
             // A bearer on a tile works too, and is kept out of shared caches.
             let bearerTile = try fetch(server, "/images/a/one_files/9/1_0.jpg", headers: Self.bearer(token))
             #expect(bearerTile.status == 200 && bearerTile.header("Cache-Control") == "private, no-cache")
@@ -235,9 +253,14 @@ import Testing
         query.split(separator: "&").map { $0.hasPrefix("sig=") ? "sig=" + signature : String($0) }.joined(separator: "&")
     }
 
-    /// A policy file like the fixture's but whose one key has id `keyID` (same secret as k1).
-    static func policy(in fixture: PrivateFixture, keyID: String) throws -> String {
-        try fixture.pyramids.write(#"{"keys": [{"id": "\#(keyID)", "file": "keys/k1.key"}]}"#, to: "other-\(keyID).json")
+    /// A policy file like the fixture's but whose one key has id `keyID` and secret `secret` (by default k1's).
+    static func policy(in fixture: PrivateFixture, keyID: String, secret: String? = nil) throws -> String {
+        var file = "keys/k1.key"
+        if let secret {
+            file = "keys/\(keyID).key"
+            try fixture.pyramids.write(secret + "\n", to: file)
+        }
+        try fixture.pyramids.write(#"{"keys": [{"id": "\#(keyID)", "file": "\#(file)"}]}"#, to: "other-\(keyID).json")
         return fixture.pyramids.base + "/other-\(keyID).json"
     }
 }
