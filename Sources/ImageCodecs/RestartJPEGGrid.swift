@@ -67,7 +67,8 @@ public final class RestartJPEGGrid: Sendable {
     /// outside the level is `background`. Nil when a JPEG under the region is not one this reads (then OpenSlide does).
     ///
     /// - Throws: ``SlideError`` `.damaged` when a JPEG cannot be read or decoded.
-    /// - Complexity: one open, one read per row of restart intervals and one decode per JPEG under the region.
+    /// - Complexity: one copy per row of restart intervals (from the JPEG mapped when it was indexed) and one decode per
+    ///   JPEG under the region.
     public func rgb(level: Int, x: Int, y: Int, width: Int, height: Int, background: (red: UInt8, green: UInt8, blue: UInt8)) throws(SlideError)
         -> PixelBuffer?
     {
@@ -104,7 +105,7 @@ public final class RestartJPEGGrid: Sendable {
                 var message = [CChar](repeating: 0, count: 256)
                 let status = bytes.withUnsafeMutableBufferPointer { pixels in
                     tiler_jpeg_restart_read(
-                        index.pointer, files[number], Int32(scale), Int32(left - column * partWidth), Int32(top - row * partHeight),
+                        index.pointer, Int32(scale), Int32(left - column * partWidth), Int32(top - row * partHeight),
                         Int32(right - left), Int32(bottom - top), pixels.baseAddress! + ((top - y) * width + (left - x)) * 3, width * 3,
                         &message, message.count)
                 }
@@ -115,6 +116,27 @@ public final class RestartJPEGGrid: Sendable {
             }
         }
         return PixelBuffer(width: width, height: height, pixelFormat: .rgb, bytes: bytes)
+    }
+
+    /// The paths of the JPEGs under `x0..<x1` × `y0..<y1` of OpenSlide level `level` (level pixels; what lies outside
+    /// the level is ignored): the files ``rgb(level:x:y:width:height:background:)`` reads that region from. Empty for
+    /// a level not read here.
+    public func paths(level: Int, x0: Int, y0: Int, x1: Int, y1: Int) -> [String] {
+        guard let scale = scales[level] else { return [] }
+        let partWidth = jpegWidth / scale
+        let partHeight = jpegHeight / scale
+        let left = max(0, x0)
+        let top = max(0, y0)
+        let right = min(columns * partWidth, x1)
+        let bottom = min(rows * partHeight, y1)
+        guard left < right && top < bottom else { return [] }
+        var paths: [String] = []
+        for row in (top / partHeight)...((bottom - 1) / partHeight) {
+            for column in (left / partWidth)...((right - 1) / partWidth) {
+                paths.append(files[row * columns + column])
+            }
+        }
+        return paths
     }
 
     /// JPEG `number`'s index, made on first use; nil when it is not a JPEG read here (or not the first one's size).

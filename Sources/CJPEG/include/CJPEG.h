@@ -193,7 +193,7 @@ int tiler_jpeg_write_test(const char *path, const tiler_jpeg_test_image *image, 
  * read regions through one index at once. */
 typedef struct tiler_jpeg_restart_index tiler_jpeg_restart_index;
 
-/* Indexes the JPEG at path (one pass over its bytes). TILER_JPEG_ERR_ARGUMENT when it is not a JPEG this reads
+/* Indexes the JPEG at path (one pass over its bytes) and maps it. TILER_JPEG_ERR_ARGUMENT when it is not a JPEG this reads
  * (progressive, subsampled, no restart markers, intervals not tiling the image): read it another way. */
 int tiler_jpeg_restart_index_create(const char *path, tiler_jpeg_restart_index **index, char *message, size_t message_size);
 void tiler_jpeg_restart_index_free(tiler_jpeg_restart_index *index);
@@ -201,9 +201,10 @@ void tiler_jpeg_restart_index_free(tiler_jpeg_restart_index *index);
 void tiler_jpeg_restart_index_geometry(const tiler_jpeg_restart_index *index, int32_t *width, int32_t *height, int32_t *interval_width,
                                        int32_t *components);
 /* Decodes the region (x, y, width × height) of the image scaled by 1/scale_denom (1, 2, 4 or 8; coordinates in scaled
- * pixels) from the file at path (the one indexed) into rgb, RGB rows stride bytes apart (grey is spread to RGB). One
- * open, one pread per MCU row of intervals under the region, one decode. */
-int tiler_jpeg_restart_read(const tiler_jpeg_restart_index *index, const char *path, int32_t scale_denom, int32_t x, int32_t y,
-                            int32_t width, int32_t height, uint8_t *rgb, size_t stride, char *message, size_t message_size);
+ * pixels) from the indexed file (mapped when it was indexed) into rgb, RGB rows stride bytes apart (grey is spread to
+ * RGB). One copy per MCU row of intervals under the region, one decode, no system call; TILER_JPEG_ERR_IO when the file
+ * has shrunk since it was indexed. */
+int tiler_jpeg_restart_read(const tiler_jpeg_restart_index *index, int32_t scale_denom, int32_t x, int32_t y, int32_t width,
+                            int32_t height, uint8_t *rgb, size_t stride, char *message, size_t message_size);
 
 #endif

@@ -19,6 +19,16 @@ extension FileSignature {
             inode: UInt64(status.st_ino), device: UInt64(status.st_dev))
     }
 
+    /// The signature of the directory at `path` (following symlinks), or `nil` if it is not a directory. Its
+    /// modification time changes whenever an entry is added, removed or renamed over.
+    init?(directory path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return nil }
+        self.init(
+            size: Int(status.st_size), seconds: Int(status.st_mtim.tv_sec), nanoseconds: Int(status.st_mtim.tv_nsec),
+            inode: UInt64(status.st_ino), device: UInt64(status.st_dev))
+    }
+
     /// Whether `path` is a directory (following symlinks).
     static func isDirectory(_ path: String) -> Bool {
         var status = stat()

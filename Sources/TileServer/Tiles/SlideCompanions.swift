@@ -91,6 +91,15 @@ struct SlideCompanions: Sendable, Equatable {
         files.allSatisfy { FileSignature(path: $0.path) == $0.signature }
     }
 
+    /// Whether the companions at `paths` are still the files they were: one stat each (a path that is not a companion
+    /// is not current).
+    func areCurrent(_ paths: [String]) -> Bool {
+        paths.allSatisfy { path in
+            guard let file = files.first(where: { $0.path == path }) else { return false }
+            return FileSignature(path: path) == file.signature
+        }
+    }
+
     static func == (left: SlideCompanions, right: SlideCompanions) -> Bool {
         left.files.count == right.files.count && zip(left.files, right.files).allSatisfy { $0.path == $1.path && $0.signature == $1.signature }
     }

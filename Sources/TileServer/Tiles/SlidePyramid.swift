@@ -14,6 +14,8 @@ final class SlidePyramid: StoredPyramid {
     let signature: FileSignature
     /// The other files the slide is read from (a VMS's JPEGs, a MIRAX folder's), checked the same way.
     let companions: SlideCompanions
+    /// The folder of the slide's main file when it was opened (nil: not a directory then).
+    private let folder: (path: String, signature: FileSignature?)
     /// OpenSlide's format name, e.g. `"aperio"`, `"mirax"`.
     let vendor: String
     /// The levels as OpenSlide gives them, finest first.
@@ -53,6 +55,8 @@ final class SlidePyramid: StoredPyramid {
         let slide = try Slide(path: path)
         self.path = path
         self.signature = signature
+        let folderPath = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        folder = (folderPath, FileSignature(directory: folderPath.isEmpty ? "/" : folderPath))
         self.companions = slide.vendor == detected ? companions : SlideCompanions(path: path, vendor: slide.vendor)
         vendor = slide.vendor
         levels = slide.levels
@@ -97,12 +101,24 @@ final class SlidePyramid: StoredPyramid {
     /// Whether the file at ``path`` and its ``companions`` are still the ones opened. One stat per file.
     var isCurrent: Bool { FileSignature(path: path) == signature && companions.areCurrent }
 
+    /// ``isCurrent`` for a read of the VMS JPEGs `jpegs` alone, in a stat each for the key file, those JPEGs and the
+    /// folder: while no entry of the folder was added, removed or renamed over since the slide was opened, every other
+    /// companion is still there and the same file (or rewritten in place, which the next scan notices; no pixel of
+    /// the read is its). Otherwise every companion is checked, as ``isCurrent``. A slide has up to hundreds of JPEGs;
+    /// one stat each was about 1 % of a tile one level down (`bench/slide-serve.sh`).
+    private func isCurrent(reading jpegs: [String]) -> Bool {
+        guard FileSignature(path: path) == signature, companions.areCurrent(jpegs) else { return false }
+        return (folder.signature != nil && FileSignature(directory: folder.path) == folder.signature) || companions.areCurrent
+    }
+
     /// `pixels`, read from the slide, if its files are still the ones opened; else the handle is closed and the read
-    /// fails. Checked after the read: a file replaced during it (a new identity for good) is noticed.
+    /// fails. Checked after the read: a file replaced during it (a new identity for good) is noticed. `jpegs`: the read
+    /// was of those of a VMS's JPEGs alone (``RestartJPEGGrid``), so only they and the key file are checked (a stat
+    /// each, not one per file of the slide); nil: through OpenSlide, which may have read any of them.
     ///
     /// - Throws: ``SlideError`` `.changed`.
-    private func checked<T>(_ pixels: T) throws(SlideError) -> T {
-        guard isCurrent else {
+    private func checked<T>(_ pixels: T, jpegs: [String]? = nil) throws(SlideError) -> T {
+        guard jpegs.map(isCurrent(reading:)) ?? isCurrent else {
             handles.drop(id)
             throw SlideError(kind: .changed, path: path, reason: "the slide's files changed since it was opened")
         }
@@ -112,6 +128,7 @@ final class SlidePyramid: StoredPyramid {
     func region(level: Int, x0: Int, y0: Int, x1: Int, y1: Int) throws -> PixelBuffer {
         let downsample = levels[level].downsample
         if let jpegGrid, jpegGrid.reads(level: level) {
+            let jpegs = jpegGrid.paths(level: level, x0: x0, y0: y0, x1: x1, y1: y1)
             let read: PixelBuffer?
             do {
                 read = try blocks.region(
@@ -122,9 +139,9 @@ final class SlidePyramid: StoredPyramid {
                 }
             } catch let error as SlideError {
                 // A JPEG replaced since it was indexed reads as damaged: say it changed.
-                throw try checked(error)
+                throw try checked(error, jpegs: jpegs)
             }
-            if let read { return try checked(read) }
+            if let read { return try checked(read, jpegs: jpegs) }
         }
         let slide = try slide()
         do {
