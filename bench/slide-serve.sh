@@ -90,7 +90,8 @@ echo "|---|---|---|---|---|---|---|---|"
 for case in a b c d; do
     label=$(case $case in a) echo "(a) one hot tile" ;; b) echo "(b) random level-$TOP tiles" ;; c) echo "(c) random level-$((TOP - 2)) tiles" ;;
         d) echo "(d) random level-$((TOP - 1)) tiles" ;; esac)
-    dzg_rps=$(cut -d' ' -f1 <<<"${results[dzg-$case]%$'\n'}" | median)
+    dzg_data=${results[dzg-$case]:-0}
+    dzg_rps=$(cut -d' ' -f1 <<<"${dzg_data%$'\n'}" | median)
     folder_rps=$(cut -d' ' -f1 <<<"${results[tiler-folder-$case]%$'\n'}" | median)
     for server in tiler-slide tiler-slide-cold tiler-folder dzg; do
         data=${results[$server-$case]:-}
