@@ -23,6 +23,10 @@ struct tiler_jpeg_reader {
     /* Where libjpeg's errors jump: &jmp, or the pipeline thread's own while it decodes. */
     jmp_buf *jump;
     FILE *fp;
+    /* The source libjpeg reads fp through (tiler_jpeg_source_* in jpeg_reader.c): TILER_JPEG_SOURCE_BYTES at a time. */
+    struct jpeg_source_mgr source;
+    JOCTET *source_buffer;
+    int source_started;
     int lenient;
     tiler_jpeg_warning_fn warn;
     void *warn_context;
