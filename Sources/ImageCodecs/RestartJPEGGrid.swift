@@ -89,30 +89,20 @@ public final class RestartJPEGGrid: Sendable {
             // Every byte is decoded below (or the read fails and the buffer goes).
             bytes = [UInt8](unsafeUninitializedCapacity: width * height * 3) { $1 = $0.count }
         }
-        let x0 = max(0, x)
-        let y0 = max(0, y)
-        let x1 = min(levelWidth, x + width)
-        let y1 = min(levelHeight, y + height)
-        guard x0 < x1 && y0 < y1 else { return PixelBuffer(width: width, height: height, pixelFormat: .rgb, bytes: bytes) }
-        for row in (y0 / partHeight)...((y1 - 1) / partHeight) {
-            for column in (x0 / partWidth)...((x1 - 1) / partWidth) {
-                let number = row * columns + column
-                guard let index = index(of: number) else { return nil }
-                let left = max(x0, column * partWidth)
-                let top = max(y0, row * partHeight)
-                let right = min(x1, (column + 1) * partWidth)
-                let bottom = min(y1, (row + 1) * partHeight)
-                var message = [CChar](repeating: 0, count: 256)
-                let status = bytes.withUnsafeMutableBufferPointer { pixels in
-                    tiler_jpeg_restart_read(
-                        index.pointer, Int32(scale), Int32(left - column * partWidth), Int32(top - row * partHeight),
-                        Int32(right - left), Int32(bottom - top), pixels.baseAddress! + ((top - y) * width + (left - x)) * 3, width * 3,
-                        &message, message.count)
-                }
-                guard status == TILER_JPEG_OK else {
-                    let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                    throw SlideError(kind: .damaged, path: files[number], reason: text.isEmpty ? "the JPEG could not be read" : text)
-                }
+        for (number, left, top, right, bottom) in parts(scale: scale, x0: x, y0: y, x1: x + width, y1: y + height) {
+            guard let index = index(of: number) else { return nil }
+            let column = number % columns
+            let row = number / columns
+            var message = [CChar](repeating: 0, count: 256)
+            let status = bytes.withUnsafeMutableBufferPointer { pixels in
+                tiler_jpeg_restart_read(
+                    index.pointer, Int32(scale), Int32(left - column * partWidth), Int32(top - row * partHeight),
+                    Int32(right - left), Int32(bottom - top), pixels.baseAddress! + ((top - y) * width + (left - x)) * 3, width * 3,
+                    &message, message.count)
+            }
+            guard status == TILER_JPEG_OK else {
+                let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                throw SlideError(kind: .damaged, path: files[number], reason: text.isEmpty ? "the JPEG could not be read" : text)
             }
         }
         return PixelBuffer(width: width, height: height, pixelFormat: .rgb, bytes: bytes)
@@ -123,6 +113,12 @@ public final class RestartJPEGGrid: Sendable {
     /// a level not read here.
     public func paths(level: Int, x0: Int, y0: Int, x1: Int, y1: Int) -> [String] {
         guard let scale = scales[level] else { return [] }
+        return parts(scale: scale, x0: x0, y0: y0, x1: x1, y1: y1).map { files[$0.number] }
+    }
+
+    /// The JPEGs under `x0..<x1` × `y0..<y1` of the level at 1/`scale` (level pixels, clipped to the level), row by
+    /// row: each one's number and the part of the region it holds.
+    private func parts(scale: Int, x0: Int, y0: Int, x1: Int, y1: Int) -> [(number: Int, left: Int, top: Int, right: Int, bottom: Int)] {
         let partWidth = jpegWidth / scale
         let partHeight = jpegHeight / scale
         let left = max(0, x0)
@@ -130,13 +126,17 @@ public final class RestartJPEGGrid: Sendable {
         let right = min(columns * partWidth, x1)
         let bottom = min(rows * partHeight, y1)
         guard left < right && top < bottom else { return [] }
-        var paths: [String] = []
+        var parts: [(number: Int, left: Int, top: Int, right: Int, bottom: Int)] = []
         for row in (top / partHeight)...((bottom - 1) / partHeight) {
             for column in (left / partWidth)...((right - 1) / partWidth) {
-                paths.append(files[row * columns + column])
+                parts.append(
+                    (
+                        row * columns + column, max(left, column * partWidth), max(top, row * partHeight), min(right, (column + 1) * partWidth),
+                        min(bottom, (row + 1) * partHeight)
+                    ))
             }
         }
-        return paths
+        return parts
     }
 
     /// JPEG `number`'s index, made on first use; nil when it is not a JPEG read here (or not the first one's size).
