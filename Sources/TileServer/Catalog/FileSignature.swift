@@ -12,18 +12,20 @@ struct FileSignature: Hashable, Sendable {
 extension FileSignature {
     /// The signature of the file at `path` (following symlinks), or `nil` if it is not a regular file.
     init?(path: String) {
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        self.init(
-            size: Int(status.st_size), seconds: Int(status.st_mtim.tv_sec), nanoseconds: Int(status.st_mtim.tv_nsec),
-            inode: UInt64(status.st_ino), device: UInt64(status.st_dev))
+        self.init(path: path, type: S_IFREG)
     }
 
     /// The signature of the directory at `path` (following symlinks), or `nil` if it is not a directory. Its
     /// modification time changes whenever an entry is added, removed or renamed over.
     init?(directory path: String) {
+        self.init(path: path, type: S_IFDIR)
+    }
+
+    /// The signature of what is at `path` (following symlinks), or `nil` unless it is of file type `type` (`S_IFREG`,
+    /// `S_IFDIR`). One stat.
+    private init?(path: String, type: mode_t) {
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return nil }
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == type else { return nil }
         self.init(
             size: Int(status.st_size), seconds: Int(status.st_mtim.tv_sec), nanoseconds: Int(status.st_mtim.tv_nsec),
             inode: UInt64(status.st_ino), device: UInt64(status.st_dev))
@@ -31,7 +33,6 @@ extension FileSignature {
 
     /// Whether `path` is a directory (following symlinks).
     static func isDirectory(_ path: String) -> Bool {
-        var status = stat()
-        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+        FileSignature(directory: path) != nil
     }
 }

@@ -55,8 +55,9 @@ final class SlidePyramid: StoredPyramid {
         let slide = try Slide(path: path)
         self.path = path
         self.signature = signature
-        let folderPath = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        folder = (folderPath, FileSignature(directory: folderPath.isEmpty ? "/" : folderPath))
+        let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let folderPath = parent.isEmpty ? "/" : parent
+        folder = (folderPath, FileSignature(directory: folderPath))
         self.companions = slide.vendor == detected ? companions : SlideCompanions(path: path, vendor: slide.vendor)
         vendor = slide.vendor
         levels = slide.levels
