@@ -28,6 +28,7 @@ TILER = os.environ.get("TILER_BIN", os.path.join(REPO, ".build", "debug", "tiler
 VCL = os.path.join(REPO, "deploy", "varnish", "tiler.vcl")
 VIEWERS = 10
 HIT_RATIO_FLOOR = 0.9
+SIGNING_KEY = "varnish-test-signing-key-" * 2
 
 
 def signature_for(name, version, key, expires):
@@ -56,7 +57,7 @@ def main():
         subprocess.run([TILER, "sample", source, "--size", "1600x1200", "--seed", "5", "--quiet"], check=True)
         subprocess.run([TILER, "slice", source, "-o", os.path.join(root, "secret"), "--tile-size", "128", "--quiet"], check=True)
         with open(os.path.join(folder, "k1.key"), "w") as f:
-            f.write("varnish-test-signing-key-" * 2)
+            f.write(SIGNING_KEY)
         policy = os.path.join(folder, "policy.json")
         with open(policy, "w") as f:
             json.dump({"default": "private", "keys": [{"id": "k1", "file": "k1.key"}]}, f)
@@ -101,7 +102,8 @@ def main():
         check(f"viewers with different tokens share Varnish's copy (hit ratio >= {HIT_RATIO_FLOOR})", ratio >= HIT_RATIO_FLOOR, ratio)
         held = f"{tiles[0]}?{query}"
         status, headers, _ = get(port, held)
-        expires = signed_expiry(query, "secret/p", entry["version"], ("varnish-test-signing-key-" * 2).encode(), first_fetch)
+        key = SIGNING_KEY.encode()
+        expires = signed_expiry(query, "secret/p", entry["version"], key, first_fetch)
         max_age = int(re.search(r"max-age=(\d+)", headers.get("Cache-Control", "max-age=-1")).group(1))
         check("Varnish holds the signed tile", status == 200 and headers.get("X-Cache") == "HIT", (status, headers.get("X-Cache")))
         age = int(headers.get("Age", "0"))
@@ -109,7 +111,6 @@ def main():
         check("its max-age (less its Age in Varnish) never outlives the signature", 0 < max_age - age and max_age <= expires - first_fetch,
               (max_age, age, expires))
         signature = re.search(r"sig=([^&]+)", query).group(1)
-        key = ("varnish-test-signing-key-" * 2).encode()
         changed = ("A" if signature[5] != "A" else "B")
         forged = signature[:5] + changed + signature[6:]
         refused = {
