@@ -5,7 +5,7 @@
 # --- build stage: the official Swift 6.3 image on Debian 12 (bookworm)
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpng-dev libjpeg62-turbo-dev libtiff-dev libwebp-dev liblcms2-dev libopenslide-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpng-dev libjpeg62-turbo-dev libtiff-dev libwebp-dev liblcms2-dev libdeflate-dev libopenslide-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Resolve dependencies first so they cache across source edits.
@@ -21,7 +21,7 @@ RUN swift build -c release --product tiler --static-swift-stdlib \
 # --- runtime stage: slim Debian 12 with only the image libraries' runtime packages
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpng16-16 libjpeg62-turbo libtiff6 libwebp7 liblcms2-2 libopenslide0 ca-certificates curl \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpng16-16 libjpeg62-turbo libtiff6 libwebp7 liblcms2-2 libdeflate0 libopenslide0 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --create-home --home-dir /home/tiler tiler \
     && mkdir -p /data && chown tiler /data

@@ -28,8 +28,8 @@ let package = Package(
         .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp")]),
         // Little CMS 2: colour profiles to sRGB; its error handler is routed, never printed.
         .target(name: "CLCMS", linkerSettings: [.linkedLibrary("lcms2")]),
-        // zlib's CRC-32 for ZIP entries (the PNG codec's zlib use stays inside CPNG).
-        .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
+        // libdeflate's CRC-32 for ZIP entries and zlib for Deflate TIFF tiles (the PNG codec's zlib use stays inside CPNG).
+        .target(name: "CZlib", linkerSettings: [.linkedLibrary("z"), .linkedLibrary("deflate")]),
         // Stored ZIP archives (SZI): a streaming writer and a checked, compact index of an archive's entries.
         .target(name: "Archive", dependencies: ["CZlib", "TileGeometry"]),
         // OpenSlide 3.4 (whole-slide images): premultiplied ARGB regions turned into straight RGB over the background.

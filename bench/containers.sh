@@ -5,8 +5,8 @@
 # against nginx on the folder, alternately, with wrk on 127.0.0.1 (the cases of serve-vs-nginx.sh).
 #
 # Usage: bench/containers.sh [SECONDS] [ROUNDS]   (serving: default 8 s per measurement, 3 rounds, medians and the
-#        spread of the rounds' ratios reported; slicing: SLICE_ROUNDS rounds, each tool once a round, Tiler and the
-#        comparator of each output back to back, who goes first alternating; medians and every round's ratios;
+#        median and spread of the rounds' ratios reported; slicing: SLICE_ROUNDS rounds, each tool once a round, the
+#        two runs of every ratio with a goal back to back, who goes first alternating; medians and every round's ratios;
 #        copying: once, the last round's outputs)
 # Env:   BENCH_DIR (default .bench-data), SIZE (32768), CACHE_MB (64), CONNECTIONS (64), SETTLE_SECONDS (6, see lib.sh),
 #        SLICE_ROUNDS (3), SERVE_ONLY (1: no slicing or copying, serve what the last run left in BENCH_DIR/containers).
@@ -47,9 +47,11 @@ slice() {
 }
 names=(tiler-folder vips-folder tiler-szi vips-szi tiler-tiff vips-tiff)
 for round in $(seq "$SLICE_ROUNDS"); do
-    # Tiler and the comparator of each output back to back, who goes first alternating by round (so neither always
-    # follows the other, nor always the same tool).
-    if ((round % 2)); then order=(0 1 2 3 4 5); else order=(1 0 3 2 5 4); fi
+    # Every ratio with a goal is of two runs back to back: vips .szi, Tiler SZI, Tiler folder, Tiler TIFF, vips
+    # tiffsave (then vips' folder, which has no goal here), the whole order reversed every other round, so no tool
+    # always goes first of its pair. The machine's speed drifts by ±10 % over a minute; runs apart by one other tool's
+    # run compare better than runs apart by three.
+    if ((round % 2)); then order=(3 2 0 4 5 1); else order=(1 5 4 0 2 3); fi
     for index in "${order[@]}"; do
         case ${names[$index]} in
         tiler-folder) slice tiler-folder "$TILER" slice "$INPUT" -o "$OUT/tiler-folder" --name img --quality 85 --quiet ;;
@@ -88,11 +90,13 @@ done
 echo
 ratio() { awk -v a="${wall[$1]}" -v b="${wall[$2]}" 'BEGIN { printf "%.2fx", a / b }'; }
 rounds() { paste -d' ' <(tr ' ' '\n' <<<"${walls[$1]}") <(tr ' ' '\n' <<<"${walls[$2]}") | awk '{ printf "%.2f ", $1 / $2 }'; }
+# by_round A B: the median of the rounds' A ÷ B, then every round's.
+by_round() { printf '%s (%s)' "$(rounds "$1" "$2" | tr ' ' '\n' | grep . | median)" "$(rounds "$1" "$2" | sed 's/ $//')"; }
 echo "wall ratios of the medians: tiler SZI ÷ vips .szi $(ratio tiler-szi vips-szi) (goal ≤ 0.4), tiler TIFF ÷ vips tiffsave" \
     "$(ratio tiler-tiff vips-tiff) (goal ≤ 0.65), tiler SZI ÷ tiler folder $(ratio tiler-szi tiler-folder), tiler TIFF ÷" \
     "tiler folder $(ratio tiler-tiff tiler-folder) (goals ≤ 1)"
-echo "by round: SZI ÷ vips .szi $(rounds tiler-szi vips-szi); TIFF ÷ vips tiffsave $(rounds tiler-tiff vips-tiff);" \
-    "SZI ÷ folder $(rounds tiler-szi tiler-folder); TIFF ÷ folder $(rounds tiler-tiff tiler-folder)"
+echo "median of the rounds' ratios (every round's): SZI ÷ vips .szi $(by_round tiler-szi vips-szi); TIFF ÷ vips tiffsave" \
+    "$(by_round tiler-tiff vips-tiff); SZI ÷ folder $(by_round tiler-szi tiler-folder); TIFF ÷ folder $(by_round tiler-tiff tiler-folder)"
 echo "peak RSS: tiler SZI $((rss[tiler-szi] / 1024)) MiB vs vips $((rss[vips-szi] / 1024)); tiler TIFF" \
     "$((rss[tiler-tiff] / 1024)) MiB vs vips $((rss[vips-tiff] / 1024))"
 
@@ -143,8 +147,8 @@ echo
 echo "serving (wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s × $ROUNDS rounds, medians; tiler --cache-mb $CACHE_MB; level $FITS fits" \
     "the cache, level $TOP does not)"
 echo
-echo "| case | server | req/s | p50 ms | p99 ms | ÷ tiler folder (rounds) | ÷ nginx |"
-echo "|---|---|---|---|---|---|---|"
+echo "| case | server | req/s | p50 ms | p99 ms | ÷ tiler folder (medians) | ÷ tiler folder, median of rounds (range) | ÷ nginx |"
+echo "|---|---|---|---|---|---|---|---|"
 label() { case $1 in a) echo "one hot tile" ;; b) echo "random tiles, level $FITS (in cache)" ;; c) echo "random tiles, level $TOP (beyond cache)" ;; esac; }
 for case in a b c; do
     folder=$(cut -d' ' -f1 <<<"${results[folder-$case]}" | median)
@@ -154,10 +158,13 @@ for case in a b c; do
         rate=$(cut -d' ' -f1 <<<"$rows" | median)
         p50=$(cut -d' ' -f2 <<<"$rows" | median)
         p99=$(cut -d' ' -f3 <<<"$rows" | median)
-        spread=$(paste -d' ' <(cut -d' ' -f1 <<<"$rows") <(cut -d' ' -f1 <<<"${results[folder-$case]}") |
-            awk 'NF == 2 && $2 > 0 { r = $1 / $2; if (min == "" || r < min) min = r; if (r > max) max = r } END { printf "%.2f–%.2f", min, max }')
-        printf '| %s | %s | %.0f | %.3f | %.3f | %.2fx (%s) | %.2fx |\n' "$(label "$case")" "$server" "$rate" "$p50" "$p99" \
-            "$(awk -v a="$rate" -v b="$folder" 'BEGIN { print a / b }')" "$spread" "$(awk -v a="$rate" -v b="$nginx" 'BEGIN { print a / b }')"
+        # Each round's ratio is of two measurements of the same round, at most three measurements apart.
+        ratios=$(paste -d' ' <(cut -d' ' -f1 <<<"$rows") <(cut -d' ' -f1 <<<"${results[folder-$case]}") |
+            awk 'NF == 2 && $2 > 0 { printf "%.4f\n", $1 / $2 }')
+        spread=$(sort -n <<<"$ratios" | awk 'NR == 1 { min = $1 } { max = $1 } END { printf "%.2f–%.2f", min, max }')
+        printf '| %s | %s | %.0f | %.3f | %.3f | %.2fx | %.2fx (%s) | %.2fx |\n' "$(label "$case")" "$server" "$rate" "$p50" "$p99" \
+            "$(awk -v a="$rate" -v b="$folder" 'BEGIN { print a / b }')" "$(median <<<"$ratios")" "$spread" \
+            "$(awk -v a="$rate" -v b="$nginx" 'BEGIN { print a / b }')"
     done
 done
 echo

@@ -8,7 +8,7 @@ import Synchronization
 /// open in Python's `zipfile`, Info-ZIP's `unzip` and libvips.
 ///
 /// Each entry's CRC-32 is computed by the calling thread before anything is written, so its local header is complete
-/// (no data descriptor) and the archive is written with two `pwrite`s per entry at offsets reserved under a lock: the
+/// (no data descriptor) and the archive is written with one `pwritev` per entry at an offset reserved under a lock: the
 /// writes themselves run in parallel. The central directory is kept in memory as it grows — about 32 bytes plus the
 /// name per entry, in two arrays, not one allocation per entry.
 public final class ZIPWriter: Sendable {
@@ -59,7 +59,7 @@ public final class ZIPWriter: Sendable {
 
     /// Appends a stored entry named `name` (a relative path with `/` separators) holding `bytes`.
     ///
-    /// Thread-safe. - Complexity: O(`bytes.count`) for the CRC, then two `pwrite`s.
+    /// Thread-safe. - Complexity: O(`bytes.count`) for the CRC, then one `pwritev`.
     /// - Throws: ``ArchiveError`` on a write error, or for an entry of 4 GiB or more.
     public func append(name: String, bytes: UnsafeRawBufferPointer) throws(ArchiveError) {
         guard UInt64(bytes.count) < UInt64(ZIPLayout.marker32) else { throw ArchiveError("\(path): entry \(name) is 4 GiB or larger") }
@@ -87,8 +87,9 @@ public final class ZIPWriter: Sendable {
             state.end += UInt64(header.count + bytes.count)
             return offset
         }
-        try write(header, at: offset)
-        try write(bytes, at: offset + UInt64(header.count))
+        try header.withUnsafeBytes { header in
+            Result { () throws(ArchiveError) in try write(header, then: bytes, at: offset) }
+        }.get()
     }
 
     /// Writes the central directory and the end records, and closes the file (no `fsync`, as for folder pyramids).
@@ -187,6 +188,26 @@ public final class ZIPWriter: Sendable {
     /// Writes all of `bytes` at `offset`.
     private func write(_ bytes: [UInt8], at offset: UInt64) throws(ArchiveError) {
         try bytes.withUnsafeBytes { bytes in Result { () throws(ArchiveError) in try write(bytes, at: offset) } }.get()
+    }
+
+    /// Writes `first` then `second` at `offset` with one `pwritev` (a tile's local header and its bytes: one call a
+    /// tile, not two), continuing a short write with ``write(_:at:)``.
+    private func write(_ first: UnsafeRawBufferPointer, then second: UnsafeRawBufferPointer, at offset: UInt64) throws(ArchiveError) {
+        var vectors = [
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count),
+        ]
+        var written: Int
+        repeat {
+            written = pwritev(descriptor, &vectors, 2, off_t(offset))
+        } while written < 0 && errno == EINTR
+        if written < 0 { throw ArchiveError("cannot write \(path)", errno: errno) }
+        if written < first.count {
+            try write(UnsafeRawBufferPointer(rebasing: first[written...]), at: offset + UInt64(written))
+            try write(second, at: offset + UInt64(first.count))
+        } else if written < first.count + second.count {
+            try write(UnsafeRawBufferPointer(rebasing: second[(written - first.count)...]), at: offset + UInt64(written))
+        }
     }
 
     /// Writes all of `bytes` at `offset`, continuing short writes and retrying `EINTR`.

@@ -1,17 +1,12 @@
 #include "CZlib.h"
 
-#include <limits.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
+/*
+ * libdeflate's CRC-32 (carry-less multiplication where the CPU has it): 14.5 GB/s against zlib 1.2.13's 4.2 GB/s on
+ * this machine, which made the CRC of every SZI entry 1.1 % of a 32768² slice's CPU (perf), the one cost an SZI pays
+ * that a folder of tiles does not.
+ */
 uint32_t tiler_crc32(uint32_t crc, const void *bytes, size_t length) {
-    const unsigned char *p = bytes;
-    uLong value = crc;
-    /* zlib takes a uInt length: feed larger buffers in pieces. */
-    while (length > 0) {
-        uInt piece = length > UINT_MAX ? UINT_MAX : (uInt)length;
-        value = crc32(value, p, piece);
-        p += piece;
-        length -= piece;
-    }
-    return (uint32_t)value;
+    return libdeflate_crc32(crc, bytes, length);
 }
