@@ -180,6 +180,7 @@ void tiler_tiff_pyramid_destroy(tiler_tiff_pyramid *p) {
     for (int i = 0; i < p->level_count; i++) {
         free(p->levels[i].offsets);
         free(p->levels[i].counts);
+        free((void *)p->levels[i].checked);
         free(p->levels[i].tables);
     }
     free(p->levels);

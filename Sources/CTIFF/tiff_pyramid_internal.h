@@ -39,6 +39,7 @@ typedef struct tiler_tiff_pyramid_level {
     uint32_t tiles;        /* columns × rows */
     uint64_t *offsets;     /* TileOffsets, `tiles` entries */
     uint64_t *counts;      /* TileByteCounts */
+    _Atomic uint64_t *checked; /* one bit a tile: jpeg_region found its markers sound (it is not read again) */
     unsigned char *tables; /* JPEGTables (SOI … EOI) or NULL */
     uint32_t tables_length;
     size_t decoded_bytes;  /* TIFFTileSize as libtiff decodes it (samples × tile width × tile height) */

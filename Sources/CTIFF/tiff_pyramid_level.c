@@ -73,7 +73,8 @@ static int tiler_tiff_copy_tiles(TIFF *tif, tiler_tiff_pyramid_level *L, int ind
     }
     L->offsets = malloc(sizeof(uint64_t) * L->tiles);
     L->counts = malloc(sizeof(uint64_t) * L->tiles);
-    if (L->offsets == NULL || L->counts == NULL) return tiler_tiff_say(message, capacity, "out of memory"), TILER_TIFF_ERR_NOMEM;
+    L->checked = calloc(((size_t)L->tiles + 63) / 64, sizeof(uint64_t));
+    if (L->offsets == NULL || L->counts == NULL || L->checked == NULL) return tiler_tiff_say(message, capacity, "out of memory"), TILER_TIFF_ERR_NOMEM;
     memcpy(L->offsets, offsets, sizeof(uint64_t) * L->tiles);
     memcpy(L->counts, counts, sizeof(uint64_t) * L->tiles);
     uint32_t length = 0;

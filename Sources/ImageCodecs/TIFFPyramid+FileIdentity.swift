@@ -18,7 +18,8 @@ extension TIFFPyramid {
         public let modified: Int64
         let isRegularFile: Bool
 
-        init(_ status: stat) {
+        /// The identity `status` (from `stat` or `fstat`) gives.
+        public init(_ status: stat) {
             device = UInt64(status.st_dev)
             inode = UInt64(status.st_ino)
             size = Int(status.st_size)

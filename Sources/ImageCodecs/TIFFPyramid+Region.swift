@@ -16,9 +16,12 @@ extension TIFFPyramid {
 
     /// Where stored tile (`column`, `row`) of level `level` lies as a standalone JPEG (see ``JPEGTileRegion``), for
     /// sending it with `sendfile`. Checks the tile as ``jpegTile(level:column:row:)`` does — its markers up to the scan and
-    /// its EOI — reading its first 2 KiB and last 64 bytes (the whole tile when that is not enough).
+    /// its EOI — reading its first 2 KiB and last 64 bytes (the whole tile when that is not enough), once: a tile found
+    /// sound is not read again while this value lives. A caller sending from the file must make sure it is still the
+    /// file this opened (``identity``).
     ///
-    /// - Complexity: Two `pread`s of at most 2 KiB. - Throws: ``TIFFPyramidError`` as ``jpegTile(level:column:row:)``.
+    /// - Complexity: Two `pread`s of at most 2 KiB the first time, none after. - Throws: ``TIFFPyramidError`` as
+    ///   ``jpegTile(level:column:row:)``.
     public func jpegTileRegion(level: Int, column: Int, row: Int) throws(TIFFPyramidError) -> JPEGTileRegion {
         guard levels.indices.contains(level), (0..<levels[level].columns).contains(column), (0..<levels[level].rows).contains(row) else {
             throw TIFFPyramidError(kind: .invalidArgument, path: path, reason: "no tile (\(column), \(row)) in level \(level)")
@@ -30,11 +33,11 @@ extension TIFFPyramid {
         guard status == TILER_TIFF_OK else {
             throw TIFFPyramidError(kind: TIFFPyramidError.Kind(status: status), path: path, reason: Self.string(message))
         }
-        return JPEGTileRegion(prefix: jpegPrefix(level: level), offset: Int(offset), length: Int(length))
+        return JPEGTileRegion(prefix: jpegPrefixes[level], offset: Int(offset), length: Int(length))
     }
 
-    /// The bytes before every passed-through tile of `level` (see ``JPEGTileRegion/prefix``).
-    private func jpegPrefix(level: Int) -> [UInt8] {
+    /// The bytes before every passed-through tile of `level` of `pyramid` (see ``JPEGTileRegion/prefix``).
+    static func jpegPrefix(_ pyramid: OpaquePointer, level: Int) -> [UInt8] {
         var capacity = 0
         _ = tiler_tiff_pyramid_jpeg_prefix(pyramid, Int32(level), nil, 0, &capacity)
         return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in

@@ -82,6 +82,9 @@ public final class TIFFPyramid: Sendable {
 
     /// The C pyramid: immutable after open, internally locked (see the type's discussion), so shared freely.
     nonisolated(unsafe) let pyramid: OpaquePointer
+    /// Per level, the bytes sent before each passed-through JPEG tile (see ``JPEGTileRegion/prefix``): made once, not
+    /// for every tile.
+    let jpegPrefixes: [[UInt8]]
 
     /// Opens `path` and finds its levels: the full-resolution image must be tiled and have at least one reduced level.
     ///
@@ -120,6 +123,7 @@ public final class TIFFPyramid: Sendable {
             tiler_tiff_pyramid_get_level(opened, Int32(index), &raw)
             return Level(raw)
         }
+        jpegPrefixes = levels.indices.map { Self.jpegPrefix(opened, level: $0) }
         layout = [TILER_TIFF_LAYOUT_SUBIFDS: .subIFDs, TILER_TIFF_LAYOUT_APERIO: .aperio][info.layout] ?? .pyramid
         bigTIFF = info.big_tiff != 0
         iccProfile = info.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(info.icc_length))) }

@@ -55,6 +55,9 @@ final class TIFFTileWriter: TileSink {
     /// the block-size alignment would be a large part of the file).
     let inPlaceMinimumBytes: UInt64
     private let state: Mutex<State>
+    /// Where the finest spool's writeback is started: `sync_file_range` blocks while the disk's queue is full (20–30 ms
+    /// at a time for the 32768² sample), which on a worker thread left a core idle.
+    private let writeback = DispatchQueue(label: "tiler.tiff-writeback", qos: .utility)
 
     /// The smallest level stored for `pyramid`: the first, going down, that fits in one tile.
     static func smallestLevel(of pyramid: Pyramid) -> Int {
@@ -101,6 +104,7 @@ final class TIFFTileWriter: TileSink {
     }
 
     deinit {
+        writeback.sync {}  // no writeback left to start on a closed descriptor
         state.withLock { state in
             for level in state.levels { close(level.spool) }
         }
@@ -148,25 +152,29 @@ final class TIFFTileWriter: TileSink {
             done += count
         }
         // The finest level's spool may become the TIFF by inserting in front of it, which first writes all of it to
-        // disk: started as it grows, that writing overlaps the slice instead of waiting at its end.
+        // disk: started as it grows (on a queue of its own), that writing overlaps the slice instead of waiting at its
+        // end.
         if level == pyramid.maxLevel {
             let end = reserved.offset + UInt64(reserved.data.count)
             let window = Self.writebackWindow
             if end / window > reserved.offset / window && end >= inPlaceMinimumBytes {
                 let start = (end / window - 1) * window
-                _ = tiler_start_writeback(reserved.fd, off_t(start), off_t(window))
+                let spool = reserved.fd
+                writeback.async { _ = tiler_start_writeback(spool, off_t(start), off_t(window)) }
             }
         }
     }
 
-    /// How much of the finest level's spool is handed to the disk at a time.
-    static let writebackWindow: UInt64 = 32 << 20
+    /// How much of the finest level's spool is handed to the disk at a time: what is left to write when the slice ends
+    /// (the insertion waits for it) is at most about this much.
+    static let writebackWindow: UInt64 = 8 << 20
 
     /// Writes the TIFF at `path` (which must not exist): IFDs, then the spooled tiles, smallest level first.
     ///
     /// - Parameter bigTIFF: Always BigTIFF; otherwise only when the file would pass 4 GiB.
     /// - Returns: The file's size in bytes.
     func finish(into path: String, bigTIFF: Bool) throws(SliceError) -> UInt64 {
+        writeback.sync {}
         let state = self.state.withLock { $0 }
         var levels: [TIFFFileLayout.Level] = []
         for level in stride(from: pyramid.maxLevel, through: smallestLevel, by: -1) {

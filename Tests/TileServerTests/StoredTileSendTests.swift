@@ -70,6 +70,25 @@ import Testing
         }
     }
 
+    /// A tile's markers are checked once per opening of the file; a file rewritten in place since is not sent from
+    /// unchecked: the damaged tile is refused as when it is read.
+    @Test func aTileDamagedInPlaceAfterItWasSentIsNotSentAgain() async throws {
+        let fixture = try await blocking { try Self.fixture() }
+        let path = fixture.root + "/photo.tif"
+        let region = try TIFFPyramid(path: path).jpegTileRegion(level: 0, column: 1, row: 0)
+        try await withServer(fixture, Self.noCache(fixture, cachestat: true)) { server in
+            let first = try fetch(server, "/images/photo_files/11/1_0.jpg")
+            #expect(first.status == 200)
+            // The same size, another last byte but one (no EOI any more) and a new modification time.
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.seek(toOffset: UInt64(region.offset + region.length - 2))
+            try handle.write(contentsOf: [0x12])
+            try handle.close()
+            let again = try fetch(server, "/images/photo_files/11/1_0.jpg")
+            #expect(again.status != 200 && again.body != first.body, "\(again.status)")
+        }
+    }
+
     @Test func aDamagedTileIsRefusedAsWhenItIsRead() async throws {
         let fixture = try await blocking { try Self.fixture() }
         var statuses: [Int] = []

@@ -242,7 +242,8 @@ int tiler_tiff_pyramid_jpeg_prefix(const tiler_tiff_pyramid *pyramid, int level,
 /*
  * Where jpeg_tile's bytes after the prefix lie in the file, to be sent from it as they are (sendfile): the tile from
  * its second byte (after SOI) to its end, *length bytes at *offset. Checks the tile as jpeg_tile does (its markers up
- * to the scan, its EOI) from its first 2 KiB and last 64 bytes (the whole tile when that is not enough). Thread-safe.
+ * to the scan, its EOI) from its first 2 KiB and last 64 bytes (the whole tile when that is not enough), once per
+ * opening: a tile found sound is remembered (a bit a tile) and not read again. Thread-safe.
  */
 int tiler_tiff_pyramid_jpeg_region(const tiler_tiff_pyramid *pyramid, int level, int column, int row, uint64_t *offset,
                                    uint64_t *length, char *message, size_t capacity);

@@ -71,8 +71,10 @@ extension TIFFPyramid: StoredPyramid {
         let region = try jpegTileRegion(level: level, column: column, row: row)
         let descriptor = duplicateDescriptor()
         guard descriptor >= 0 else { return nil }
+        // The region was checked once for this opening of the file: it is sent from the file only while the file is
+        // still that one (a file rewritten in place is read the usual way, which checks the tile again or fails).
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
+        guard fstat(descriptor, &status) == 0, TIFFPyramid.FileIdentity(status) == identity else {
             close(descriptor)
             return nil
         }
