@@ -187,9 +187,11 @@ import TileServer
                     #expect(response.header("X-Cache") == "miss")
                     #expect(response.body == PyramidFixture.tileBytes(level: 11, column: 1, row: 1, count: 1000))
                 }
-                // Sent straight from the file when it is kept open, else read each time.
-                #expect(server.statistics.fileSends == (openFiles > 0 ? 3 : 0))
-                #expect(server.statistics.diskReads == (openFiles > 0 ? 0 : 3))
+                // Sent straight from the file when it is kept open, else read each time. A file the kernel does not
+                // call wholly in the page cache (now and then while other suites write) is read instead of sent.
+                let statistics = server.statistics
+                #expect(statistics.fileSends + statistics.diskReads == 3, "\(statistics)")
+                #expect(openFiles > 0 ? statistics.fileSends >= 1 : statistics.fileSends == 0, "\(statistics)")
                 #expect(server.statistics.cacheEntries == 0)
             }
         }
