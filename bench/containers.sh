@@ -91,7 +91,11 @@ echo
 ratio() { awk -v a="${wall[$1]}" -v b="${wall[$2]}" 'BEGIN { printf "%.2fx", a / b }'; }
 rounds() { paste -d' ' <(tr ' ' '\n' <<<"${walls[$1]}") <(tr ' ' '\n' <<<"${walls[$2]}") | awk '{ printf "%.2f ", $1 / $2 }'; }
 # by_round A B: the median of the rounds' A ÷ B, then every round's.
-by_round() { printf '%s (%s)' "$(rounds "$1" "$2" | tr ' ' '\n' | grep . | median)" "$(rounds "$1" "$2" | sed 's/ $//')"; }
+by_round() {
+    local every
+    every=$(rounds "$1" "$2")
+    printf '%s (%s)' "$(tr ' ' '\n' <<<"$every" | grep . | median)" "${every% }"
+}
 echo "wall ratios of the medians: tiler SZI ÷ vips .szi $(ratio tiler-szi vips-szi) (goal ≤ 0.4), tiler TIFF ÷ vips tiffsave" \
     "$(ratio tiler-tiff vips-tiff) (goal ≤ 0.65), tiler SZI ÷ tiler folder $(ratio tiler-szi tiler-folder), tiler TIFF ÷" \
     "tiler folder $(ratio tiler-tiff tiler-folder) (goals ≤ 1)"
