@@ -5,7 +5,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// `tiler token`, `tiler serve --access`, and the README's Python minting example, run as a user would.
+/// `tiler token`, `tiler serve --access`, and the Python minting example of docs/private-images.md, run as a user would.
 @Suite struct PrivateImagesCommandTests {
     static let key = "command-test-signing-key-0123456789"
 
@@ -20,11 +20,11 @@ import Testing
         return (root, fixtures.path("policy.json"))
     }
 
-    /// The Python block after `<!-- mint-token.py: tested -->` in the README.
-    static func readmeExample() throws -> String {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
+    /// The Python block after `<!-- mint-token.py: tested -->` in docs/private-images.md.
+    static func mintingExample() throws -> String {
+        let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs").appendingPathComponent("private-images.md")
+        let text = try String(contentsOf: page, encoding: .utf8)
         let marker = try #require(text.range(of: "<!-- mint-token.py: tested -->\n```python\n"))
         let end = try #require(text.range(of: "\n```", range: marker.upperBound..<text.endIndex))
         return String(text[marker.upperBound..<end.lowerBound])
@@ -38,8 +38,8 @@ import Testing
         #expect(minted.status == 0, "\(minted.stderr)")
         let tilerToken = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(tilerToken.hasPrefix("tiler1.k1.") && !minted.stdout.contains(Self.key))
-        let script = try fixtures.file("mint.py", bytes: Array(try Self.readmeExample().utf8))
-        #expect(try Self.readmeExample().split(separator: "\n").count <= 25, "about 20 lines")
+        let script = try fixtures.file("mint.py", bytes: Array(try Self.mintingExample().utf8))
+        #expect(try Self.mintingExample().split(separator: "\n").count <= 25, "about 20 lines")
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         python.arguments = [script, "k1", "slides/pic"]

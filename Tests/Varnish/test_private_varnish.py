@@ -32,7 +32,7 @@ SIGNING_KEY = "varnish-test-signing-key-" * 2
 
 
 def signature_for(name, version, key, expires):
-    """The signature of `name`'s tile URLs at `version` expiring at `expires`, as the README's format gives it."""
+    """The signature of `name`'s tile URLs at `version` expiring at `expires`, as docs/private-images.md gives its format."""
     message = f"tile\n{name}\n{version}\n{expires}".encode()
     return base64.urlsafe_b64encode(hmac.new(key, message, hashlib.sha256).digest()[:16]).rstrip(b"=").decode()
 

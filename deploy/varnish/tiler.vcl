@@ -77,7 +77,7 @@ sub vcl_recv {
     # The host names this cache answers for: every public name of the service (edit this line), and localhost for
     # the compose file's http://localhost:8080/. Any other Host is refused before it reaches a replica or the cache:
     # IIIF answers hold absolute URLs built from the host, so an unchecked Host would let one client choose the URLs
-    # the next one is given. With --public-url on the replicas, ids no longer depend on it at all (the README's
+    # the next one is given. With --public-url on the replicas, ids no longer depend on it at all (docs/deploying.md,
     # "Behind a reverse proxy").
     set req.http.Host = std.tolower(regsub(req.http.Host, "\.$", ""));
     if (req.http.Host !~ "^(images\.example\.org|localhost|127\.0\.0\.1)(:[0-9]{1,5})?$") {
