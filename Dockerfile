@@ -30,7 +30,7 @@ COPY Public /usr/local/bin/Public
 USER tiler
 WORKDIR /data
 # Two malloc arenas from the first thread on (the server caps them itself, but only for threads started after it does):
-# a resident size that follows --cache-mb (README, "Sizing a server").
+# a resident size that follows --cache-mb (docs/serving.md, "Sizing a server").
 ENV MALLOC_ARENA_MAX=2
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=3s --start-period=5s CMD curl -fsS http://127.0.0.1:8080/healthz >/dev/null || exit 1

@@ -69,7 +69,7 @@ static void copy_rows(void *context) {
     }
 }
 
-int tiler_jpeg_restart_read(const tiler_jpeg_restart_index *index, int32_t scale_denom, int32_t x, int32_t y, int32_t width,
+int tiler_jpeg_restart_read(tiler_jpeg_restart_index *index, int32_t scale_denom, int32_t x, int32_t y, int32_t width,
                             int32_t height, uint8_t *rgb, size_t stride, char *message, size_t message_size) {
     if (scale_denom != 1 && scale_denom != 2 && scale_denom != 4 && scale_denom != 8) return TILER_JPEG_ERR_ARGUMENT;
     int32_t interval_width = index->interval_mcus * 8 / scale_denom;
@@ -98,7 +98,14 @@ int tiler_jpeg_restart_read(const tiler_jpeg_restart_index *index, int32_t scale
     sof[2] = (unsigned char)(full_width >> 8);
     sof[3] = (unsigned char)full_width;
     struct row_copy copy = {index, buffer, index->header_length, r0, r1, c0, columns};
-    if (tiler_bus_guarded(copy_rows, &copy) != 0) {
+    int pinned = tiler_jpeg_restart_map_pin(index, message, message_size);
+    if (pinned != TILER_JPEG_OK) {
+        free(buffer);
+        return pinned;
+    }
+    int bus_error = tiler_bus_guarded(copy_rows, &copy);
+    tiler_jpeg_restart_map_unpin(index);
+    if (bus_error != 0) {
         tiler_jpeg_restart_message(message, message_size, "the JPEG is shorter than when it was indexed");
         free(buffer);
         return TILER_JPEG_ERR_IO;

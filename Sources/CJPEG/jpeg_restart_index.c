@@ -185,15 +185,13 @@ int tiler_jpeg_restart_index_create(const char *path, tiler_jpeg_restart_index *
     }
     index->starts[count] = end;
     /* Mapped, so that reading a region costs no system call per MCU row (one pread each was 0.75 µs, about 40 µs of a
-     * 256-pixel tile one level down; bench/slide-serve.sh). A copy out of the mapping is guarded (bus_guard.c). */
-    code = TILER_JPEG_ERR_IO;
-    void *map = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) {
-        tiler_jpeg_restart_message(message, message_size, strerror(errno));
-        goto fail;
-    }
-    index->map = map;
-    index->map_length = length;
+     * 256-pixel tile one level down; bench/slide-serve.sh). A copy out of the mapping is guarded (bus_guard.c); the
+     * mappings are kept within a budget (jpeg_restart_maps.c). */
+    code = TILER_JPEG_ERR_NOMEM;
+    index->path = strdup(path);
+    if (index->path == NULL) goto fail;
+    code = tiler_jpeg_restart_map_adopt(index, fd, &status, message, message_size);
+    if (code != TILER_JPEG_OK) goto fail;
     free(buffer);
     close(fd);
     *out = index;
@@ -207,7 +205,8 @@ fail:
 
 void tiler_jpeg_restart_index_free(tiler_jpeg_restart_index *index) {
     if (index == NULL) return;
-    if (index->map != NULL) munmap((void *)index->map, index->map_length);
+    tiler_jpeg_restart_map_forget(index);
+    free(index->path);
     free(index->starts);
     free(index->header);
     free(index);

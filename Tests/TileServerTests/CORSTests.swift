@@ -48,7 +48,7 @@ import Testing
                 #expect(get.header("Access-Control-Allow-Origin") == "*", "\(target)")
                 #expect(
                     get.header("Access-Control-Expose-Headers")
-                        == "ETag, Content-Range, X-Cache, Link, X-Total-Count, Tiler-Tile-Query, WWW-Authenticate, Location",
+                        == "ETag, Content-Range, X-Cache, Link, X-Total-Count, Tiler-Tile-Query, Tiler-Token-Refused, WWW-Authenticate, Location",
                     "\(target)")
                 #expect(get.header("Vary")?.contains("Origin") != true, "\(target): one answer for every origin")
             }

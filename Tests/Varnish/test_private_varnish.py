@@ -127,6 +127,23 @@ def main():
                 status, headers, body = get(port, path)
                 check(f"{what} request for a tile Varnish holds is refused (try {attempt + 1})",
                       status in (400, 401) and b"\xff\xd8" not in body[:2], (status, headers.get("X-Cache")))
+        # A signed URL is one spelling only: every variant is refused before it reaches the cache or a replica, so
+        # that no holder of it can make Varnish miss at will.
+        variants = {
+            "a second, wrong sig after it": f"{held}&sig={forged}",
+            "a wrong sig before it": f"{tiles[0]}?sig={forged}&{query}",
+            "another parameter before it": f"{tiles[0]}?x=1&{query}",
+            "another parameter after it": f"{held}&x=1",
+            "a trailing &": f"{held}&",
+            "the signature twice": f"{held}&{query}",
+        }
+        for what, path in variants.items():
+            status, headers, body = get(port, path)
+            # By Varnish itself (no X-Cache: it never looked in its cache nor asked a replica).
+            check(f"a signed URL with {what} is refused with 400 by Varnish", status == 400 and b"\xff\xd8" not in body[:2]
+                  and headers.get("X-Cache") is None, (status, headers.get("X-Cache")))
+        status, headers, _ = get(port, held)
+        check("the signed URL itself is still a hit", status == 200 and headers.get("X-Cache") == "HIT", (status, headers.get("X-Cache")))
     except Exception as error:  # a broken step is a failed check, reported like the others
         check("the scenario ran to the end", False, repr(error))
     finally:

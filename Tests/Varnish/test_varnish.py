@@ -197,6 +197,10 @@ def main():
         status, headers, _ = get(varnish_port, paths[0])
         check("a cached tile says X-Cache: HIT with an Age", status == 200 and headers.get("X-Cache") == "HIT"
               and "Age" in headers, headers)
+        # A query on a public tile does not make another cache key: the VCL drops it (the replicas ignore it).
+        for query in ["?x=1", "?cachebust=12345", "?x=1&y=2&"]:
+            status, headers, _ = get(varnish_port, paths[0] + query)
+            check(f"a tile asked with {query} is the cached one", status == 200 and headers.get("X-Cache") == "HIT", headers.get("X-Cache"))
         # The replicas trust Varnish's X-Forwarded-* headers: IIIF ids name the host the client asked Varnish for,
         # only hosts the VCL names are served, and a client's own forwarding headers are dropped by the VCL.
         poisoning_checks(varnish_port, "b", "X-Cache")

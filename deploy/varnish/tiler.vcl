@@ -109,6 +109,19 @@ sub vcl_recv {
     if (req.http.Authorization || req.url ~ "[?&]token=" || req.http.Cookie ~ "(^|;\s*)tiler_token=") {
         return (pass);
     }
+    # Tiles, descriptors and IIIF images are the same whatever else the query says: a signed URL's query is its
+    # signature alone (`?sig=SIG`, as the replicas require: any other spelling is refused here, as they refuse it), and
+    # any other query is dropped (the replicas ignore it). So no client can make a URL miss the cache at will by
+    # adding to its query.
+    if (req.url ~ "^/images/[^?]*(\.dzi|_files/)" || req.url ~ "^/iiif/3/[^/?]+/[^/?]+/[^/?]+/[^/?]+/[^/?]+\?") {
+        if (req.url ~ "[?&]sig=") {
+            if (req.url !~ "^[^?]*\?sig=[A-Za-z0-9_-]{22}$") {
+                return (synth(400, "Bad Request"));
+            }
+        } else {
+            set req.url = regsub(req.url, "\?.*$", "");
+        }
+    }
     # Tiler answers the same bytes whoever asks: credentials and cookies only split the cache.
     unset req.http.Cookie;
     unset req.http.Authorization;

@@ -61,4 +61,19 @@ int tiler_start_writeback(int fd, off_t offset, off_t length);
  */
 int tiler_nice_this_thread(int value);
 
+/*
+ * Watches `folder` for files that arrive whole: moved into it, or closed after writing (inotify's IN_MOVED_TO and
+ * IN_CLOSE_WRITE), and for files that leave it (moved out or deleted). Returns a non-blocking descriptor to poll for reading and to close, or -1 with errno (ENOSYS,
+ * EMFILE, ENOSPC past fs.inotify.max_user_watches: look at the folder by time instead).
+ */
+int tiler_watch_arrivals(const char *folder);
+
+/*
+ * Reads the names of the files that arrived or left since the last read (folders left out) into `names`, each after
+ * `+` (arrived whole) or `-` (left) and ending in a NUL, at most `size` bytes; sets `*overflowed` when events were lost (the kernel's queue overflowed, or a name did not
+ * fit), after which the whole folder should be looked at. Returns the bytes written, or -1 with errno (EAGAIN: none
+ * waiting).
+ */
+ssize_t tiler_read_arrivals(int fd, char *names, size_t size, int *overflowed);
+
 #endif

@@ -189,8 +189,8 @@ int tiler_jpeg_write_test(const char *path, const tiler_jpeg_test_image *image, 
 
 /* ---- Regions of a JPEG with restart markers (jpeg_restart.c) ---- */
 
-/* Where each restart interval of one JPEG file begins, found once; immutable afterwards, so any number of threads may
- * read regions through one index at once. */
+/* Where each restart interval of one JPEG file begins, found once; any number of threads may read regions through one
+ * index at once (its mapping is the only thing that changes, under a lock). */
 typedef struct tiler_jpeg_restart_index tiler_jpeg_restart_index;
 
 /* Indexes the JPEG at path (one pass over its bytes) and maps it. TILER_JPEG_ERR_ARGUMENT when it is not a JPEG this reads
@@ -204,7 +204,12 @@ void tiler_jpeg_restart_index_geometry(const tiler_jpeg_restart_index *index, in
  * pixels) from the indexed file (mapped when it was indexed) into rgb, RGB rows stride bytes apart (grey is spread to
  * RGB). One copy per MCU row of intervals under the region, one decode, no system call; TILER_JPEG_ERR_IO when the file
  * has shrunk since it was indexed. */
-int tiler_jpeg_restart_read(const tiler_jpeg_restart_index *index, int32_t scale_denom, int32_t x, int32_t y, int32_t width,
+int tiler_jpeg_restart_read(tiler_jpeg_restart_index *index, int32_t scale_denom, int32_t x, int32_t y, int32_t width,
                             int32_t height, uint8_t *rgb, size_t stride, char *message, size_t message_size);
+/* At most `maps` indexed JPEGs stay mapped at once (0: the default, a quarter of vm.max_map_count); the least recently
+ * read are unmapped first, and mapped again when read, if still the file indexed (else TILER_JPEG_ERR_IO). */
+void tiler_jpeg_restart_set_map_budget(size_t maps);
+/* How many indexed JPEGs are mapped now, the budget, and how many mappings the budget has undone so far. */
+void tiler_jpeg_restart_map_statistics(size_t *mapped, size_t *budget, uint64_t *unmapped);
 
 #endif

@@ -10,4 +10,6 @@ enum AccessGrant {
     case signed(expires: Int)
     /// The image list, with the token presented (if any): lists the public images and those it grants.
     case list(AccessToken?)
+    /// The image list, whose credential was refused for this reason: the public images, the refusal in a header.
+    case listRefused(AccessRefusal)
 }

@@ -12,6 +12,13 @@ struct AccessRefusal: Error, Sendable, Equatable {
     static let missing = AccessRefusal(status: .unauthorized, reason: "this needs an access token", challengeError: nil)
     /// A token or signed URL that is not in the documented form: 400.
     static let malformed = AccessRefusal(status: .badRequest, reason: "the access token or signature is malformed", challengeError: "invalid_request")
+    /// A signed URL whose query holds more than its one `sig` (another parameter, a second `sig`, an empty pair):
+    /// 400, so that no variant of a signed URL is a cache key of its own.
+    static let extraQuery = AccessRefusal(
+        status: .badRequest, reason: "a signed URL's query is its signature alone: ?sig=SIG and nothing else", challengeError: "invalid_request")
+    /// A token whose claims name a member twice (``ClaimKeys``): 400.
+    static let repeatedClaim = AccessRefusal(
+        status: .badRequest, reason: "the access token's claims give a member twice", challengeError: "invalid_request")
     /// A key id the policy does not have: 401.
     static let unknownKey = AccessRefusal(status: .unauthorized, reason: "the access token's key is unknown", challengeError: "invalid_token")
     /// A signature that does not verify: 401.
@@ -30,6 +37,16 @@ struct AccessRefusal: Error, Sendable, Equatable {
         let error = challengeError.map { ", error=\"\($0)\"" } ?? ""
         return "WWW-Authenticate: Bearer realm=\"tiler\"\(error)\r\n"
     }
+
+    /// The value of ``tokenRefusedHeader`` on a public answer given although the credential presented was refused:
+    /// the status the refusal would have had and its reason, e.g. `401 the access token or signature has expired`.
+    var refusedHeaderLine: String {
+        "\(Self.tokenRefusedHeader): \(status.rawValue) \(reason)\r\n"
+    }
+
+    /// The header of a public answer (the image list) saying that the credential that came with the request was
+    /// refused, so that a viewer can renew its token while it shows the public images.
+    static let tokenRefusedHeader = "Tiler-Token-Refused"
 
     /// The response: a JSON error with this status and reason, the challenge on 401s.
     var response: Response {

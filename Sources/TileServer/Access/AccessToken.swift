@@ -7,7 +7,7 @@ import TileGeometry
 /// that signed it. Minted by `tiler token` or by the embedding site's back end; presented as `Authorization: Bearer`
 /// or `?token=`.
 ///
-/// The text form (documented in the README, mintable without Tiler):
+/// The text form (documented in docs/private-images.md, mintable without Tiler):
 /// `tiler1.KID.CLAIMS.SIG`, where `CLAIMS` is the base64url (no padding) of the UTF-8 JSON object
 /// `{"img": "slides/2024/*", "exp": 1764201600, "scope": "read"}` (`exp` in Unix seconds) and `SIG` the base64url of
 /// HMAC-SHA256(key `KID`, `tiler1.KID.CLAIMS`).
@@ -91,7 +91,7 @@ extension AccessPolicy {
     /// The token `text` says, checked: its form, its key, its signature (compared in constant time) and its expiry
     /// against `now` (Unix seconds).
     ///
-    /// - Throws: ``AccessRefusal`` malformed (400), unknown key or bad signature (401), expired (401).
+    /// - Throws: ``AccessRefusal`` malformed or with a claim given twice (400), unknown key or bad signature (401), expired (401).
     /// - Complexity: O(n) in the token's length: one HMAC-SHA256 and one small JSON decoding.
     func verify(token text: Substring, now: Int) throws(AccessRefusal) -> AccessToken {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -103,6 +103,7 @@ extension AccessPolicy {
         guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Array(signed), using: key.key) else {
             throw .badSignature
         }
+        guard !ClaimKeys.repeatsAName(claimsBytes) else { throw .repeatedClaim }
         guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(claimsBytes)), AccessToken.isValidPattern(claims.img) else {
             throw .malformed
         }

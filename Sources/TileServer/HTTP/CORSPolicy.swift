@@ -16,7 +16,7 @@ final class CORSPolicy: Sendable {
     private let allowLines: [String: ByteBuffer]
 
     /// The header names scripts may read besides the CORS-safelisted ones.
-    static let exposedHeaders = "ETag, Content-Range, X-Cache, Link, X-Total-Count, Tiler-Tile-Query, WWW-Authenticate, Location"
+    static let exposedHeaders = "ETag, Content-Range, X-Cache, Link, X-Total-Count, Tiler-Tile-Query, Tiler-Token-Refused, WWW-Authenticate, Location"
 
     /// A policy allowing `origins` (`["*"]` or empty: any origin).
     init(origins: [String]) {

@@ -69,6 +69,12 @@ extension Metrics {
         sample(
             &out, "tiler_stored_tiles_abandoned_total", "counter",
             "Tiles of stored pyramids not made because every request for them was cancelled first.", numbers.storedTilesAbandoned)
+        sample(&out, "tiler_slide_jpeg_maps", "gauge", "JPEGs of VMS slides mapped into memory for reading.", numbers.slideJPEGMaps)
+        sample(&out, "tiler_slide_jpeg_map_budget", "gauge", "The most JPEGs of VMS slides mapped at once.", numbers.slideJPEGMapBudget)
+        sample(
+            &out, "tiler_slide_jpeg_unmaps_total", "counter",
+            "Mappings of VMS slides' JPEGs undone to keep within the budget (least recently read first).",
+            numbers.slideJPEGUnmaps)
         sample(&out, "tiler_iiif_renders_total", "counter", "IIIF renders started on a render thread.", numbers.iiifRenders)
         sample(
             &out, "tiler_iiif_renders_cancelled_total", "counter", "IIIF renders cancelled because their client had gone.",

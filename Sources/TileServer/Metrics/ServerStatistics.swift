@@ -1,3 +1,4 @@
+import ImageCodecs
 import TileCache
 
 /// A snapshot of a server's counters and sizes besides its request counts: the tile cache, the tile reads by kind,
@@ -51,6 +52,10 @@ public struct ServerStatistics: Sendable, Hashable {
     public var storedFileOpenings: Int = 0
     /// Tiles of stored pyramids not made because every request for them was cancelled before a thread took them.
     public var storedTilesAbandoned: Int = 0
+    /// A VMS slide's JPEGs mapped for reading, at most ``slideJPEGMapBudget`` at once; mappings undone to keep within it.
+    public var slideJPEGMaps: Int = 0
+    public var slideJPEGMapBudget: Int = 0
+    public var slideJPEGUnmaps: Int = 0
     /// IIIF renders that started on a render thread (not stored tiles, not `HEAD`, not refused).
     public var iiifRenders: Int
     /// IIIF renders cancelled because their client had gone: dropped while waiting for a thread, or stopped between
@@ -108,6 +113,10 @@ public struct ServerStatistics: Sendable, Hashable {
         iiifRendersRefused = renderBudget.refused
         iiifRenderBytes = renderBudget.reserved
         iiifRenderBudget = renderBudget.limit
+        let maps = RestartJPEGGrid.mapStatistics
+        slideJPEGMaps = maps.mapped
+        slideJPEGMapBudget = maps.budget
+        slideJPEGUnmaps = maps.unmapped
         let memory = ProcessMemory.sample()
         residentBytes = memory.residentBytes
         residentPeakBytes = memory.residentPeakBytes

@@ -27,6 +27,8 @@ extension Router {
             guard isPrivate(name, policy: policy) else { return .success(.open) }
             let query = QueryString(text: rawQuery)
             if query.value(named: "sig") != nil {
+                // Every other spelling of a signed URL would be a cache key of its own: one signature, nothing else.
+                guard Self.isSignatureAlone(rawQuery) else { return .failure(.extraQuery) }
                 let (base, version) = Self.split(name)
                 // A URL without a version (IIIF's, an unversioned tile) is signed for the image's current version.
                 let signedVersion = version ?? catalog.image(named: base).map { $0.version[...] } ?? ""
@@ -53,10 +55,13 @@ extension Router {
             return grant
         case .list:
             guard let credential = Self.credential(query: QueryString(text: rawQuery), exchange: exchange) else { return .success(.list(nil)) }
-            return Result { () throws(AccessRefusal) in
+            // The public images are listed to anyone: a credential that fails only adds its refusal to that answer.
+            do throws(AccessRefusal) {
                 let token = try verifiedToken(credential, policy: policy, now: now)
                 guard token.scope == .read else { throw .wrongScope }
-                return .list(token)
+                return .success(.list(token))
+            } catch {
+                return .success(.listRefused(error))
             }
         }
     }
@@ -131,6 +136,11 @@ extension Router {
             index = utf8.index(after: index)
         }
         return true
+    }
+
+    /// Whether `query` is one `sig=VALUE` pair and nothing else (no other pair, no second `sig`, no empty pair).
+    static func isSignatureAlone(_ query: Substring) -> Bool {
+        query.utf8.starts(with: "sig=".utf8) && !query.utf8.contains(UInt8(ascii: "&"))
     }
 
     /// A URL's image name split into the name and the `@VERSION` it names, if any.

@@ -35,24 +35,31 @@ extension Router {
 
     /// The image list under a policy: the public images and those `token` grants, whole or one page. O(n) in the
     /// images per request (the list depends on the token, so it is not shared).
-    func filteredImageList(page: ImageListPage?, policy: AccessPolicy, token: AccessToken?, carrying queryToken: String? = nil) -> Response {
+    /// A `refused` credential gets the public list with its refusal in ``AccessRefusal/tokenRefusedHeader``, never
+    /// stored by shared caches.
+    func filteredImageList(
+        page: ImageListPage?, policy: AccessPolicy, token: AccessToken?, carrying queryToken: String? = nil, refused: AccessRefusal? = nil
+    ) -> Response {
         let visible = services.catalog.current.sorted.filter { image in
             let names = image.accessNames
             let isPublic = names.allSatisfy { policy.visibility(of: $0) == .public }
             return isPublic || (token.map { token in names.allSatisfy { token.grants($0) } } ?? false)
         }
-        let profile = token == nil ? services.blocks.json : services.blocks.jsonPrivate
+        let profile = token == nil && refused == nil ? services.blocks.json : services.blocks.jsonPrivate
+        let refusedLine = refused?.refusedHeaderLine ?? ""
         guard let page else {
             let listed = withProvisional(CatalogSnapshot.json(visible[...]), count: visible.count) { name in
                 policy.visibility(of: name) == .public || (token.map { $0.grants(name) } ?? false)
             }
             return .body(
-                status: .ok, headerLines: profile.headerLines, extraHeaders: "X-Total-Count: \(listed.count)\r\n", body: listed.body)
+                status: .ok, headerLines: profile.headerLines, extraHeaders: "X-Total-Count: \(listed.count)\r\n" + refusedLine,
+                body: listed.body)
         }
         let start = min(max(page.offset, 0), visible.count)
         let end = start + min(max(page.limit, 0), visible.count - start)
         return .body(
-            status: .ok, headerLines: profile.headerLines, extraHeaders: page.headerLines(total: visible.count, token: queryToken),
+            status: .ok, headerLines: profile.headerLines,
+            extraHeaders: page.headerLines(total: visible.count, token: queryToken) + refusedLine,
             body: CatalogSnapshot.json(visible[start..<end]))
     }
 }

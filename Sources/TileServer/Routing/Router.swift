@@ -78,15 +78,13 @@ struct Router {
         case .associated(let name, let kind):
             return associatedResponse(name: name, kind: kind)
         case .health:
-            let count = services.catalog.count
-            let body = JSONWriter.text { writer in
-                writer.openObject()
-                writer.member("status", "ok")
-                writer.member("images", count)
-                writer.closeObject()
-            }
+            // Under a policy a count would tell anyone how many private images there are: the metrics listener has it.
+            let body = Self.healthJSON(images: services.access == nil ? services.catalog.count : nil)
             return .ok(ByteBuffer(string: body), profile: services.blocks.jsonNoStore)
         case .metrics:
+            guard services.access == nil else {
+                return .error(.notFound("metrics are served on the metrics listener (--metrics-port) while an access policy is set"))
+            }
             let body = services.metrics.prometheusText(statistics: services.statistics)
             return .ok(ByteBuffer(string: body), profile: services.blocks.metrics)
         case .staticFile(let path):
@@ -95,6 +93,16 @@ struct Router {
             return jobResponse(route, query: target.query, exchange: exchange, isDelete: false)
         case .unknown(let path):
             return .error(.notFound("nothing at \(path)"))
+        }
+    }
+
+    /// The `/healthz` answer: `{"status":"ok"}`, with the number of images served when it may be told.
+    static func healthJSON(images: Int?) -> String {
+        JSONWriter.text { writer in
+            writer.openObject()
+            writer.member("status", "ok")
+            if let images { writer.member("images", images) }
+            writer.closeObject()
         }
     }
 
@@ -117,10 +125,17 @@ struct Router {
         } catch {
             return .error(error)
         }
-        if let policy = services.access, case .list(let token) = grant {
-            // A client that brought its token in the query (a link) keeps it on the pages it is pointed to.
-            let carried = token == nil ? nil : query.value(named: "token").flatMap { ImageListPage.linkable(token: $0) }
-            return filteredImageList(page: page, policy: policy, token: token, carrying: carried)
+        if let policy = services.access {
+            switch grant {
+            case .list(let token):
+                // A client that brought its token in the query (a link) keeps it on the pages it is pointed to.
+                let carried = token == nil ? nil : query.value(named: "token").flatMap { ImageListPage.linkable(token: $0) }
+                return filteredImageList(page: page, policy: policy, token: token, carrying: carried)
+            case .listRefused(let refusal):
+                return filteredImageList(page: page, policy: policy, token: nil, refused: refusal)
+            case .open, .token, .signed:
+                break
+            }
         }
         let snapshot = services.catalog.current
         let total = snapshot.sorted.count

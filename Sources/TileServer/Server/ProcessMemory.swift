@@ -11,7 +11,7 @@ import Synchronization
 /// per core (10 here), each keeping the chunks freed into it. Tiles are read on the event loops, the file threads and
 /// the warming thread and freed on whichever loop evicts them, so every arena grows to its own high-water mark and
 /// gives almost nothing back: free chunks inside a heap are returned only by `malloc_trim`. Two measures, both
-/// measured on that soak (see the README's "Sizing a server"):
+/// measured on that soak (see docs/serving.md, "Sizing a server"):
 /// - ``configure()`` caps the arenas (`M_ARENA_MAX` 2, unless `MALLOC_ARENA_MAX` is set): the threads the server
 ///   starts share the arenas that exist, instead of each growing its own (with the trimming below: peaks 147–151 MiB
 ///   in 15-s runs against 163–167 MiB with glibc's default).

@@ -18,12 +18,14 @@ public final class Server: Sendable {
     public let port: Int
     /// The URL to open, e.g. `http://127.0.0.1:8080/` (a wildcard host is shown as the loopback address).
     public let url: String
+    /// The port of the metrics listener (``ServerConfiguration/metricsPort``), or nil when there is none.
+    public let metricsPort: Int?
     let context: Services
     private let parts: ServerRuntime
     private let channel: any Channel
+    private let metricsChannel: (any Channel)?
     private let rescanTask: RepeatedTask
     private let trimTask: RepeatedTask
-    private let inboxTask: RepeatedTask?
     private let stopping = Atomic<Bool>(false)
     private let stopped = DispatchGroup()
 
@@ -35,19 +37,32 @@ public final class Server: Sendable {
         do {
             _ = try await parts.threadPool.runIfActive { parts.context.catalog.rescan() }
             let channel = try await parts.bootstrap().bind(host: configuration.host, port: configuration.port).get()
-            return Server(parts: parts, channel: channel)
+            guard let metricsPort = configuration.metricsPort else { return Server(parts: parts, channel: channel, metricsChannel: nil) }
+            do {
+                let metrics = try await MetricsListener.bind(
+                    host: configuration.metricsHost, port: metricsPort, group: parts.group, services: parts.context)
+                return Server(parts: parts, channel: channel, metricsChannel: metrics)
+            } catch {
+                try? await channel.close()
+                throw ServerError("cannot listen for metrics on \(configuration.metricsHost):\(metricsPort): \(error)")
+            }
+        } catch let error as ServerError {
+            await parts.shutdown()
+            throw error
         } catch {
             await parts.shutdown()
             throw ServerError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
     }
 
-    private init(parts: ServerRuntime, channel: any Channel) {
+    private init(parts: ServerRuntime, channel: any Channel, metricsChannel: (any Channel)?) {
         self.parts = parts
         self.configuration = parts.configuration
         self.context = parts.context
         self.channel = channel
+        self.metricsChannel = metricsChannel
         self.port = channel.localAddress?.port ?? parts.configuration.port
+        self.metricsPort = metricsChannel.map { $0.localAddress?.port ?? parts.configuration.metricsPort ?? 0 }
         self.url = "http://\(Self.displayHost(parts.configuration.host)):\(port)/"
         stopped.enter()
         let catalog = parts.context.catalog
@@ -61,15 +76,14 @@ public final class Server: Sendable {
         trimTask = loop.scheduleRepeatedAsyncTask(initialDelay: ProcessMemory.trimInterval, delay: ProcessMemory.trimInterval) { _ in
             pool.runIfActive(eventLoop: loop) { ProcessMemory.trimIfWorthwhile() }
         }
-        if let inbox = parts.context.inbox {
-            inboxTask = loop.scheduleRepeatedAsyncTask(initialDelay: .milliseconds(200), delay: .milliseconds(500)) { _ in
-                pool.runIfActive(eventLoop: loop) { inbox.poll() }
-            }
-        } else {
-            inboxTask = nil
-        }
+        parts.context.inbox?.start()
         let count = catalog.count
         configuration.logger.info("Serving \(count) image\(count == 1 ? "" : "s") from \(catalog.root) at \(url)")
+        if let metricsPort {
+            configuration.logger.info("Metrics and health at http://\(Self.displayHost(configuration.metricsHost)):\(metricsPort)/metrics")
+        } else if parts.context.access != nil {
+            configuration.logger.notice("Metrics are not served: an access policy is set and --metrics-port is not given")
+        }
     }
 
     /// Rescans ROOT now, walking every folder (what `tiler serve` does on SIGHUP: a file rewritten in place, which its
@@ -97,7 +111,7 @@ public final class Server: Sendable {
         configuration.logger.info("Shutting down: finishing requests in flight")
         rescanTask.cancel()
         trimTask.cancel()
-        inboxTask?.cancel()
+        context.inbox?.stop()
         let jobs = context.jobs
         let connections = context.connections
         let group = parts.group
@@ -107,6 +121,7 @@ public final class Server: Sendable {
         let grace = TimeAmount(configuration.shutdownGracePeriod)
         let stopped = self.stopped
         let parts = self.parts
+        metricsChannel?.close(promise: nil)
         channel.close().whenComplete { _ in
             let open = connections.all
             for connection in open {

@@ -94,6 +94,11 @@ public struct ServerConfiguration: Sendable {
     public var sliceJobs: Int
     /// The folder watched for images to slice (``ServerSettings/inbox``), or nil.
     public var inbox: String?
+    /// The address of the metrics listener (``ServerSettings/metricsHost``).
+    public var metricsHost: String
+    /// The port of the metrics listener, which answers `/metrics` and `/healthz` alone (``ServerSettings/metricsPort``;
+    /// 0 picks a free one, see ``Server/metricsPort``), or nil: no such listener.
+    public var metricsPort: Int?
     /// Where the server logs (startup, catalog changes, errors — never one line per request).
     public var logger: Logger
     /// Called on a slicing thread, with the job's id, once a job's image can be viewed while it is sliced (its
@@ -134,6 +139,8 @@ public struct ServerConfiguration: Sendable {
         self.maxUploadBytes = ServerSettings.maxUploadMB.defaultValue << 20
         self.sliceJobs = ServerSettings.sliceJobs.defaultValue
         self.inbox = nil
+        self.metricsHost = ServerSettings.metricsHost.defaultValue
+        self.metricsPort = nil
         self.logger = Logger(label: "tiler.server")
     }
 }

@@ -91,7 +91,22 @@ extension ServerSettings {
 
     /// Every setting: the server's, the viewer folder, the access policy, uploads and jobs, and the IIIF service's.
     public static let all: [AnyServerSetting] =
-        server + [publicFolder.erased, access.erased, maxUploadMB.erased, sliceJobs.erased, inbox.erased] + IIIFSettings.all
+        server + [
+            publicFolder.erased, access.erased, metricsHost.erased, metricsPort.erased, maxUploadMB.erased, sliceJobs.erased, inbox.erased,
+        ] + IIIFSettings.all
+}
+
+extension ServerSettings {
+    /// The address of the metrics listener.
+    public static let metricsHost = ServerSetting<String>(
+        "metrics-host", "The address of the metrics listener (--metrics-port).", default: "127.0.0.1", accepts: "an address",
+        valid: { !$0.isEmpty }, read: { $0.metricsHost }, write: { $0.metricsHost = $1 })
+    /// The port of the metrics listener: `/metrics` and `/healthz` with every count, apart from the port clients use.
+    public static let metricsPort = ServerSetting<Int?>(
+        "metrics-port",
+        "A second port answering /metrics and /healthz alone (0 picks a free one). Under --access the main port serves neither metrics nor any count, so give this to read them.",
+        default: nil, accepts: "0…65535", valid: { $0.map { (0...65535).contains($0) } ?? true }, read: { $0.metricsPort },
+        write: { $0.metricsPort = $1 })
 }
 
 extension ServerSettings {
@@ -105,7 +120,7 @@ extension ServerSettings {
     /// The access policy file: which images are private, and the keys of tokens and signed tile URLs.
     public static let access = ServerSetting<String?>(
         "access",
-        "An access policy file (JSON): image name prefixes mapped to public or private, a default, signing keys (see the README's Private images). Default: everything public.",
+        "An access policy file (JSON): image name prefixes mapped to public or private, a default, signing keys (see docs/private-images.md). Default: everything public.",
         default: nil, read: { $0.accessFile }, write: { $0.accessFile = $1 })
 }
 

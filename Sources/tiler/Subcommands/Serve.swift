@@ -110,6 +110,12 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong(S.access.name), help: ArgumentHelp(S.access.help))
     var access: String?
 
+    @Option(name: .customLong(S.metricsHost.name), help: ArgumentHelp(S.metricsHost.help))
+    var metricsHost = S.metricsHost.defaultValue
+
+    @Option(name: .customLong(S.metricsPort.name), help: ArgumentHelp(S.metricsPort.help))
+    var metricsPort: Int?
+
     @Option(name: .customLong(S.maxUploadMB.name), help: ArgumentHelp(S.maxUploadMB.help))
     var maxUploadMB = S.maxUploadMB.defaultValue
 
@@ -151,6 +157,8 @@ struct Serve: ParsableCommand {
         S.sendTimeout.apply(sendTimeout, to: &configuration)
         S.maxConnectionsPerAddress.apply(maxConnectionsPerAddress, to: &configuration)
         S.access.apply(access, to: &configuration)
+        S.metricsHost.apply(metricsHost, to: &configuration)
+        S.metricsPort.apply(metricsPort, to: &configuration)
         S.maxUploadMB.apply(maxUploadMB, to: &configuration)
         S.sliceJobs.apply(sliceJobs, to: &configuration)
         S.inbox.apply(inbox, to: &configuration)

@@ -5,7 +5,7 @@ import TileServer
 /// `tiler token`: prints an access token for private images, signed with a key of the access policy.
 struct Token: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print an access token for private images (see the README's Private images for its format).",
+        abstract: "Print an access token for private images (see docs/private-images.md for its format).",
         discussion: """
             The token grants --images (a name, or a prefix ending in * such as 'slides/2024/*') until --expires from \
             now, for --scope (read, the default, or write), signed with the policy's signing key (or --key). Send it \

@@ -47,6 +47,38 @@ import Testing
         }
     }
 
+    /// A token whose claims give a member twice is refused (400) however the names are spelt, even when correctly
+    /// signed: parsers disagree on which of the two counts.
+    @Test func refusesClaimsThatGiveAMemberTwice() throws {
+        let fixture = try PrivateFixture()
+        let now = Int(Date().timeIntervalSince1970)
+        let later = now + 600
+        let repeated = [
+            #"{"img":"pub/open","img":"*","exp":\#(later),"scope":"read"}"#,
+            #"{"img":"*","exp":\#(later),"scope":"write","scope":"read"}"#,
+            #"{"img":"*","exp":1,"exp":\#(later),"scope":"read"}"#,
+            #"{"img":"a/*","\u0069mg":"*","exp":\#(later),"scope":"read"}"#,
+            #"{ "img" : "a/*" , "exp" : \#(later) , "scope" : "read" , "img" : "*" }"#,
+        ]
+        for claims in repeated {
+            #expect(throws: AccessRefusal.repeatedClaim, "\(claims)") { try fixture.policy.verify(token: Self.signed(claims)[...], now: now) }
+        }
+        // The same members once each (nested values and escaped quotes skipped whole) are taken.
+        let once = #"{"img":"a/\"x*","exp":\#(later),"scope":"read","extra":{"img":"b","exp":[1,{"img":2}]}}"#
+        let token = try fixture.policy.verify(token: Self.signed(once)[...], now: now)
+        #expect(token.images == #"a/"x*"# && token.scope == .read)
+        #expect(ClaimKeys.repeatsAName(Array(#"{"a":1,"b":{"a":2}}"#.utf8)) == false)
+        #expect(ClaimKeys.repeatsAName(Array(#"{"a":1,"b":2,"a":3}"#.utf8)) == true)
+        #expect(ClaimKeys.repeatsAName(Array("not json".utf8)) == false)
+    }
+
+    /// A token for `claims` as they are written, signed with key `k1` of ``PrivateFixture``.
+    static func signed(_ claims: String) -> String {
+        let head = "tiler1.k1." + Base64URL.encode(Array(claims.utf8))
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(head.utf8), using: SymmetricKey(data: Array(PrivateFixture.keyOne.utf8)))
+        return head + "." + Base64URL.encode(Array(mac))
+    }
+
     @Test func grantsNamesAndPrefixes() {
         let prefix = AccessToken(images: "a/*", expires: 0, scope: .read, keyID: "k")
         #expect(prefix.grants("a/b") && prefix.grants("a/b/c") && !prefix.grants("ab") && !prefix.grants("a") && !prefix.grants("b/a/x"))

@@ -54,6 +54,33 @@ import Testing
         #expect(queue.all().jobs.map(\.name) == ["growing"], "settled for over a second")
     }
 
+    /// Watched with inotify, a file is taken the moment it arrives whole — moved in, or closed after it was written —
+    /// with no look at the folder (the looks are an hour apart here); hidden and empty files are not.
+    @Test func aFileIsTakenTheMomentItArrivesWhole() async throws {
+        let fixture = try PyramidFixture()
+        let inbox = fixture.base + "/inbox"
+        let queue = JobQueue(
+            root: fixture.root, maxDepth: 4, threads: 1, catalog: ImageCatalog(root: fixture.root, maxDepth: 4, logger: .init(label: "t")),
+            logger: .init(label: "t"), onPublished: {})
+        defer { queue.shutdown() }
+        let watcher = try Inbox(directory: inbox, queue: queue)
+        watcher.start(lookInterval: .seconds(3600))
+        defer { watcher.stop() }
+        let image = Data(try UploadFixture.png(width: 64, height: 64))
+        try image.write(to: URL(fileURLWithPath: fixture.base + "/moved.png"))
+        #expect(rename(fixture.base + "/moved.png", inbox + "/moved.png") == 0)
+        #expect(await eventually { queue.all().jobs.map(\.name) == ["moved"] }, "taken when moved in")
+        #expect(FileManager.default.createFile(atPath: inbox + "/.hidden.png", contents: image))
+        #expect(FileManager.default.createFile(atPath: inbox + "/empty.png", contents: nil))
+        #expect(FileManager.default.createFile(atPath: inbox + "/written.png", contents: image))
+        // Events come in order: once the last file is taken, the hidden and the empty one were passed over.
+        #expect(await eventually { queue.all().jobs.map(\.name).sorted() == ["moved", "written"] }, "\(queue.all().jobs.map(\.name))")
+        // Filed when done; a file of the same name moved in again later is a new arrival.
+        #expect(await eventually(within: 30) { FileManager.default.fileExists(atPath: inbox + "/done/moved.png") })
+        #expect(rename(inbox + "/done/moved.png", inbox + "/moved.png") == 0)
+        #expect(await eventually { queue.all().jobs.filter { $0.name == "moved" }.count == 2 }, "taken again")
+    }
+
     static func create(_ path: String) throws -> String {
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
         return path
