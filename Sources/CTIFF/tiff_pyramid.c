@@ -4,7 +4,8 @@
  * Three layouts carry reduced resolutions: SubIFDs of IFD 0 (OME-TIFF, vips --subifd), following IFDs marked
  * reduced-resolution by NewSubfileType (vips --pyramid, COG), and Aperio SVS (IFD 0, a striped thumbnail, further tiled
  * IFDs as levels, then label and macro images). The walk reads directories only; each level is read by
- * tiler_tiff_read_level (tiff_pyramid_level.c), and the levels must shrink.
+ * tiler_tiff_read_level (tiff_pyramid_level.c), and the levels must shrink; the directories that are no level may be
+ * associated images (tiff_pyramid_associated.c).
  */
 #include "tiff_pyramid_internal.h"
 
@@ -35,7 +36,11 @@ static int tiler_tiff_walk_chain(tiler_tiff_pyramid *p, TIFF *tif, uint64_t *fou
             tiler_tiff_say(message, capacity, "more than %d directories (a loop?)", TILER_TIFF_PYRAMID_MAX_DIRECTORIES);
             return TILER_TIFF_ERR_CORRUPT;
         }
-        if (tiler_tiff_is_level(tif, p->layout) && *count < max) found[(*count)++] = TIFFCurrentDirOffset(tif);
+        if (tiler_tiff_is_level(tif, p->layout)) {
+            if (*count < max) found[(*count)++] = TIFFCurrentDirOffset(tif);
+        } else {
+            tiler_tiff_note_associated(p, tif);
+        }
     }
     if (p->handles[0].error[0] != 0) {
         tiler_tiff_say(message, capacity, "cannot read the chain of directories: %s", p->handles[0].error);
@@ -183,6 +188,7 @@ void tiler_tiff_pyramid_destroy(tiler_tiff_pyramid *p) {
         free((void *)p->levels[i].checked);
         free(p->levels[i].tables);
     }
+    for (int i = 0; i < p->associated_count; i++) free(p->associated[i].tables);
     free(p->levels);
     free(p->icc);
     free(p->description);

@@ -45,6 +45,18 @@ typedef struct tiler_tiff_pyramid_level {
     size_t decoded_bytes;  /* TIFFTileSize as libtiff decodes it (samples × tile width × tile height) */
 } tiler_tiff_pyramid_level;
 
+/* Associated images kept at most (a slide has two or three). */
+#define TILER_TIFF_PYRAMID_MAX_ASSOCIATED 16
+/* The largest associated image's strip, in bytes (as Slicing's AssociatedImage.maxBytes). */
+#define TILER_TIFF_PYRAMID_MAX_ASSOCIATED_BYTES ((uint64_t)64 << 20)
+
+/* One associated image: the public facts, with its kind and tables owned here. */
+typedef struct tiler_tiff_associated_entry {
+    char kind[65];
+    tiler_tiff_associated info; /* info.kind points at kind, info.tables at tables */
+    unsigned char *tables;
+} tiler_tiff_associated_entry;
+
 struct tiler_tiff_pyramid {
     int fd;                /* owned */
     uint64_t file_size;    /* when opened */
@@ -57,6 +69,8 @@ struct tiler_tiff_pyramid {
     char *description;
     double x_resolution, y_resolution; /* IFD 0's, 0 when absent */
     int resolution_unit;
+    tiler_tiff_associated_entry associated[TILER_TIFF_PYRAMID_MAX_ASSOCIATED];
+    int associated_count;
     atomic_uint next_handle; /* which handle to wait for when all are busy (round robin) */
     tiler_tiff_handle handles[TILER_TIFF_PYRAMID_HANDLES];
 };
@@ -66,6 +80,9 @@ int tiler_tiff_handle_open(tiler_tiff_handle *h);
 
 /* Reads the level whose IFD is at `directory` into p->levels[index] with handle 0; 0 or an error code with message. */
 int tiler_tiff_read_level(tiler_tiff_pyramid *p, TIFF *tif, uint64_t directory, int index, char *message, size_t capacity);
+
+/* Notes the current directory of the main chain as an associated image if it is one (tiff_pyramid_associated.c). */
+void tiler_tiff_note_associated(tiler_tiff_pyramid *p, TIFF *tif);
 
 /* printf into a caller's message buffer (capacity may be 0). */
 void tiler_tiff_say(char *message, size_t capacity, const char *format, ...) __attribute__((format(printf, 3, 4)));

@@ -3,8 +3,9 @@ import Foundation
 import ImageCodecs
 
 /// A slide's associated image (its label, macro or thumbnail), kept with the slide's sliced pyramid as JPEG:
-/// `NAME_files/associated/KIND.jpg` in a folder and in an SZI, where `tiler serve` finds it and serves it as it serves
-/// a slide's own (`/api/images/NAME/associated/KIND`), so the picker shows a sliced slide's label too.
+/// `NAME_files/associated/KIND.jpg` in a folder and in an SZI, a directory of its own in a TIFF
+/// (``TIFFAssociatedDirectory``), where `tiler serve` finds it and serves it as it serves a slide's own
+/// (`/api/images/NAME/associated/KIND`), so the picker shows a sliced slide's label too.
 public struct AssociatedImage: Sendable, Equatable {
     /// OpenSlide's name for it (`label`, `macro`, `thumbnail`).
     public let kind: String

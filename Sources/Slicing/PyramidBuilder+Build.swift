@@ -37,7 +37,8 @@ extension PyramidBuilder {
             tiff = try TIFFTileWriter(
                 folder: staging.path, pyramid: pyramid, channels: source.channels, compression: compression,
                 inPlaceMinimumBytes: options.tiffInPlaceMinimumBytes, iccProfile: options.tagsSRGB ? SRGBProfile.bytes : [],
-                micronsPerPixel: options.properties?.micronsPerPixel, description: options.properties?.vipsXML())
+                micronsPerPixel: options.properties?.micronsPerPixel, description: options.properties?.vipsXML(),
+                associated: options.associatedImages)
             writer = tiff!
             if compression == .deflate {
                 // A TIFF's lossless tiles are bare predicted Deflate streams, not PNG files.

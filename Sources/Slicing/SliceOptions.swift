@@ -29,8 +29,8 @@ public struct SliceOptions: Sendable {
     /// ImageDescription (as `vips tiffsave --properties` writes it) and its microns per pixel in its resolution tags.
     /// Nil: nothing is recorded.
     public var properties: PyramidProperties?
-    /// A slide's associated images to keep beside the tiles (`NAME_files/associated/KIND.jpg`, folder and SZI; a TIFF
-    /// keeps none).
+    /// A slide's associated images to keep beside the tiles: `NAME_files/associated/KIND.jpg` in a folder and an SZI,
+    /// a directory each after the levels in a TIFF (``TIFFAssociatedDirectory``).
     public var associatedImages: [AssociatedImage] = []
     /// Archive offsets and counts from this on are written as ZIP64 (tests lower it to check those records).
     var zip64Threshold = UInt64(UInt32.max)

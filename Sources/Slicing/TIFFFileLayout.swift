@@ -2,8 +2,9 @@ import Foundation
 
 /// The bytes before the tile data of a tiled pyramidal TIFF (JPEG, WebP or Deflate tiles) laid out for reading over HTTP ranges
 /// (as COG's layout asks): the header, then every level's IFD with the values that do not fit in it, finest level
-/// first (IFD 0 the full image, then reduced-resolution images, NewSubfileType 1), then the tile data, smallest level
-/// first. Classic TIFF, or BigTIFF when the file would pass 4 GiB (or when asked).
+/// first (IFD 0 the full image, then reduced-resolution images, NewSubfileType 1), then a slide's associated images'
+/// IFDs (``TIFFAssociatedDirectory``) and their JPEG files, then the tile data, smallest level first. Classic TIFF, or
+/// BigTIFF when the file would pass 4 GiB (or when asked).
 ///
 /// Everything is sized before anything is written: the tile tables' sizes depend only on the tile counts, so the
 /// offset of every byte is known from the spooled tile sizes.
@@ -23,6 +24,8 @@ struct TIFFFileLayout {
     let compression: TIFFTileCompression
     let jpegTables: [UInt8]
     let iccProfile: [UInt8]
+    /// The associated images stored after the levels, in this order.
+    let associated: [TIFFAssociatedDirectory]
     /// Microns per pixel of the finest level, across and down, recorded in every level's resolution tags (pixels per
     /// centimetre, each level's its own); nil: no resolution tags.
     let micronsPerPixel: (x: Double, y: Double)?
@@ -39,7 +42,8 @@ struct TIFFFileLayout {
     ///   system's block size when that level's spool becomes the file by inserting the rest in front of it.
     init(
         levels: [Level], tileSize: Int, channels: Int, compression: TIFFTileCompression = .jpeg, jpegTables: [UInt8], iccProfile: [UInt8],
-        micronsPerPixel: (x: Double, y: Double)? = nil, description: String? = nil, forceBigTIFF: Bool, finestAlignment: UInt64 = 1
+        micronsPerPixel: (x: Double, y: Double)? = nil, description: String? = nil, associated: [TIFFAssociatedDirectory] = [],
+        forceBigTIFF: Bool, finestAlignment: UInt64 = 1
     ) {
         self.levels = levels
         self.tileSize = tileSize
@@ -47,10 +51,11 @@ struct TIFFFileLayout {
         self.compression = compression
         self.jpegTables = jpegTables
         self.iccProfile = iccProfile
+        self.associated = associated
         self.micronsPerPixel = micronsPerPixel
         let tags = Tags(
             channels: channels, compression: compression, tables: jpegTables, icc: iccProfile, micronsPerPixel: micronsPerPixel,
-            description: description.map { Array($0.utf8) + [0] } ?? [])
+            description: description.map { Array($0.utf8) + [0] } ?? [], associated: associated)
         let tileBytes = levels.reduce(UInt64(0)) { $0 + $1.spoolSize }
         var big = forceBigTIFF
         if !big {
@@ -86,19 +91,19 @@ struct TIFFFileLayout {
     }
 
     /// One IFD entry: tag, type, count and the value's bytes (little-endian).
-    private struct Entry {
+    struct Entry {
         let tag: UInt16
         let type: UInt16
         let count: Int
         let value: [UInt8]
     }
 
-    private static let short: UInt16 = 3
-    private static let long: UInt16 = 4
-    private static let long8: UInt16 = 16
-    private static let undefined: UInt16 = 7
-    private static let ascii: UInt16 = 2
-    private static let rational: UInt16 = 5
+    static let short: UInt16 = 3
+    static let long: UInt16 = 4
+    static let long8: UInt16 = 16
+    static let undefined: UInt16 = 7
+    static let ascii: UInt16 = 2
+    static let rational: UInt16 = 5
 
     /// What every level's IFD says alike.
     private struct Tags {
@@ -109,22 +114,44 @@ struct TIFFFileLayout {
         let micronsPerPixel: (x: Double, y: Double)?
         /// The finest level's ImageDescription with its closing NUL (empty: none).
         let description: [UInt8]
+        /// The associated images' directories, after the levels'.
+        let associated: [TIFFAssociatedDirectory]
     }
 
-    private static func shorts(_ values: [Int]) -> [UInt8] { values.flatMap { le(UInt16($0)) } }
-    private static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+    static func shorts(_ values: [Int]) -> [UInt8] { values.flatMap { le(UInt16($0)) } }
+    static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
 
-    /// The header and every IFD with its out-of-line values, given where each level's tile data starts.
+    /// The header, every IFD with its out-of-line values and the associated images' JPEG files, given where each
+    /// level's tile data starts.
     private static func build(_ levels: [Level], _ tileSize: Int, _ tags: Tags, big: Bool, dataOffsets: [UInt64]) -> [UInt8] {
+        let directories = self.directories(levels, tileSize, tags, big: big, dataOffsets: dataOffsets, associatedAt: 0)
+        guard !tags.associated.isEmpty else { return directories }
+        // The IFDs' size does not depend on the offsets in them: the JPEG files go right after them.
+        var out = self.directories(levels, tileSize, tags, big: big, dataOffsets: dataOffsets, associatedAt: UInt64(directories.count))
+        for image in tags.associated { out += image.jpeg }
+        return out
+    }
+
+    /// The header and every IFD with its out-of-line values: the levels', then the associated images', whose JPEG
+    /// files lie one after the other from `associatedAt`.
+    private static func directories(
+        _ levels: [Level], _ tileSize: Int, _ tags: Tags, big: Bool, dataOffsets: [UInt64], associatedAt: UInt64
+    ) -> [UInt8] {
         var out: [UInt8] = [0x49, 0x49]
         if big {
             out += le(UInt16(43)) + le(UInt16(8)) + le(UInt16(0)) + le(UInt64(16))
         } else {
             out += le(UInt16(42)) + le(UInt32(8))
         }
+        let count = levels.count + tags.associated.count
         for (index, level) in levels.enumerated() {
             let entries = self.entries(level, index: index, tileSize, tags, big: big, dataOffset: dataOffsets[index])
-            append(entries, last: index == levels.count - 1, big: big, to: &out)
+            append(entries, last: index == count - 1, big: big, to: &out)
+        }
+        var at = associatedAt
+        for (index, image) in tags.associated.enumerated() {
+            append(image.entries(stripOffset: at, big: big), last: levels.count + index == count - 1, big: big, to: &out)
+            at += UInt64(image.jpeg.count)
         }
         return out
     }

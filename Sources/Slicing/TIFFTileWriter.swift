@@ -49,6 +49,8 @@ final class TIFFTileWriter: TileSink {
     /// The full-resolution image's ImageDescription (a slide's properties as `vips-properties.xml`, as
     /// `vips tiffsave --properties` writes them); nil: none.
     let description: String?
+    /// A slide's associated images, stored after the levels (those a TIFF strip cannot hold as they are left out).
+    let associated: [TIFFAssociatedDirectory]
     /// The finest level's spool, which keeps its name: ``finish(into:bigTIFF:)`` may link it to the TIFF's.
     let finestSpoolPath: String
     /// The finest level's data from which its spool becomes the TIFF (below it, copying costs nothing to speak of and
@@ -75,12 +77,14 @@ final class TIFFTileWriter: TileSink {
     ///   - inPlaceMinimumBytes: See ``inPlaceMinimumBytes``.
     init(
         folder: String, pyramid: Pyramid, channels: Int, compression: TIFFTileCompression = .jpeg, inPlaceMinimumBytes: UInt64 = 1 << 20,
-        iccProfile: [UInt8] = SRGBProfile.bytes, micronsPerPixel: (x: Double, y: Double)? = nil, description: String? = nil
+        iccProfile: [UInt8] = SRGBProfile.bytes, micronsPerPixel: (x: Double, y: Double)? = nil, description: String? = nil,
+        associated: [AssociatedImage] = []
     ) throws(SliceError) {
         self.pyramid = pyramid
         self.iccProfile = iccProfile
         self.micronsPerPixel = micronsPerPixel
         self.description = description
+        self.associated = associated.compactMap(TIFFAssociatedDirectory.init)
         self.channels = compression.storedChannels(source: channels)
         self.compression = compression
         self.inPlaceMinimumBytes = inPlaceMinimumBytes
@@ -227,7 +231,7 @@ final class TIFFTileWriter: TileSink {
     private func layout(_ levels: [TIFFFileLayout.Level], state: State, bigTIFF: Bool, finestAlignment: UInt64 = 1) -> TIFFFileLayout {
         TIFFFileLayout(
             levels: levels, tileSize: pyramid.tileSize, channels: channels, compression: compression, jpegTables: state.tables ?? [],
-            iccProfile: iccProfile, micronsPerPixel: micronsPerPixel, description: description, forceBigTIFF: bigTIFF,
+            iccProfile: iccProfile, micronsPerPixel: micronsPerPixel, description: description, associated: associated, forceBigTIFF: bigTIFF,
             finestAlignment: finestAlignment)
     }
 

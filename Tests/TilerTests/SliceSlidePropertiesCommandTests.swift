@@ -93,9 +93,12 @@ import Testing
                 "p/p_files/associated/label.jpg", "p/p_files/associated/macro.jpg",
                 "p/p_files/associated/thumbnail.jpg",
             ])
-        // A TIFF keeps none (its resolution tags are all it records).
+        // A TIFF keeps them as directories of their own after its levels.
         #expect(try TilerProcess.run(["slice", slide, "-o", fixtures.path("t.tif"), "--quiet"]).status == 0)
-        #expect(try TIFFPyramid(path: fixtures.path("t.tif")).levels.count == 4)
+        let tiff = try TIFFPyramid(path: fixtures.path("t.tif"))
+        #expect(tiff.levels.count == 4 && tiff.associatedImages.keys.sorted() == ["label", "macro", "thumbnail"])
+        let described = try TilerProcess.run(["info", fixtures.path("t.tif")]).stdout
+        #expect(described.contains("  associated images: label 240 × 120, macro 400 × 150, thumbnail 128 × 96"), "\(described)")
     }
 
     @Test func aPhotographRecordsNothing() throws {

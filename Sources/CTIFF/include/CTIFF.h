@@ -248,6 +248,25 @@ int tiler_tiff_pyramid_jpeg_prefix(const tiler_tiff_pyramid *pyramid, int level,
 int tiler_tiff_pyramid_jpeg_region(const tiler_tiff_pyramid *pyramid, int level, int column, int row, uint64_t *offset,
                                    uint64_t *length, char *message, size_t capacity);
 
+/*
+ * An associated image the pyramid keeps as a directory of its own after its levels (tiff_pyramid_associated.c): a
+ * slide's label, macro or thumbnail as `tiler slice --container tiff` stores them. Its one strip is a JPEG file, or an
+ * abbreviated one to follow `tables` (JPEGTables, SOI … EOI) when they are given. Pointers are owned by the pyramid.
+ */
+typedef struct tiler_tiff_associated {
+    const char *kind;             /* the directory's ImageDescription: 1-64 ASCII letters, digits, '-' and '_' */
+    uint32_t width, height;       /* pixels */
+    uint64_t offset, length;      /* the strip's bytes in the file (within it when opened) */
+    const unsigned char *tables;  /* JPEGTables, or NULL */
+    uint32_t tables_length;
+} tiler_tiff_associated;
+
+/* How many associated images the pyramid keeps (none outside TILER_TIFF_LAYOUT_PYRAMID). */
+int tiler_tiff_pyramid_associated_count(const tiler_tiff_pyramid *pyramid);
+
+/* Associated image `index` (0 ..< associated_count), in file order. */
+void tiler_tiff_pyramid_get_associated(const tiler_tiff_pyramid *pyramid, int index, tiler_tiff_associated *image);
+
 /* The pyramid's open descriptor (owned by the pyramid; duplicate it to keep it). */
 int tiler_tiff_pyramid_descriptor(const tiler_tiff_pyramid *pyramid);
 

@@ -39,7 +39,8 @@ final class CatalogImage: Sendable {
     /// What a folder pyramid or an SZI records of its source (`vips-properties.xml`, an SZI's `scan-properties.xml`):
     /// a sliced slide's properties, whether `tiler slice` or `vips dzsave` sliced it. Nil when it records none.
     let recorded: PyramidProperties?
-    /// The associated images a sliced slide's folder pyramid or SZI keeps (`NAME_files/associated/KIND.jpg`), sorted.
+    /// The associated images a sliced slide's folder pyramid or SZI (`NAME_files/associated/KIND.jpg`) or TIFF (a
+    /// directory each, ``StoredPyramidFile/keptAssociated``) keeps, sorted.
     let keptAssociated: [String]
     private let served = Atomic<Bool>(true)
 

@@ -140,7 +140,8 @@ extension ImageCatalog {
                     },
                     format: format, quality: 85)),
             descriptorFile: file, signature: signature, companions: (pyramid as? SlidePyramid)?.companions.files.map { $0.signature } ?? [],
-            realName: Self.realName(real, root: root), recorded: (pyramid as? StoredPyramidFile)?.recorded)
+            realName: Self.realName(real, root: root), recorded: (pyramid as? StoredPyramidFile)?.recorded,
+            keptAssociated: (pyramid as? StoredPyramidFile)?.keptAssociated ?? [])
     }
 
     /// The name of the image whose tiles folder is at real path `files` inside `root`: relative to `root`, without

@@ -64,9 +64,9 @@ extension Router {
         return .later
     }
 
-    /// An associated image a sliced slide's folder pyramid or SZI keeps (``CatalogImage/keptAssociated``): its JPEG
-    /// file or archive entry, read on a render thread (never an event loop); 404 for a kind it does not keep (an
-    /// image that is no slide keeps none), 503 when the render threads are all taken.
+    /// An associated image a sliced slide's folder pyramid, SZI or TIFF keeps (``CatalogImage/keptAssociated``): its
+    /// JPEG file, archive entry or TIFF strip, read on a render thread (never an event loop); 404 for a kind it does
+    /// not keep (an image that is no slide keeps none), 503 when the render threads are all taken.
     private func keptAssociatedResponse(_ image: CatalogImage, kind: String) -> Response {
         guard image.keptAssociated.contains(kind) else {
             return .error(.notFound("\(image.name) has no associated image \(kind.prefix(64))"))
@@ -85,8 +85,11 @@ extension Router {
                     file = try FileLoader.load(folder.directory + "/associated/\(kind).jpg", inside: root, maxBytes: AssociatedImage.maxBytes)
                 case .archive(let archive):
                     file = try archive.readAssociated(kind)
-                case .stored:
-                    throw FileLoadError(kind: .notFound, message: "no kept \(kind) image")
+                case .stored(let tiles):
+                    guard let tiff = tiles.pyramid as? StoredPyramidFile else {
+                        throw FileLoadError(kind: .notFound, message: "no kept \(kind) image")
+                    }
+                    return try tiff.associatedJPEG(kind)
                 }
                 return Array(file.buffer.readableBytesView.dropFirst(file.bodyOffset))
             },

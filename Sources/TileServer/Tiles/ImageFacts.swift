@@ -47,7 +47,7 @@ struct ImageFacts: Sendable {
     }
 
     /// What a pyramid records of the slide it was sliced from (``PyramidProperties``): vendor, objective, microns per
-    /// pixel and the scanned area, those it records. No associated images: a sliced pyramid keeps none.
+    /// pixel and the scanned area, those it records. No associated images: the caller adds those the pyramid keeps.
     init(recorded properties: PyramidProperties) {
         vendor = properties.vendor
         objectivePower = properties.objectivePower

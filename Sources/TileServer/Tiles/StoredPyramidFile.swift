@@ -21,6 +21,9 @@ struct StoredPyramidFile: StoredPyramid {
     /// A sliced slide's properties, recorded as the full-resolution image's ImageDescription (`tiler slice`'s TIFF,
     /// `vips tiffsave --properties`); nil when the description is not that XML.
     let recorded: PyramidProperties?
+    /// The associated images the file keeps as directories of their own (a sliced slide's, ``TIFFPyramid/associatedImages``),
+    /// by kind, sorted.
+    let keptAssociated: [String]
     private let cache: StoredFileCache
 
     /// Describes `opened` (just opened by the catalog, and closed again once this is made) as entry `image`'s file at
@@ -49,9 +52,20 @@ struct StoredPyramidFile: StoredPyramid {
             facts.micronsPerPixel = recorded.micronsPerPixel ?? facts.micronsPerPixel
             facts.bounds = facts.bounds ?? recorded.bounds
         }
+        keptAssociated = opened.associatedImages.keys.sorted()
+        if extras == nil { facts.associated = keptAssociated }
         self.facts = facts
         self.slideExtras = extras
         self.recorded = recorded
+    }
+
+    /// Associated image `kind` (one of ``keptAssociated``) as the JPEG file stored. Blocking.
+    ///
+    /// - Throws: ``RenderError`` when the file cannot be opened again or is no longer the file listed,
+    ///   ``TIFFPyramidError`` when the image cannot be read.
+    func associatedJPEG(_ kind: String) throws -> [UInt8] {
+        guard let tiff = try opened() as? TIFFPyramid else { throw RenderError(message: "\(path) is no TIFF") }
+        return try tiff.associatedJPEG(kind)
     }
 
     func jpegTile(level: Int, column: Int, row: Int) throws -> [UInt8] {

@@ -15,7 +15,7 @@ extension InfoReport {
         }
     }
 
-    /// The lines describing a pyramidal TIFF's stored levels.
+    /// The lines describing a pyramidal TIFF's stored levels, and the associated images it keeps.
     static func storedPyramidLines(_ stored: TIFFPyramid) -> [String] {
         guard let finest = stored.levels.first else { return [] }
         var lines = [
@@ -23,6 +23,10 @@ extension InfoReport {
         ]
         if let recorded = stored.imageDescription.flatMap({ PyramidProperties(imageDescription: $0) }) {
             lines.append(recordedLine(recorded, size: (finest.width, finest.height)))
+        }
+        let kept = stored.associatedImages.sorted { $0.key < $1.key }
+        if !kept.isEmpty {
+            lines.append("  associated images: " + kept.map { "\($0.key) \($0.value.width) × \($0.value.height)" }.joined(separator: ", "))
         }
         for (index, level) in stored.levels.enumerated() {
             let through = passesThrough(level, finest: finest, profile: stored.iccProfile)
@@ -34,13 +38,17 @@ extension InfoReport {
         return lines
     }
 
-    /// Writes the stored levels as a JSON array.
+    /// Writes the layout, the kinds of the associated images kept and the stored levels as a JSON object.
     static func writeStoredPyramid(_ stored: TIFFPyramid, to out: inout JSONWriter) {
         guard let finest = stored.levels.first else { return }
         out.openObject()
         out.member("layout", stored.layout.rawValue)
         out.member("bigTIFF", stored.bigTIFF)
         out.member("iccProfile", stored.iccProfile != nil)
+        out.key("associated")
+        out.openArray()
+        for kind in stored.associatedImages.keys.sorted() { out.value(kind) }
+        out.closeArray()
         out.key("levels")
         out.openArray()
         for level in stored.levels {
