@@ -5,7 +5,7 @@ extension ConnectionHandler {
     /// Takes an upload's head: refused at once (then the connection closes; its body is never read, the lingering
     /// close drops it), or admitted — its body then streams into the job's staging file as it arrives
     /// (``UploadReceiver``), reads held back while the disk is behind.
-    func beginUpload(_ head: HTTPRequestHead, exchange: Exchange, context: ChannelHandlerContext) {
+    func beginUpload(_ head: HTTPRequestHead, exchange: Exchange, sendContinue: Bool, context: ChannelHandlerContext) {
         var exchange = exchange
         switch router!.admitUpload(head, exchange: &exchange) {
         case .refused(let response):
@@ -23,8 +23,7 @@ extension ConnectionHandler {
                 job: job, queue: services.jobs, limit: services.configuration.maxUploadBytes, profile: services.blocks.jsonNoStore,
                 threadPool: services.tiles.threadPool, loop: context.eventLoop
             ) { refusal in handler.value.uploadNotified(refusal) }
-            let expectations = head.headers[canonicalForm: "expect"]
-            if expectations.contains(where: { $0.lowercased() == "100-continue" }) && head.version.minor >= 1 {
+            if sendContinue {
                 context.writeAndFlush(wrapOutboundOut(services.blocks.continue), promise: nil)
             }
             state.receiveHead(head, bodyFollows: true, now: .now())

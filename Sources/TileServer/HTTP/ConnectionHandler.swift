@@ -63,7 +63,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.openTiles = openTiles
         self.catalog = catalog
         self.metricsShard = metricsShard
-        self.state = ConnectionState(limits: limits)
+        self.state = ConnectionState(limits: limits, now: .now())
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

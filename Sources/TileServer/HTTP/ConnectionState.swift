@@ -11,6 +11,9 @@ import NIOHTTP1
 /// one for the head timeout) and is then closed; whatever the phase, a client that takes none of the bytes queued
 /// for it for the send timeout is dropped with a reset; a lingering close lasts at most ``ConnectionLimits/lingerTime``
 /// and ``ConnectionLimits/lingerBytes``.
+///
+/// It never reads the clock: every transition that starts or checks a deadline is given `now`, so that its tests
+/// drive it with a clock of their own, to the millisecond.
 struct ConnectionState {
     let limits: ConnectionLimits
     /// The current phase.
@@ -30,59 +33,11 @@ struct ConnectionState {
     private var lastSendProgress: NIODeadline
 
     /// A new connection at `now`: waiting for its first request for the head timeout.
-    init(limits: ConnectionLimits, now: NIODeadline = .now()) {
+    init(limits: ConnectionLimits, now: NIODeadline) {
         self.limits = limits
         phase = .waiting(until: now + limits.headTimeout, afterAnswer: false)
         lastSendProgress = now
     }
-
-    /// Whether the connection is closing (or lingering, or closed): nothing more is answered.
-    var isClosing: Bool {
-        switch phase {
-        case .closing, .lingering, .closed: true
-        default: false
-        }
-    }
-
-    /// The exchange whose response is awaited, if any.
-    var awaited: Exchange? {
-        if case .awaiting(let exchange) = phase { return exchange }
-        return nil
-    }
-
-    /// Whether what arrives now must wait: a response is awaited, earlier arrivals are still queued, or the send
-    /// queue is full (no more answers are produced until the client takes some).
-    var mustQueue: Bool {
-        if case .awaiting = phase { return true }
-        return !queue.isEmpty || sendQueue == .full
-    }
-
-    /// Whether no request is being received or answered: the connection waits for one.
-    private var isBetweenRequests: Bool {
-        switch phase {
-        case .waiting, .reading, .answering: true
-        default: false
-        }
-    }
-
-    /// Whether everything received has been answered (no request being received, awaited or queued).
-    var isIdle: Bool { isBetweenRequests && queue.isEmpty }
-
-    /// Whether reads from the socket are held back (a response awaited, requests queued, the send queue full, or
-    /// closing).
-    var holdsReads: Bool { mustQueue || isClosing || bodyHeld }
-
-    /// Whether the connection should close now: idle, and shutdown or the client's half-close asked for it.
-    var shouldCloseWhenIdle: Bool { isIdle && !ending.isEmpty }
-
-    /// Whether the response to `exchange`, written now, must close the connection: the client asked, or shutdown
-    /// is under way and nothing else is queued.
-    func mustClose(_ exchange: Exchange) -> Bool {
-        !exchange.keepAlive || (ending.contains(.quiescing) && queue.isEmpty)
-    }
-
-    /// Whether the client has closed its sending side.
-    var inputClosed: Bool { ending.contains(.inputClosed) }
 
     // MARK: Arrivals
 
@@ -108,16 +63,6 @@ struct ConnectionState {
     mutating func enqueue(_ inbound: Inbound) {
         precondition(!isClosing, "nothing is queued on a closing connection")
         queue.append(inbound)
-    }
-
-    /// Whether the connection may handle what arrives now: no response awaited, the send queue not full, and not
-    /// closing.
-    var mayProceed: Bool {
-        guard sendQueue == .accepting else { return false }
-        switch phase {
-        case .waiting, .reading, .receiving, .answering: return true
-        case .awaiting, .closing, .lingering, .closed: return false
-        }
     }
 
     /// The next queued arrival (a request, or the next part of the one being received), if the connection may handle
@@ -299,17 +244,6 @@ struct ConnectionState {
             return .close
         default:
             return .none
-        }
-    }
-
-    /// When the timer should next look: the phase's deadline, or a tick later for the send watch.
-    func nextCheck(now: NIODeadline) -> NIODeadline {
-        let tick = now + limits.tick
-        switch phase {
-        case .waiting(let deadline, _), .reading(let deadline), .receiving(_, _, let deadline?), .lingering(let deadline, _):
-            return min(deadline, tick)
-        default:
-            return tick
         }
     }
 

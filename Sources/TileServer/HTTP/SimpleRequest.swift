@@ -108,7 +108,7 @@ private struct HeadReader {
             }
         }
         // A Host missing from HTTP/1.1, or given twice: NIO's decoder reads it and the handler answers 400.
-        guard fields.hosts == 1 || (fields.hosts == 0 && isHTTP10) else { return .unsupported }
+        guard RequestAdmission.hostsAreValid(fields.hosts, isHTTP10: isHTTP10) else { return .unsupported }
         guard let keepAlive = fields.keepAlive(isHTTP10: isHTTP10) else { return .unsupported }
         let request = SimpleRequest(
             uri: String(decoding: target, as: UTF8.self), isHead: isHead, isHTTP10: isHTTP10, keepAlive: keepAlive,

@@ -1,3 +1,5 @@
+import NIOHTTP1
+
 /// What a request asks for, matched from its decoded path by ``Route/init(path:)``.
 ///
 /// Names are slices of the path (no allocation); they are looked up in the catalog, never used as file paths.
@@ -28,6 +30,17 @@ enum Route {
     case staticFile(path: Substring)
     /// A path under `/api/` or `/images/` that matches no route: 404 with a JSON body.
     case unknown(path: Substring)
+
+    /// The methods this route's resource takes, as `Allow` lists them: `GET`, `HEAD` and `OPTIONS` everywhere, `DELETE`
+    /// for a job (cancelling it), and only `PUT` and `OPTIONS` for an upload's URL (`/api/images/NAME`, which names no
+    /// resource to read).
+    var allowedMethods: [HTTPMethod] {
+        switch self {
+        case .job: [.GET, .HEAD, .DELETE, .OPTIONS]
+        case .unknown(let path) where path.hasPrefix("/api/images/"): [.PUT, .OPTIONS]
+        default: [.GET, .HEAD, .OPTIONS]
+        }
+    }
 
     /// The metrics label of this route.
     var label: RouteLabel {

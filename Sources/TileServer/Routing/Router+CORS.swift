@@ -26,13 +26,10 @@ extension Router {
         case .unknown(let path):
             // An upload's URL names an image that may not exist yet.
             guard path.hasPrefix("/api/images/") else { return .error(.notFound("nothing at \(path)")) }
-            return preflightResponse(head, exchange: exchange, methods: "PUT, OPTIONS")
-        case .job, .jobs:
-            return preflightResponse(head, exchange: exchange, methods: "GET, HEAD, DELETE, OPTIONS")
-        case .imageList, .health, .metrics, .jobEvents:
+        case .job, .jobs, .imageList, .health, .metrics, .jobEvents:
             break
         }
-        return preflightResponse(head, exchange: exchange)
+        return preflightResponse(head, exchange: exchange, methods: route.allowedMethods.map(\.rawValue).joined(separator: ", "))
     }
 
     /// A CORS preflight's answer: 200, empty, allowing `methods` (`GET`, `HEAD` and `OPTIONS`; `PUT` for uploads, `DELETE` for jobs), the request headers asked for

@@ -57,8 +57,7 @@ extension Router {
         case .failure(let error): return .error(error)
         }
         guard case .job = route else {
-            let error = RequestError(status: .methodNotAllowed, message: "only a job (/api/jobs/ID) can be deleted")
-            return .error(error, extraHeaders: "Allow: GET, HEAD, OPTIONS\r\n", close: false)
+            return refuseMethod(head, exchange: &exchange, message: "only a job (/api/jobs/ID) can be deleted")
         }
         return jobResponse(route, query: target.query, exchange: exchange, isDelete: true)
     }

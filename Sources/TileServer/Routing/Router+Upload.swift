@@ -3,9 +3,9 @@ import NIOHTTP1
 
 extension Router {
     /// Decides at its head whether an upload (`PUT /api/images/NAME[?replace=1]`) is taken, before a byte of its body
-    /// is read: the job (state `receiving`) whose staging file the body streams into, or the refusal — 400 bad name
-    /// or parameter, 401/403 token (``writeToken(query:exchange:name:)``), 411 no length, 413 declared over
-    /// `--max-upload-mb`, 415 an empty body, 409 the name exists (without `replace=1`) or is being written.
+    /// is read, once ``RequestAdmission`` has taken its framing and length: the job (state `receiving`) whose staging
+    /// file the body streams into, or the refusal — 405 not an upload's URL, 400 bad name or parameter, 401/403 token
+    /// (``writeTokenRefusal(query:exchange:name:)``), 409 the name exists (without `replace=1`) or is being written.
     func admitUpload(_ head: HTTPRequestHead, exchange: inout Exchange) -> UploadAdmission {
         exchange.route = .upload
         let target: RequestTarget
@@ -16,8 +16,7 @@ extension Router {
         }
         let prefix = "/api/images/"
         guard target.path.hasPrefix(prefix) else {
-            let error = RequestError(status: .methodNotAllowed, message: "PUT is for uploads: /api/images/NAME")
-            return .refused(.error(error, extraHeaders: "Allow: GET, HEAD, OPTIONS\r\n", close: true))
+            return .refused(refuseMethod(head, exchange: &exchange, message: "PUT is for uploads: /api/images/NAME"))
         }
         let name = target.path.dropFirst(prefix.count)
         let query = QueryString(text: target.query)
@@ -31,21 +30,9 @@ extension Router {
         if let problem = ImageName.problem(name, maxDepth: services.configuration.maxScanDepth) {
             return .refused(.error(.badRequest(problem)))
         }
+        // Its framing and declared length were admitted (``RequestAdmission``): a length, or chunked.
         let chunked = head.headers.contains(name: "transfer-encoding")
-        let lengths = head.headers[canonicalForm: "content-length"]
-        let declared = lengths.first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard declared != nil || chunked else {
-            return .refused(.error(RequestError(status: .lengthRequired, message: "an upload needs Content-Length (or chunked transfer)")))
-        }
-        let limit = services.configuration.maxUploadBytes
-        if let declared, declared > limit {
-            let error = RequestError(
-                status: .contentTooLarge, message: "the upload's \(declared) bytes are over --max-upload-mb (\(limit >> 20) MiB); nothing was stored")
-            return .refused(.error(error))
-        }
-        if declared == 0 {
-            return .refused(.error(RequestError(status: .unsupportedMediaType, message: "an empty body is not an image")))
-        }
+        let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         switch services.jobs.add(name: String(name), source: .upload, replace: replace, input: nil, state: .receiving) {
         case .success(let job):
             job.update { $0.bytesExpected = chunked ? nil : declared }
