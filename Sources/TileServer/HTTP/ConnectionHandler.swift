@@ -228,59 +228,45 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Takes a request head from NIO's decoder: refuses at once (and closes) what cannot be answered — a `Host`
-    /// missing from an HTTP/1.1 request or given twice (RFC 9112 §3.2), a method other than `GET`, `HEAD` and
-    /// `OPTIONS`, a declared body over the limit — else waits for the request's end, its body (if any) timed by the
-    /// head timeout.
+    /// Takes a request head from NIO's decoder: refuses at once (and closes) what ``RequestAdmission`` refuses, or a
+    /// method its resource does not take; else waits for the request's end, its body (if any) timed by the head
+    /// timeout.
     private func receive(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         var exchange = Exchange(head: head)
-        let hosts = head.headers["host"].count
-        if hosts > 1 || (hosts == 0 && head.version.major == 1 && head.version.minor >= 1) {
+        let configuration = services.configuration
+        let admission = RequestAdmission(maxBodyBytes: configuration.maxRequestBodyBytes, maxUploadBytes: configuration.maxUploadBytes)
+        switch admission.decide(head) {
+        case .refuse(let error):
+            // Answered at once, closing, rather than wait for (and time) a body nobody wants.
             state.requestComplete()
-            let message = hosts == 0 ? "an HTTP/1.1 request needs a Host header" : "the request has \(hosts) Host headers; it may have one"
-            return writeError(.badRequest(message), exchange: exchange, forceClose: true, context: context)
-        }
-        if head.method == .PUT { return beginUpload(head, exchange: exchange, context: context) }
-        let cancelsJob = head.method == .DELETE && head.uri.hasPrefix("/api/jobs/")
-        guard head.method == .GET || head.method == .HEAD || head.method == .OPTIONS || cancelsJob else {
-            // Answer at once and close rather than wait for (and time) a body nobody wants.
+            if head.method == .PUT { exchange.route = .upload }
+            writeError(error, exchange: exchange, forceClose: true, context: context)
+        case .refuseMethod:
             state.requestComplete()
-            return write(router!.refuseMethod(head, exchange: &exchange), for: exchange, context: context)
-        }
-        let chunked = head.headers.contains(name: "transfer-encoding")
-        if chunked && head.version.major == 1 && head.version.minor == 0 {
-            // RFC 9112 §6.1: HTTP/1.0 has no transfer codings; such framing is faulty, and the connection must close.
-            state.requestComplete()
-            return writeError(.badRequest("an HTTP/1.0 request cannot use Transfer-Encoding"), exchange: exchange, forceClose: true, context: context)
-        }
-        let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
-        if declared > services.configuration.maxRequestBodyBytes {
-            return refuseBody(exchange: exchange, context: context)
-        }
-        let expectations = head.headers[canonicalForm: "expect"]
-        if !expectations.isEmpty {
-            // RFC 9110 §10.1.1: 100-continue is the only expectation; anything else is 417.
-            guard expectations.allSatisfy({ $0.lowercased() == "100-continue" }) else {
+            write(router!.refuseMethod(head, exchange: &exchange), for: exchange, context: context)
+        case .upload(let sendContinue):
+            beginUpload(head, exchange: exchange, sendContinue: sendContinue, context: context)
+        case .proceed(let bodyFollows, let sendContinue):
+            guard router!.allows(head) else {
                 state.requestComplete()
-                let error = RequestError(status: .expectationFailed, message: "the only expectation this server meets is 100-continue")
-                return writeError(error, exchange: exchange, forceClose: true, context: context)
+                return write(router!.refuseMethod(head, exchange: &exchange), for: exchange, context: context)
             }
-            // Every earlier answer has been written (requests are processed in order), so the interim answer
-            // comes in its place: the client may send its body now instead of waiting for its own timeout.
-            if (declared > 0 || chunked) && head.version.minor >= 1 {
+            if sendContinue {
+                // Every earlier answer has been written (requests are processed in order), so the interim answer
+                // comes in its place: the client may send its body now instead of waiting for its own timeout.
                 context.writeAndFlush(wrapOutboundOut(services.blocks.continue), promise: nil)
             }
+            state.receiveHead(head, bodyFollows: bodyFollows, now: .now())
         }
-        state.receiveHead(head, bodyFollows: declared > 0 || chunked, now: .now())
     }
 
-    /// 413 for a body over the limit, then close (without reading the rest; the lingering close discards it).
-    private func refuseBody(exchange: Exchange? = nil, context: ChannelHandlerContext) {
+    /// 413 for a body that streamed past the limit, then close (without reading the rest; the lingering close discards
+    /// it).
+    private func refuseBody(context: ChannelHandlerContext) {
         guard !state.isClosing else { return }
-        let limit = services.configuration.maxRequestBodyBytes
-        let error = RequestError(status: .contentTooLarge, message: "a GET, HEAD or OPTIONS request may carry at most \(limit) body bytes")
+        let error = RequestAdmission.bodyTooLarge(limit: services.configuration.maxRequestBodyBytes)
         if state.receiveEnd() == nil { state.requestComplete() }
-        writeError(error, exchange: exchange ?? Exchange(malformedAt: .now()), forceClose: true, context: context)
+        writeError(error, exchange: Exchange(malformedAt: .now()), forceClose: true, context: context)
     }
 
     /// Writes the awaited response once it has arrived (if the connection still waits for it), then answers what
