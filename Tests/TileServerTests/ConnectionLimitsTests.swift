@@ -102,10 +102,9 @@ import Testing
         try await withServer(fixture, configuration) { server in
             let staller = try RawHTTPConnection(port: server.port, timeout: 30)
             try staller.send(String(repeating: "GET /large.bin HTTP/1.1\r\nHost: t\r\n\r\n", count: 16))
-            let end = try await blocking {
-                Thread.sleep(forTimeInterval: 5)
-                return staller.waitForEnd()
-            }
+            // Not read until the server gives up on it (the send timeout, to the millisecond, is ConnectionStateTests').
+            #expect(await eventually(within: 30) { server.statistics.sendTimeouts >= 1 })
+            let end = try await blocking { staller.waitForEnd() }
             // Reset, not closed: a graceful close would keep the unsent megabytes in an orphaned FIN-WAIT-1 socket
             // for minutes, and the client, its window shut, would never see the end.
             #expect(end == .reset)

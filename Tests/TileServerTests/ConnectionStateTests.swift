@@ -5,7 +5,7 @@ import Testing
 @testable import TileServer
 
 /// ``ConnectionState``'s deadlines driven directly with a ``ManualClock``: what it decides just before and at the
-/// millisecond each falls, no socket and no sleep. (Pipelining, back-pressure and closing are in
+/// millisecond each falls, with no socket and no waiting. (Pipelining, back-pressure and closing are in
 /// `ConnectionStateTests+Queue.swift`; what only the kernel shows — a reset, `sendfile`, cork — stays with the socket
 /// tests.)
 @Suite struct ConnectionStateTests {
@@ -129,25 +129,26 @@ import Testing
         #expect(state.expiry(now: clock.move(to: 2500), buffered: 9000) == .reset)
     }
 
-    /// A slow reader of a long answer is not taken for idle: while it keeps taking bytes the idle deadline moves, and
-    /// once everything is sent the idle timeout runs from the last move.
+    /// A slow reader of a long answer is not taken for idle: it may take nothing for longer than the idle timeout
+    /// (not the send timeout), then read for longer than the send timeout; the idle deadline moves while bytes are
+    /// queued, and once everything is sent the idle timeout runs from its last move.
     @Test func aSlowReaderOfALongAnswerIsNotTakenForIdle() {
         var clock = ManualClock()
         let limits = ConnectionLimits(headTimeout: .milliseconds(500), idleTimeout: .seconds(1), sendTimeout: .seconds(2))
         var state = ConnectionState(limits: limits, now: clock.now)
-        _ = state.bytesArrived(40, now: clock.move(to: 0))
+        _ = state.bytesArrived(40, now: clock.now)
         state.requestComplete()
         state.answered(now: clock.now)
-        var buffered = 8 << 20
-        var milliseconds: Int64 = 250
-        while buffered > 0 {
-            #expect(state.expiry(now: clock.move(to: milliseconds), buffered: buffered) == Expiry.none, "\(milliseconds) ms")
-            buffered -= 1 << 20
-            milliseconds += 250
+        // MiB still queued at each tick: none taken for 1.2 s, then a MiB every 250 ms, the last two at once.
+        let ticks: [(milliseconds: Int64, queued: Int)] = [
+            (250, 8), (500, 8), (750, 8), (1000, 8), (1200, 8), (1250, 7), (1500, 6), (1750, 5), (2000, 4), (2250, 3), (2500, 2),
+        ]
+        for (milliseconds, queued) in ticks {
+            #expect(state.expiry(now: clock.move(to: milliseconds), buffered: queued << 20) == Expiry.none, "\(milliseconds) ms")
         }
-        // Read for 2¼ s (longer than the send timeout), past the idle deadline, moved at 1,000 and 2,000 ms.
-        #expect(milliseconds == 2250 && state.deadline == ManualClock.at(3000))
-        #expect(state.expiry(now: clock.move(to: 2250), buffered: 0) == Expiry.none)
+        // Moved at 1,000 and 2,000 ms.
+        #expect(state.deadline == ManualClock.at(3000))
+        #expect(state.expiry(now: clock.move(to: 2750), buffered: 0) == Expiry.none)
         #expect(state.expiry(now: clock.move(to: 2999), buffered: 0) == Expiry.none)
         #expect(state.expiry(now: clock.move(to: 3000), buffered: 0) == .close)
     }

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import TileServer
 
-/// Connection handling: keep-alive, pipelining, malformed and oversized requests, idle and slow clients.
+/// Connection handling: keep-alive, pipelining, malformed and oversized requests, idle and slow clients. (What the
+/// connection's state decides at each deadline, to the millisecond, is `ConnectionStateTests`'; a client that reads none
+/// of its answers is reset in `ConnectionLimitsTests`.)
 @Suite struct ConnectionTests {
     @Test func keepAliveServesManyRequestsOnOneConnection() async throws {
         let fixture = try PyramidFixture()
@@ -105,25 +107,20 @@ import TileServer
         }
     }
 
+    /// In process, where each write is exactly one read (over TCP the kernel may merge the pieces).
     @Test func aPlainHeadSplitAcrossManyWritesIsAnswered() async throws {
         let fixture = try PyramidFixture()
         try fixture.addPyramid("alpha", width: 500, height: 500)
-        var configuration = testConfiguration(root: fixture.root)
-        // The pieces may be slow to go out on a loaded machine; this test is not about timeouts.
-        configuration.headTimeout = .seconds(60)
-        try await withServer(fixture, configuration) { server in
-            let connection = try RawHTTPConnection(port: server.port)
+        try await withInProcessServer(fixture) { server in
+            let connection = try await server.connect()
             let request = Array("GET /images/alpha_files/9/0_0.jpg HTTP/1.1\r\nHost: t\r\nIf-None-Match: \"nope\"\r\n\r\n".utf8)
-            try await blocking {
-                for start in stride(from: 0, to: request.count, by: 7) {
-                    try connection.send(Array(request[start..<min(start + 7, request.count)]))
-                    usleep(3000)
-                }
+            for start in stride(from: 0, to: request.count, by: 7) {
+                try await connection.send(String(decoding: request[start..<min(start + 7, request.count)], as: UTF8.self))
             }
-            let response = try connection.readResponse()
+            let response = try await connection.readResponse()
             #expect(response.status == 200 && response.header("Content-Type") == "image/jpeg")
-            try connection.request("/healthz")
-            #expect(try connection.readResponse().status == 200)
+            try await connection.request("/healthz")
+            #expect(try await connection.readResponse().status == 200)
         }
     }
 
@@ -219,35 +216,6 @@ import TileServer
             #expect(try await blocking { connection.waitForClose() })
             // The longer idle timeout applies between requests, not the head timeout.
             #expect(ContinuousClock.now - start >= .seconds(2))
-        }
-    }
-
-    @Test func slowReaderOfALongResponseIsNotTakenForIdle() async throws {
-        let fixture = try PyramidFixture()
-        let size = 8 << 20
-        try fixture.write(String(repeating: "s", count: size), to: "Public/large.bin")
-        var configuration = testConfiguration(root: fixture.root)
-        configuration.publicDirectory = fixture.base + "/Public"
-        configuration.headTimeout = .milliseconds(500)
-        configuration.idleTimeout = .seconds(1)
-        configuration.sendTimeout = .seconds(2)
-        try await withServer(fixture, configuration) { server in
-            let reader = try RawHTTPConnection(port: server.port)
-            try reader.request("/large.bin")
-            // Longer than the idle timeout before reading: the unread response keeps the connection alive.
-            let count = try await blocking {
-                Thread.sleep(forTimeInterval: 1.2)
-                return try reader.readResponse().body.count
-            }
-            #expect(count == size)
-            let staller = try RawHTTPConnection(port: server.port)
-            try staller.request("/large.bin")
-            // Never reading: dropped after the send timeout, the response cut short.
-            let cutShort = try await blocking {
-                Thread.sleep(forTimeInterval: 4)
-                return (try? staller.readResponse()) == nil
-            }
-            #expect(cutShort)
         }
     }
 
