@@ -28,6 +28,12 @@ export class ImageInfo {
     this.tilePrefix = `${entry.dzi.replace(/\.dzi$/, '')}_files/`;
     /** Microns per image pixel across, when the file says (slides, TIFFs with resolution tags), else `null`. */
     this.micronsPerPixel = entry.micronsPerPixel?.x ?? null;
+    /** The objective's magnification the slide was scanned with (`40`), when the file says, else `null`. */
+    this.objectivePower = Number(entry.objectivePower) > 0 ? Number(entry.objectivePower) : null;
+    /** The scanner's format (`aperio`, `hamamatsu`, …) for a file read in place, else `null`. */
+    this.vendor = entry.vendor ?? null;
+    /** Whether the server has the slide's properties (`GET /api/images/NAME/properties`). */
+    this.hasProperties = Boolean(entry.properties);
     /** A slide's associated images (`label`, `macro`, `thumbnail`) by kind: their URLs. */
     this.associated = entry.associated ?? {};
     /** The scanned area in image pixels (`{x, y, width, height}`), for slides that say, else `null`. */
@@ -65,13 +71,53 @@ export function encodeName(name) {
 }
 
 /**
- * The served images, sorted by name.
+ * The served images, sorted by name (with a read token: the private ones it grants too). The array's `tokenRefused`
+ * is the server's `Tiler-Token-Refused` (`401 the access token … has expired`): the public list, given although the
+ * token presented was refused; else `null`.
  * @param {AbortSignal} [signal]
- * @returns {Promise<ImageInfo[]>}
+ * @param {typeof fetch} [fetcher] The fetch to use (the app's, which sends its read token).
+ * @returns {Promise<ImageInfo[] & {tokenRefused: string | null}>}
  */
-export async function listImages(signal) {
-  const { body: entries } = await request('/api/images', { what: 'the image list', signal });
-  return entries.map((entry) => new ImageInfo(entry));
+export async function listImages(signal, fetcher) {
+  const { body: entries, response } = await request('/api/images', { what: 'the image list', signal, ...(fetcher ? { fetch: fetcher } : {}) });
+  const images = entries.map((entry) => new ImageInfo(entry));
+  images.tokenRefused = response.headers.get('tiler-token-refused');
+  return images;
+}
+
+/**
+ * A slide's properties (name → value, as strings), or `{}` when the server has none.
+ * @param {string} name
+ * @param {typeof fetch} [fetcher]
+ */
+export async function fetchProperties(name, fetcher) {
+  try {
+    const { body } = await request(`/api/images/${encodeName(name)}/properties`, { what: 'the slide properties', ...(fetcher ? { fetch: fetcher } : {}) });
+    return body && typeof body === 'object' ? body : {};
+  } catch (error) {
+    if (error.status === 404) return {};
+    throw error;
+  }
+}
+
+/**
+ * Why image `name` is not in the list, as the server answers its descriptor: `missing` (404: there is no such
+ * image), `denied` (403: the token presented does not grant it), `locked` (401: it needs a token, or the one
+ * presented has expired or is not valid), or `found` (it is there after all: the list was out of date).
+ * @param {string} name
+ * @param {typeof fetch} [fetcher] The app's fetch, with its read token.
+ * @returns {Promise<'missing' | 'denied' | 'locked' | 'found'>}
+ */
+export async function imageStatus(name, fetcher) {
+  try {
+    await request(`/images/${encodeName(name)}.dzi`, { what: name, as: 'text', ...(fetcher ? { fetch: fetcher } : {}) });
+    return 'found';
+  } catch (error) {
+    if (error.status === 401) return 'locked';
+    if (error.status === 403) return 'denied';
+    if (error.status === 404) return 'missing';
+    throw error;
+  }
 }
 
 /**

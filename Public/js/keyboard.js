@@ -1,5 +1,5 @@
 // Keys for the viewer: arrows pan, Home scrolls to the top (UIKit's status-bar tap), + and − zoom around the centre,
-// 0 fits the whole image. The keys that scroll do nothing while `isScrollEnabled` is false; the zoom keys still zoom,
+// 0 fits the whole image; the element adds its own (rotate, flip, full screen, `?` for the help: `extra`). The keys that scroll do nothing while `isScrollEnabled` is false; the zoom keys still zoom,
 // as a pinch does in UIKit.
 
 /** Arrow keys move the view by this fraction of the viewport. */
@@ -11,10 +11,11 @@ const ARROW_STEP = 0.15;
  * @param {EventTarget} target
  * @param {import('./scroll-controller.js').ScrollController} controller
  * @param {() => boolean} isActive
- * @param {{scrollToTop?: () => void}} [hooks] What Home does (the element's `scrollToTop()`, which asks the delegate).
+ * @param {{scrollToTop?: () => void, extra?: Record<string, () => void>}} [hooks] What Home does (the element's
+ *   `scrollToTop()`, which asks the delegate), and more keys (by `KeyboardEvent.key`) and what they do.
  * @returns {() => void} Stops listening.
  */
-export function attachKeyboard(target, controller, isActive, { scrollToTop = () => {} } = {}) {
+export function attachKeyboard(target, controller, isActive, { scrollToTop = () => {}, extra = {} } = {}) {
   const listener = (e) => {
     if (!isActive() || e.ctrlKey || e.altKey || e.metaKey) return;
     if (e.target instanceof HTMLElement && e.target.closest('input, textarea, select, [contenteditable]')) return;
@@ -33,8 +34,9 @@ export function attachKeyboard(target, controller, isActive, { scrollToTop = () 
       '-': () => controller.zoomBy(0.5, sv.centre, t),
       _: () => controller.zoomBy(0.5, sv.centre, t),
       0: () => controller.fit(t),
+      ...extra,
     };
-    const action = actions[e.key];
+    const action = Object.hasOwn(actions, e.key) ? actions[e.key] : null;
     if (!action) return;
     e.preventDefault();
     action();

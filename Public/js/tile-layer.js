@@ -2,7 +2,10 @@
 // devicePixelRatio (moved by `levelBias`, CATiledLayer's levelsOfDetailBias), over the best coarser tiles already
 // loaded (so nothing is ever blank once the one-tile overview is in), fades new tiles in over 0.25 s, and places
 // every tile on device pixels computed from the frame edges it shares with its neighbours, so no seam can open
-// between them at any zoom.
+// between them at any zoom. It works on the image as stored; a turned or mirrored element (orientation.js) gives it
+// the stored view and its `orientation`, and the canvas's transform turns what it draws.
+
+import { UPRIGHT, orientationMatrix, shownSize } from './orientation.js';
 
 /** How long a new tile takes to fade in, in ms (CATiledLayer's fadeDuration). */
 export const FADE_MS = 250;
@@ -39,6 +42,8 @@ export class TileLayer {
      * the screen needs. It scales the content scale the geometry rule sees by `2^levelBias`.
      */
     this.levelBias = 0;
+    /** How the canvas shows the image: the views given to `render` and `viewport` are of the image as stored. */
+    this.orientation = UPRIGHT;
     this.overviewKey = tileKey(this.pyramid.overviewLevel, 0, 0);
     cache.keep(this.overviewKey);
     /** The last frame's answers and counts, for the loader, the status line and tests. */
@@ -172,6 +177,9 @@ export class TileLayer {
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.globalAlpha = 1;
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    // Turned: draw on the stored view's canvas (the real one, its sides swapped on a quarter turn), mapped onto this one.
+    const stored = shownSize({ width: this.canvas.width, height: this.canvas.height }, this.orientation);
+    ctx.setTransform(...orientationMatrix(this.orientation, stored.width, stored.height));
     ctx.imageSmoothingEnabled = true;
     ctx.imageSmoothingQuality = 'medium';
     for (const d of layers) {

@@ -3,7 +3,9 @@
 // requests aborted, tiles still wanted keep their place or move down. Failures are remembered until `retry`.
 // A tile that is not there yet (404 with `Retry-After`: a pyramid still being sliced) is not a failure: it is asked
 // for again after the server's delay, doubling on each miss up to NOT_YET_MAX_DELAY_MS, and only while it is still
-// wanted — so at most the wanted tiles, each at most once a delay, never a storm.
+// wanted — so at most the wanted tiles, each at most once a delay, never a storm. A tile that failed for want of
+// any answer (the server cannot be reached) is asked for again by itself after a delay that doubles with every such
+// failure in a row (1 s, 2 s, 4 s … NETWORK_RETRY_MAX_MS), until one arrives.
 
 import { fetchTile } from './api.js';
 
@@ -11,6 +13,15 @@ import { fetchTile } from './api.js';
 export const NOT_YET_MAX_DELAY_MS = 4000;
 /** How many times a tile that is not there yet is asked for before it counts as failed (about 13 minutes). */
 export const NOT_YET_MAX_ATTEMPTS = 200;
+
+/** The first and the longest wait before failed tiles are asked for again when the server could not be reached, in ms. */
+export const NETWORK_RETRY_MS = 1000;
+export const NETWORK_RETRY_MAX_MS = 30000;
+
+/** The wait before the `failures`-th automatic retry in a row (≥ 1) after the server could not be reached, in ms. */
+export function networkRetryDelay(failures) {
+  return Math.min(NETWORK_RETRY_MAX_MS, NETWORK_RETRY_MS * 2 ** Math.min(Math.max(failures - 1, 0), 16));
+}
 
 /**
  * The wait before asking again for a tile missing for the `attempts`-th time, in ms: the server's `Retry-After`
@@ -66,6 +77,13 @@ export class TileLoader {
     this.queue = [];
     /** Counts for tests: requests started, aborted, loaded, failed, answered "not yet". */
     this.counts = { started: 0, aborted: 0, loaded: 0, failed: 0, notYet: 0 };
+    /** Automatic retries so far (for tests). */
+    this.autoRetries = 0;
+    /** Automatic retries in a row after the server could not be reached (0 once a tile arrives). */
+    this.networkFailures = 0;
+    this.networkTimer = null;
+    /** When the next automatic retry is due (ms, this loader's clock), or `null`. */
+    this.networkRetryAt = null;
   }
 
   /** Whether nothing is queued or in flight. */
@@ -105,6 +123,36 @@ export class TileLoader {
   retry() {
     this.failed.clear();
     this.notYet.clear();
+    this.unschedule(this.networkTimer);
+    this.networkTimer = null;
+    this.networkRetryAt = null;
+  }
+
+  /** Whether every failure so far is the server not answering (then they are retried by themselves). */
+  get unreachable() {
+    if (this.failed.size === 0) return false;
+    for (const error of this.failed.values()) if (error?.kind !== 'network') return false;
+    return true;
+  }
+
+  /** Arms the next automatic retry of the tiles that failed for want of an answer (one timer for all of them). */
+  armNetworkRetry() {
+    if (this.networkTimer !== null) return;
+    this.networkFailures += 1;
+    const delay = networkRetryDelay(this.networkFailures);
+    this.networkRetryAt = this.clock() + delay;
+    this.networkTimer = this.schedule(() => {
+      this.networkTimer = null;
+      this.networkRetryAt = null;
+      let any = false;
+      for (const [key, error] of this.failed) {
+        if (error?.kind !== 'network') continue;
+        this.failed.delete(key);
+        any = true;
+      }
+      if (any) this.autoRetries += 1;
+      this.onWake();
+    }, delay);
   }
 
   /** Aborts everything. */
@@ -118,6 +166,7 @@ export class TileLoader {
   reset() {
     this.cancelAll();
     this.retry();
+    this.networkFailures = 0;
     this.unschedule(this.wakeTimer);
     this.wakeTimer = null;
     this.wakeAt = Infinity;
@@ -156,10 +205,11 @@ export class TileLoader {
     if (next < Infinity) this.armWake(next);
   }
 
-  /** Remembers a failure until `retry` and reports it. */
+  /** Remembers a failure until `retry` (or, when the server could not be reached, the automatic retry) and reports it. */
   fail(key, error) {
     this.failed.set(key, error);
     this.counts.failed += 1;
+    if (error?.kind === 'network') this.armNetworkRetry();
     this.onError(key, error);
   }
 
@@ -178,6 +228,7 @@ export class TileLoader {
         if (controller.signal.aborted) return bitmap.close();
         this.inFlight.delete(key);
         this.notYet.delete(key);
+        this.networkFailures = 0;
         this.counts.loaded += 1;
         this.onLoad(key, bitmap);
         this.pump();

@@ -15,6 +15,8 @@ export const STYLE = `
 .navigator { position: absolute; right: 12px; bottom: 12px; overflow: hidden; border-radius: 8px;
   border: 1px solid rgba(255, 255, 255, 0.22); background: #000; box-shadow: 0 6px 24px rgba(0, 0, 0, 0.45);
   touch-action: none; cursor: pointer; }
+.navigator:focus-visible { outline: 2px solid #5aa9ff; outline-offset: 2px; }
+.navigator-image { position: absolute; left: 0; top: 0; transform-origin: 0 0; }
 .navigator canvas { display: block; width: 100%; height: 100%; }
 .navigator-viewport { position: absolute; box-sizing: border-box; border: 2px solid #5aa9ff; border-radius: 2px;
   box-shadow: 0 0 0 9999px rgba(0, 0, 0, 0.38); pointer-events: none; }

@@ -21,6 +21,10 @@ import { ViewerMethods } from './tiler-viewer-methods.js';
 import { STYLE } from './tiler-viewer-style.js';
 import { ScaleBar } from './scale-bar.js';
 import { SCALE_ATTRIBUTES, installScaleProperties, scaleAttributeChanged, updateScaleBar } from './tiler-viewer-scale.js';
+import { ORIENTATION_ATTRIBUTES, applyOrientation, installOrientation, orientationAttributeChanged } from './tiler-viewer-orientation.js';
+import { isUpright, storedView } from './orientation.js';
+import { A11Y_ATTRIBUTES, A11Y_STYLE, ViewerA11y } from './tiler-viewer-a11y.js';
+import { CONTROLS_ATTRIBUTE, CONTROLS_STYLE, ViewerControls } from './viewer-controls.js';
 
 /** UIKit's delegate method for each event name. */
 const DELEGATE = {
@@ -32,28 +36,33 @@ const DELEGATE = {
 };
 
 /**
- * The element. Properties and methods follow UIScrollView (see the README's reference); points are CSS pixels.
+ * The element. Properties and methods follow UIScrollView (see docs/element.md); points are CSS pixels.
  */
 export class TilerViewer extends ViewerMethods {
   static get observedAttributes() {
-    return [...ViewerMethods.observedAttributes, ...SCALE_ATTRIBUTES];
+    return [...ViewerMethods.observedAttributes, ...SCALE_ATTRIBUTES, ...ORIENTATION_ATTRIBUTES, ...A11Y_ATTRIBUTES, CONTROLS_ATTRIBUTE];
   }
 
   attributeChangedCallback(name, old, value) {
     if (SCALE_ATTRIBUTES.includes(name)) scaleAttributeChanged(this, name, value);
+    else if (ORIENTATION_ATTRIBUTES.includes(name)) orientationAttributeChanged(this, name, value);
+    else if (A11Y_ATTRIBUTES.includes(name)) this.a11y.attributeChanged(name, value);
+    else if (name === CONTROLS_ATTRIBUTE) this.controls.show(value !== null);
     else super.attributeChangedCallback(name, old, value);
   }
 
   constructor() {
     super();
     const root = this.attachShadow({ mode: 'open' });
-    root.innerHTML = `<style>${STYLE}</style><style class="touch-action"></style><div class="stage" part="stage"><canvas></canvas></div>`;
+    root.innerHTML = `<style>${STYLE}${A11Y_STYLE}${CONTROLS_STYLE}</style><style class="touch-action"></style><div class="stage" part="stage"><canvas></canvas></div>`;
     /** Rules that depend on `panMinimumTouches`. */
     this.touchActionStyle = root.querySelector('style.touch-action');
     this.stage = root.querySelector('.stage');
     this.canvas = root.querySelector('canvas');
     this.indicators = new ScrollIndicators(root);
     this.scaleBar = new ScaleBar(root);
+    this.a11y = new ViewerA11y(this);
+    this.controls = new ViewerControls(this);
     /** The UIScrollView delegate: an object with any of UIKit's `scrollView…` methods. */
     this.delegate = null;
     this.source = null;
@@ -64,6 +73,14 @@ export class TilerViewer extends ViewerMethods {
 
   connectedCallback() {
     if (!this.hasAttribute('tabindex')) this.tabIndex = 0;
+    this.a11y.connected();
+    if (!this.onFullscreen) {
+      this.onFullscreen = () => {
+        this.controls.update();
+        this.resize();
+      };
+      document.addEventListener('fullscreenchange', this.onFullscreen);
+    }
     this.resizeObserver ??= new ResizeObserver(() => this.resize());
     this.resizeObserver.observe(this);
     if (!this.source && this.src && !this.loading) this.open(this.src);
@@ -71,6 +88,8 @@ export class TilerViewer extends ViewerMethods {
 
   disconnectedCallback() {
     this.resizeObserver?.disconnect();
+    document.removeEventListener('fullscreenchange', this.onFullscreen);
+    this.onFullscreen = null;
   }
 
   /** Opens `src` (a `.dzi` or an IIIF `info.json`); fires `load` (detail: width, height) or `error` (detail: message). */
@@ -119,14 +138,53 @@ export class TilerViewer extends ViewerMethods {
     this.reporter = endpoint ? new ViewportReporter(endpoint, { fetch: this.access.fetch, onChange: () => this.invalidate() }) : null;
     this.trend = new ViewTrend();
     this.reportedAnimation = null;
-    if (this.hasAttribute('navigator')) this.navigator = new Navigator(this.shadowRoot, p, (point) => this.controller.centreOn(point));
+    if (this.hasAttribute('navigator')) {
+      this.navigator = new Navigator(this.shadowRoot, p, (point) => this.controller.centreOn(this.shownPoint(point)), (dx, dy) => this.step(dx, dy));
+    }
     this.gestures = new GestureInput(this.stage, this.controller, this);
-    this.detachKeyboard = attachKeyboard(this, this.controller, () => this.isConnected, { scrollToTop: () => this.scrollToTop() });
+    this.detachKeyboard = attachKeyboard(this, this.controller, () => this.isConnected, { scrollToTop: () => this.scrollToTop(), extra: this.extraKeys() });
+    applyOrientation(this);
+    this.a11y.reset();
     this.applySettings();
     this.settled = false;
     this.watchPixelRatio();
     this.resize();
     this.dispatchEvent(new CustomEvent('load', { detail: { width: p.width, height: p.height } }));
+  }
+
+  /** Whether the on-screen controls show (the boolean attribute `controls`; off by default). */
+  get showsControls() {
+    return this.hasAttribute(CONTROLS_ATTRIBUTE);
+  }
+
+  set showsControls(value) {
+    this.toggleAttribute(CONTROLS_ATTRIBUTE, Boolean(value));
+  }
+
+  /** The element's keys beyond UIScrollView's: rotate, flip, full screen, the help. */
+  extraKeys() {
+    return {
+      r: () => this.rotate(90),
+      R: () => this.rotate(-90),
+      m: () => this.flip(),
+      M: () => this.flip(),
+      f: () => this.toggleFullscreen(),
+      F: () => this.toggleFullscreen(),
+      '?': () => this.a11y.toggleHelp(),
+      Escape: () => this.a11y.toggleHelp(false),
+    };
+  }
+
+  /** Zooms by `factor` around the centre of the area inside the insets, animated (the controls, the app's buttons). */
+  zoomAroundCentre(factor) {
+    this.controller?.zoomBy(factor, this.scrollView.centre, performance.now());
+  }
+
+  /** Moves the view a quarter of the viewport each way `dx`, `dy` (−1, 0, 1) say (the navigator's arrow keys). */
+  step(dx, dy) {
+    const sv = this.scrollView;
+    if (!sv) return;
+    this.controller.panBy(Math.round(dx * sv.viewportSize.width / 4), Math.round(dy * sv.viewportSize.height / 4), performance.now());
   }
 
   /** Stops loading, forgets the image and its tiles. */
@@ -230,22 +288,25 @@ export class TilerViewer extends ViewerMethods {
     if (!this.isConnected || !this.scrollView) return;
     const sv = this.scrollView;
     const animating = this.controller.step(now);
-    const viewport = this.layer.viewport(sv);
+    // Tiles, navigator and reports work on the image as stored (the same view, turned back when the image is turned).
+    const stored = this.storedView();
+    const viewport = this.layer.viewport(stored);
     const key = viewKey(viewport);
     this.reportView(viewport, now);
-    const fading = this.layer.render(sv, now, (k) => this.loader.failed.has(k));
+    const fading = this.layer.render(stored, now, (k) => this.loader.failed.has(k));
     const local = this.layer.requests((k) => this.loader.isMissing(k));
     const order = this.reporter?.orderFor(key);
     const ordered = order ? orderedLike(local, order) : local;
     this.loader.want(this.reporter ? this.reporter.ready(ordered, performance.now()) : ordered, (k) => isCurrent(this.cache.peek(k)));
     if (this.navigator) {
       this.navigator.drawOverview(this.cache.peek(this.layer.overviewKey)?.bitmap, sv.devicePixelRatio);
-      this.navigator.update(sv.viewportImageRect);
+      this.navigator.update(stored.viewportImageRect ?? sv.viewportImageRect);
     }
     this.indicators.hold(this.controller.tracking, performance.now());
     const showing = this.indicators.update(sv, performance.now());
     updateScaleBar(this);
     this.updateStatus();
+    this.a11y.zoomed(sv.zoomScale, this.controller.isIdle);
     if (animating || fading || showing) this.invalidate();
     if (this.controller.isIdle) this.settled = true;
   }
@@ -255,10 +316,20 @@ export class TilerViewer extends ViewerMethods {
     if (!this.reporter) return;
     const t = performance.now();
     const waiting = this.reporter.waiting.size > 0;
-    const forecast = forecastReports(this.controller, this.trend, viewport, now, this.reportedAnimation, waiting);
+    // The forecast works on the view as shown; the server is told the image as stored (the same when upright).
+    const upright = isUpright(this.orientation);
+    const shown = upright ? viewport : this.layer.viewport(this.scrollView);
+    const forecast = forecastReports(this.controller, this.trend, shown, now, this.reportedAnimation, waiting);
+    const stored = (v) => (upright ? v : this.storedViewport(v));
     this.reportedAnimation = this.controller.animation;
-    if (forecast.target) this.reporter.predict(forecast.target, t);
-    this.reporter.report(forecast.viewport, forecast.settled, t);
+    if (forecast.target) this.reporter.predict(stored(forecast.target), t);
+    this.reporter.report(stored(forecast.viewport), forecast.settled, t);
+  }
+
+  /** A viewport of the view as shown (points) as the same viewport of the image as stored. */
+  storedViewport(v) {
+    const s = storedView({ ...v, viewportSize: { width: v.width, height: v.height } }, this.orientation, this.source.pyramid);
+    return { ...v, x: s.x, y: s.y, width: s.viewportSize.width, height: s.viewportSize.height };
   }
 
   /** Fires `tilestatus` when loading starts or stops or the error message changes. */
@@ -266,6 +337,7 @@ export class TilerViewer extends ViewerMethods {
     const status = { loading: this.layer.stats.missing > 0, error: this.errorMessage() };
     if (status.loading === this.lastStatus?.loading && status.error === this.lastStatus?.error) return;
     this.lastStatus = status;
+    this.a11y.loading(status.loading, status.error);
     this.dispatchEvent(new CustomEvent('tilestatus', { detail: status }));
   }
 
@@ -273,6 +345,8 @@ export class TilerViewer extends ViewerMethods {
   errorMessage() {
     const failures = this.loader.failed;
     if (failures.size === 0) return null;
+    // No answer at all: say so in those words; the loader asks again by itself, waiting longer each time.
+    if (this.loader.unreachable) return 'The server cannot be reached. Trying again by itself…';
     const [key, error] = failures.entries().next().value;
     if (key === this.layer.overviewKey) return `The image could not be loaded (${error.message}).`;
     const count = failures.size === 1 ? 'A tile' : `${failures.size} tiles`;
@@ -312,6 +386,7 @@ export class TilerViewer extends ViewerMethods {
 }
 
 installScaleProperties(TilerViewer);
+installOrientation(TilerViewer);
 
 export { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE };
 

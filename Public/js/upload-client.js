@@ -1,7 +1,7 @@
 // The upload's three conversations with `tiler serve`: the PUT of the file (by XMLHttpRequest, the one browser API
 // that reports a request body's progress), the job's Server-Sent Events (EventSource, which cannot send headers:
 // the job's unguessable id is its capability) and the DELETE that cancels a job (with the write token). The
-// contract is the README's "Drop and view".
+// contract is docs/drop-and-view.md.
 
 import { encodeName } from './api.js';
 import { request } from './http.js';

@@ -74,7 +74,7 @@ export function refusalMessage({ status, detail = '', name, fileName, size }) {
 export const TERMINAL_STATES = new Set(['done', 'failed', 'cancelled', 'interrupted']);
 
 /**
- * What the panel shows for a job (the server's JSON; see the README's "Drop and view").
+ * What the panel shows for a job (the server's JSON; see docs/drop-and-view.md).
  * @param {{state: string, fraction?: number, viewable?: boolean, error?: string | null, bytesReceived?: number,
  *   bytesExpected?: number | null}} job
  * @returns {{text: string, fraction: number | null, terminal: boolean, failed: boolean}} `fraction` of the whole

@@ -4,6 +4,9 @@
 
 import { formatBytes } from './upload-model.js';
 
+/** The overlay's words when the page may not upload (the same as the panel's note, uploads.js). */
+const NEEDS_TOKEN_TEXT = 'Uploading needs permission: open this page from the upload link you were given (it ends in #write-token=…).';
+
 /** Creates an element with a class and optional text. */
 function element(tag, className, text = '') {
   const node = document.createElement(tag);
@@ -50,7 +53,8 @@ export class UploadPanel {
 
     this.overlay = element('div', 'drop-overlay');
     this.overlay.hidden = true;
-    this.overlay.append(element('p', '', 'Drop the image to upload it'));
+    this.overlayText = element('p', '', 'Drop the image to upload it');
+    this.overlay.append(this.overlayText);
 
     this.input = element('input', 'upload-input');
     this.input.type = 'file';
@@ -134,8 +138,13 @@ export class UploadPanel {
     this.status.setAttribute('role', 'status');
   }
 
-  /** Shows or hides the drop overlay. */
-  dropping(on) {
+  /**
+   * Shows or hides the drop overlay; without permission to upload (`allowed` false) it says so before the drop.
+   */
+  dropping(on, allowed = true) {
     this.overlay.hidden = !on;
+    if (!on) return;
+    this.overlay.classList.toggle('refused', !allowed);
+    this.overlayText.textContent = allowed ? 'Drop the image to upload it' : NEEDS_TOKEN_TEXT;
   }
 }

@@ -1,12 +1,15 @@
 // Drop an image on the app page (or pick one with the Upload button) and see it at once: with a write token, the
 // file is PUT to `/api/images/NAME` (NAME from the file name), its bytes' progress shown, then the slicing job's
 // (its event stream); the image opens as soon as the job says it is viewable, and a Cancel button stops the upload
-// or the job. Every refusal and failure is shown in words (upload-model.js). Without a token a drop only says how
-// to get one. The app moves an open image to its final version when the job is done (app.js).
+// or the job. Every refusal and failure is shown in words (upload-model.js). Without a token the page says so while
+// a file is dragged over it, before it is dropped (and a drop then changes nothing). The app moves an open image to its final version when the job is done (app.js).
 
 import { UploadPanel } from './upload-panel.js';
 import { jobSummary, refusalMessage, sendingSummary, uploadName } from './upload-model.js';
 import { cancelJob, putImage, watchJob } from './upload-client.js';
+
+/** What a person is told when this page may not upload (no write token), in their words. */
+export const NEEDS_TOKEN = 'Uploading needs permission: open this page from the upload link you were given (it ends in #write-token=…).';
 
 /**
  * The page's uploads: one at a time.
@@ -47,7 +50,7 @@ export class Uploads {
     window.addEventListener('dragenter', (e) => {
       if (!hasFiles(e)) return;
       depth += 1;
-      this.panel.dropping(true);
+      this.panel.dropping(true, Boolean(this.token));
     });
     window.addEventListener('dragleave', (e) => {
       if (hasFiles(e) && --depth <= 0) {
@@ -78,7 +81,7 @@ export class Uploads {
    */
   async start(file, replace = false, count = 1) {
     if (!this.token) {
-      this.panel.note('Uploading needs a write token: open this page from a link that ends in #write-token=… (see “Drop and view” in the README).');
+      this.panel.note(NEEDS_TOKEN);
       return;
     }
     if (this.current && !this.current.over) {

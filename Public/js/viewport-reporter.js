@@ -1,9 +1,11 @@
-// The viewport loop to the server: reports to `tiler serve`'s visible-rect endpoint where the element's view is and
+// The viewport loop to the server: reports to `tiler serve`'s visible-rect endpoint (docs/visible-query.md) where the element's view is and
 // where it is going — the end state of every animation as it starts (a flick's resting point after the delegate had
 // its say, an animated scroll or zoom), and while the content moves, the stretch it will cover next — with the
 // screen's contentScale, a one-ring prefetch and a per-element viewer id, so that the server's viewport-aware cache
 // has the tiles in memory when the element asks for them. Reports are rate-limited (a token bucket: at most one per
-// `INTERVAL_MS` on average, `BURST` at once), fire-and-forget, never aborted; a failed one is dropped without a word.
+// `INTERVAL_MS` on average, `BURST` at once), fire-and-forget, never aborted; a failed one is dropped without a word,
+// and the same view is reported again only after a wait that doubles with every failure in a row (`RETRY_MS` up to
+// `RETRY_MAX_MS`): a server that is down is not asked about an unchanged view four times a second.
 //
 // Order on the wire: while reports are answered, a tile is requested once an answer has named it (the server has
 // queued it for warming by then, so the request finds it in memory or joins its read), or after `HOLD_MS` at most;
@@ -18,6 +20,9 @@ export const INTERVAL_MS = 250;
 export const BURST = 2;
 /** The longest a tile waits for an answer to name it before it is requested anyway, in ms. */
 export const HOLD_MS = 300;
+/** The wait before a view whose report failed is reported again, doubling with each failure in a row up to the most, ms. */
+export const RETRY_MS = 1000;
+export const RETRY_MAX_MS = 30000;
 /** Tiles remembered as named; the oldest are forgotten first. */
 const NAMED_LIMIT = 4096;
 /** Views remembered as reported (a view reported again is not sent). */
@@ -81,6 +86,10 @@ export class ViewportReporter {
     this.holdMs = HOLD_MS;
     /** Whether the last report was answered (else tiles are not held). */
     this.healthy = true;
+    /** Failed reports in a row, and the view whose report failed last with when it may be sent again (ms). */
+    this.failures = 0;
+    this.failed = null;
+    this.retryTimer = 0;
     /** Reports sent so far; animations' predicted end states queued (a queued one may give way to a newer one). */
     this.sent = 0;
     this.predicted = 0;
@@ -106,6 +115,12 @@ export class ViewportReporter {
   enqueue(viewport, urgent, now) {
     const key = viewKey(viewport);
     if (this.recent.includes(key) || this.pending?.key === key) return false;
+    if (this.failed?.key === key && now < this.failed.until) {
+      // Its report failed a moment ago: ask again once the wait is over (the view may still be the same then).
+      clearTimeout(this.retryTimer);
+      this.retryTimer = setTimeout(() => this.onChange(), this.failed.until - now);
+      return false;
+    }
     if (this.pending?.urgent && !urgent) return false;
     this.pending = { viewport, key, urgent };
     this.flush(now);
@@ -174,6 +189,8 @@ export class ViewportReporter {
       .then(({ body }) => {
         if (!Array.isArray(body?.tiles)) throw new TypeError('no tiles in the answer');
         this.healthy = true;
+        this.failures = 0;
+        this.failed = null;
         const urls = body.tiles.map((t) => new URL(t.url, this.endpoint).href);
         this.answer = { key, urls };
         this.remember(body.tiles.map((t) => tileKey(t.level, t.col, t.row)));
@@ -183,6 +200,8 @@ export class ViewportReporter {
       .catch(() => {
         this.healthy = false;
         this.recent = this.recent.filter((k) => k !== key);
+        this.failures += 1;
+        this.failed = { key, until: now + Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** Math.min(this.failures - 1, 16)) };
         this.onChange();
       });
   }
@@ -203,6 +222,7 @@ export class ViewportReporter {
   cancel() {
     clearTimeout(this.timer);
     clearTimeout(this.wakeTimer);
+    clearTimeout(this.retryTimer);
     this.pending = null;
   }
 }

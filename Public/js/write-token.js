@@ -9,22 +9,35 @@ const NAMES = ['write-token', 'writeToken'];
 export const STORAGE_KEY = 'tiler.writeToken';
 
 /**
+ * Takes the first of the parameters `names` out of a query or hash (`?…`, `#…` or bare), removing all of them.
+ * @param {string} text
+ * @param {string[]} names
+ * @returns {{token: string | null, rest: string}} The value (trimmed; `null` when none is there) and the text without
+ *   them, with its leading `?` or `#` (`''` when nothing else is left; other parameters keep their order).
+ */
+export function takeParameter(text, names) {
+  const mark = text.startsWith('#') || text.startsWith('?') ? text[0] : '';
+  const params = new URLSearchParams(mark ? text.slice(1) : text);
+  let token = null;
+  for (const name of names) {
+    const value = params.get(name);
+    if (value !== null && token === null) token = value.trim();
+    params.delete(name);
+  }
+  if (token === null) return { token: null, rest: text };
+  const rest = params.toString();
+  return { token, rest: rest ? `${mark || '#'}${rest}` : '' };
+}
+
+/**
  * Takes the write token out of a location hash.
  * @param {string} hash `#…` or `…`
  * @returns {{token: string | null, hash: string}} The token (`null` when the hash has none) and the hash without it
  *   (`''` when nothing else is left; other parameters keep their order).
  */
 export function takeWriteToken(hash) {
-  const params = new URLSearchParams(hash.startsWith('#') ? hash.slice(1) : hash);
-  let token = null;
-  for (const name of NAMES) {
-    const value = params.get(name);
-    if (value !== null && token === null) token = value.trim();
-    params.delete(name);
-  }
-  if (token === null) return { token: null, hash };
-  const rest = params.toString();
-  return { token, hash: rest ? `#${rest}` : '' };
+  const { token, rest } = takeParameter(hash.startsWith('#') ? hash : `#${hash}`, NAMES);
+  return { token, hash: token === null ? hash : rest };
 }
 
 /**

@@ -185,3 +185,50 @@ test('reset forgets waits and failures and cancels the timer; retry asks for wai
   assert.equal(loader.notYet.size + loader.failed.size + loader.inFlight.size, 0);
   assert.equal(t.live().length, 0);
 });
+
+test('tiles the server did not answer are retried by themselves, waiting 1 s, 2 s, 4 s … and no more once one arrives', async () => {
+  const { pending, load } = source();
+  let now = 0;
+  const timers = [];
+  let wakes = 0;
+  const loader = new TileLoader({
+    maxInFlight: 4, load, onLoad: () => {}, onError: () => {}, onWake: () => (wakes += 1), clock: () => now,
+    schedule: (f, ms) => timers.push({ f, at: now + ms }) - 1, unschedule: (id) => id !== null && timers[id] && (timers[id].f = null),
+  });
+  const fail = async (name) => {
+    pending.get(`/t/${name}`).reject(new HttpError('Could not reach the server for tile.', { kind: 'network' }));
+    pending.delete(`/t/${name}`);
+    await tick();
+  };
+  const runTimer = () => {
+    const t = timers.filter((x) => x.f).sort((a, b) => a.at - b.at)[0];
+    now = t.at;
+    const f = t.f;
+    t.f = null;
+    f();
+    return t;
+  };
+  const delays = [];
+  for (let round = 0; round < 3; round += 1) {
+    loader.want(requests(['a', 'b']), () => false);
+    await fail('a');
+    await fail('b');
+    assert.ok(loader.unreachable);
+    assert.equal(timers.filter((x) => x.f).length, 1, 'one timer for all of them');
+    const start = now;
+    delays.push(runTimer().at - start);
+    assert.equal(loader.failed.size, 0, 'forgotten: asked for again when wanted');
+  }
+  assert.deepEqual(delays, [1000, 2000, 4000]);
+  assert.equal(wakes, 3);
+  loader.want(requests(['a']), () => false);
+  pending.get('/t/a').resolve(bitmap('a'));
+  await tick();
+  assert.equal(loader.networkFailures, 0, 'a tile arrived: the next failure waits 1 s again');
+  // A refusal (a status) is not retried by itself.
+  loader.want(requests(['c']), () => false);
+  pending.get('/t/c').reject(new HttpError('tile: HTTP 500', { kind: 'status', status: 500 }));
+  await tick();
+  assert.ok(!loader.unreachable);
+  assert.equal(timers.filter((x) => x.f).length, 0);
+});

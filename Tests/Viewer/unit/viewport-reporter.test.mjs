@@ -137,3 +137,22 @@ test('tiles wait for an answer naming them, at most HOLD_MS; not at all while re
   const fresh = [r('overview'), r('c')];
   assert.deepEqual(reporter.ready(fresh, 1001).map((x) => x.key), ['overview', 'c'], 'reports failing: no waiting');
 });
+
+test('a failed report of an unchanged view is sent again only after 1 s, 2 s, 4 s …', async () => {
+  const { reporter, calls } = reporterAnswering(() => Promise.reject(new TypeError('Failed to fetch')));
+  const sentAt = [];
+  for (let t = 1000; t <= 7000; t += 50) {
+    const before = calls.length;
+    reporter.report(view, true, t);
+    if (calls.length > before) sentAt.push(t);
+    await settle();
+  }
+  reporter.cancel();
+  assert.deepEqual(sentAt, [1000, 2000, 4000], 'about 25 before');
+  const again = reporterAnswering(() => Promise.reject(new TypeError('Failed to fetch')));
+  again.reporter.report(view, true, 1000);
+  await settle();
+  again.reporter.report({ ...view, x: 300 }, true, 1100);
+  assert.equal(again.calls.length, 2, 'another view is reported at once');
+  again.reporter.cancel();
+});
