@@ -26,7 +26,7 @@ import TileGeometry
     }
 
     static func slide(_ connection: EmbeddedConnection, _ name: String) -> SlidePyramid? {
-        guard let image = connection.runtime.context.catalog.images.first(where: { $0.name == name }), case .stored(let stored) = image.source
+        guard let image = connection.runtime.context.catalog.images.first(where: { $0.name == name }), let stored = image.source as? StoredTiles
         else { return nil }
         return stored.pyramid as? SlidePyramid
     }

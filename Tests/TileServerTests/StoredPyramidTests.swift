@@ -52,7 +52,7 @@ import TileGeometry
             // One tiled level is served up to 4096 pixels a side (each coarse tile decodes all of it); a wider one is not.
             #expect(names == ["collide", "flat", "lossless", "photo", "sub"], "striped, too large single-level and garbage files are not served")
             let collide = try #require(connection.runtime.context.catalog.images.first { $0.name == "collide" })
-            #expect(collide.folder != nil, "a .dzi wins its name over a TIFF")
+            #expect(collide.source is FolderTiles, "a .dzi wins its name over a TIFF")
             let descriptor = try await Self.get(connection, "/images/photo.dzi")
             let xml = String(decoding: descriptor.bytes, as: UTF8.self)
             #expect(descriptor.status == 200 && xml.contains("TileSize=\"256\"") && xml.contains("Overlap=\"0\"") && xml.contains("Format=\"jpg\""))

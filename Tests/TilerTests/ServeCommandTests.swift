@@ -7,9 +7,10 @@ import Testing
 
 @Suite struct ServeCommandTests {
     /// Starts `tiler arguments…` and waits for the line announcing its URL.
-    func start(_ arguments: [String]) throws -> (Process, Pipe, String) {
+    func start(_ arguments: [String], in directory: String? = nil) throws -> (Process, Pipe, String) {
         let process = Process()
         process.executableURL = TilerProcess.executable
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.arguments = arguments
         let out = Pipe()
         process.standardOutput = out
@@ -57,6 +58,22 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
+    }
+
+    /// Run from any folder, without `--public`, the built `tiler serve` finds the viewer of the checkout it was built
+    /// in: `/` is the app, not a 404.
+    @Test func servesTheViewerWhenRunOutsideTheCheckout() throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let input = try fixtures.image("pic.jpg", width: 300, height: 200, format: .jpeg())
+        let root = fixtures.path("root")
+        #expect(try TilerProcess.run(["slice", input, "-o", root, "--quiet"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: fixtures.path("Public")))
+        let (process, _, url) = try start(["serve", root, "--port", "0"], in: fixtures.path(""))
+        defer { if process.isRunning { process.terminate() } }
+        let (status, body) = try get(url)
+        #expect(status == 200 && String(decoding: body, as: UTF8.self).contains("<html"), "\(status)")
+        #expect(try get(url + "js/tiler-viewer.js").0 == 200)
     }
 
     /// The demo slices (with its own signal handling) and then serves: SIGTERM must still reach the server.

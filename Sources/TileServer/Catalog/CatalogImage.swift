@@ -20,8 +20,8 @@ final class CatalogImage: Sendable {
     let descriptor: DZIDescriptor
     /// The pyramid's geometry.
     let pyramid: Pyramid
-    /// Where the tiles come from: a folder of tile files, or a pyramid stored in one file and read in place.
-    let source: TileSource
+    /// Where the tiles come from (a folder of tile files, an SZI, a pyramid stored in one file and read in place).
+    let source: any TileSource
     /// The real path of ROOT: no tile is read from outside it (a symlink may lead elsewhere inside it).
     let root: String
     /// The `.dzi` descriptor's bytes, ready to send (the file's, or made for a pyramid stored in one file).
@@ -54,7 +54,7 @@ final class CatalogImage: Sendable {
         let levels = LevelDirectories(
             image: id, filesDirectory: filesDirectory, root: root, maxLevel: descriptor.pyramid.maxLevel, cache: directories)
         self.init(
-            id: id, name: name, descriptor: descriptor, root: root, source: .folder(FolderTiles(directory: filesDirectory, levels: levels)),
+            id: id, name: name, descriptor: descriptor, root: root, source: FolderTiles(directory: filesDirectory, levels: levels),
             descriptorFile: descriptorFile, signature: signature, realName: realName, tilesRealName: tilesRealName, recorded: recorded,
             keptAssociated: keptAssociated)
     }
@@ -62,7 +62,7 @@ final class CatalogImage: Sendable {
     /// Creates an entry whose tiles come from `source`; `companions` are the identities of the other files a slide is
     /// read from (part of the version).
     init(
-        id: Int, name: String, descriptor: DZIDescriptor, root: String, source: TileSource, descriptorFile: LoadedFile, signature: FileSignature,
+        id: Int, name: String, descriptor: DZIDescriptor, root: String, source: any TileSource, descriptorFile: LoadedFile, signature: FileSignature,
         companions: [FileSignature?] = [], realName: String? = nil, tilesRealName: String? = nil, recorded: PyramidProperties? = nil,
         keptAssociated: [String] = []
     ) {
@@ -103,7 +103,7 @@ final class CatalogImage: Sendable {
     /// What the file says about the image beyond its pixels: a stored pyramid's own, else what the pyramid records of
     /// its source (``recorded``), else nothing.
     var facts: ImageFacts {
-        if case .stored(let stored) = source { return stored.pyramid.facts }
+        if let own = source.facts { return own }
         var facts = recorded.map(ImageFacts.init(recorded:)) ?? ImageFacts()
         facts.associated = keptAssociated
         return facts
@@ -118,28 +118,8 @@ final class CatalogImage: Sendable {
         slideExtras?.properties ?? recorded?.values
     }
 
-    /// The tiles folder, for a folder pyramid.
-    var folder: FolderTiles? {
-        if case .folder(let folder) = source { return folder }
-        return nil
-    }
-
-    /// The slide, for a whole-slide image read through OpenSlide.
-    var slide: SlidePyramid? {
-        if case .stored(let stored) = source { return stored.pyramid as? SlidePyramid }
-        return nil
-    }
-
-    /// The slide whose properties and associated images this image has (see ``StoredPyramid/slideExtras``).
-    var slideExtras: SlidePyramid? {
-        if case .stored(let stored) = source { return stored.pyramid.slideExtras }
-        return nil
-    }
-
-    /// The file of tile `key`, for a folder pyramid: `{filesDirectory}/{level}/{col}_{row}.{format}`.
-    func tilePath(_ key: TileKey) -> String? {
-        folder.map { "\($0.directory)/\(key.level)/\(key.column)_\(key.row).\(descriptor.format)" }
-    }
+    /// The slide whose properties and associated images this image has (see ``TileSource/slideExtras``).
+    var slideExtras: SlidePyramid? { source.slideExtras }
 
     /// The versioned URL of tile (`level`, `column`, `row`).
     func tileURL(level: Int, column: Int, row: Int) -> String {

@@ -26,7 +26,7 @@ extension ImageCatalog {
             bytes: tiles.index.descriptorBytes,
             etag: "\"\(String(signature.size, radix: 16))-\(String(signature.seconds, radix: 16)).\(String(signature.nanoseconds, radix: 16))-dzi\"")
         return CatalogImage(
-            id: id, name: found.name, descriptor: tiles.index.descriptor, root: root, source: .archive(tiles), descriptorFile: file,
+            id: id, name: found.name, descriptor: tiles.index.descriptor, root: root, source: tiles, descriptorFile: file,
             signature: signature, recorded: recordedProperties(archive: tiles.index, image: found.name),
             keptAssociated: tiles.index.associated.keys.sorted())
     }

@@ -30,9 +30,7 @@ extension ImageCatalog {
     /// fresh one, or why there is none.
     func resolve(_ found: DirectoryWalker.Found, previous: CatalogImage?, state: inout ScanState) -> Outcome {
         guard let signature = FileSignature(path: found.path) else { return .notYet }
-        if let previous, previous.signature == signature, previous.folder.map({ FileSignature.isDirectory($0.directory) }) ?? true,
-            previous.slide?.companions.areCurrent ?? true
-        {
+        if let previous, previous.signature == signature, previous.source.isIntact {
             return .serve(previous)
         }
         // A multi-file slide refused (a companion missing, say) is tried again once a companion's folder changes.
@@ -131,14 +129,13 @@ extension ImageCatalog {
             etag: "\"\(String(signature.size, radix: 16))-\(String(signature.seconds, radix: 16)).\(String(signature.nanoseconds, radix: 16))-dzi\"")
         return CatalogImage(
             id: id, name: found.name, descriptor: descriptor, root: root,
-            source: .stored(
-                StoredTiles(
-                    pyramid: pyramid,
-                    // An sRGB profile (as `tiler slice --container tiff` records) needs no conversion: tiles pass through.
-                    colour: pyramid.colourProfile.flatMap {
-                        SRGBProfile.isEquivalent($0, channels: finest.channels) ? nil : StoredColour(profile: $0, channels: finest.channels)
-                    },
-                    format: format, quality: 85)),
+            source: StoredTiles(
+                pyramid: pyramid,
+                // An sRGB profile (as `tiler slice --container tiff` records) needs no conversion: tiles pass through.
+                colour: pyramid.colourProfile.flatMap {
+                    SRGBProfile.isEquivalent($0, channels: finest.channels) ? nil : StoredColour(profile: $0, channels: finest.channels)
+                },
+                format: format, quality: 85),
             descriptorFile: file, signature: signature, companions: (pyramid as? SlidePyramid)?.companions.files.map { $0.signature } ?? [],
             realName: Self.realName(real, root: root), recorded: (pyramid as? StoredPyramidFile)?.recorded,
             keptAssociated: (pyramid as? StoredPyramidFile)?.keptAssociated ?? [])

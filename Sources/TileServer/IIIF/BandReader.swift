@@ -54,7 +54,8 @@ final class BandReader {
         for (column, file) in zip(tileColumns, files) {
             guard let file else { continue }
             let pixels = try decoder.decode(
-                file, fallbackPath: image.tilePath(TileKey(image: image.id, address: .init(level: level, column: column, row: tileRow))))
+                file,
+                fallbackPath: image.source.tilePath(TileKey(image: image.id, address: .init(level: level, column: column, row: tileRow)), of: image))
             try copy(pixels, column: column, row: tileRow)
         }
         // After the tiles present, which say how many channels there are.

@@ -74,25 +74,10 @@ extension Router {
         let etag = "\"\(image.version)-\(kind)\""
         let profile = services.blocks.tile(format: "jpg", versioned: false)
         let source = image.source
-        let root = image.root
         let services = self.services
         let deliver = self.deliver
         let job = services.renders.submit(
-            { _, _ in
-                let file: LoadedFile
-                switch source {
-                case .folder(let folder):
-                    file = try FileLoader.load(folder.directory + "/associated/\(kind).jpg", inside: root, maxBytes: AssociatedImage.maxBytes)
-                case .archive(let archive):
-                    file = try archive.readAssociated(kind)
-                case .stored(let tiles):
-                    guard let tiff = tiles.pyramid as? StoredPyramidFile else {
-                        throw FileLoadError(kind: .notFound, message: "no kept \(kind) image")
-                    }
-                    return try tiff.associatedJPEG(kind)
-                }
-                return Array(file.buffer.readableBytesView.dropFirst(file.bodyOffset))
-            },
+            { _, _ in try source.keptAssociated(kind, of: image) },
             completion: { result in
                 switch result {
                 case .success(let bytes):

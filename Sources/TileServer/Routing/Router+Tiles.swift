@@ -70,7 +70,7 @@ extension Router {
         let deliver = self.deliver
         let route = exchange.route
         var job: RenderJob?
-        if case .stored = image.source {
+        if image.source.makesTiles {
             job = RenderJob(onDrop: {})
             exchange.render = job
         }

@@ -55,8 +55,11 @@ final class StaticFiles: Sendable {
         }
     }
 
-    /// The viewer folder to use: `explicit` if given, else `Public/` beside the executable, else `Public/` in the
-    /// working directory; as a real path, or `nil` when there is none.
+    /// The viewer folder to use: `explicit` if given, else the first with an `index.html` of: `Public/` beside the
+    /// executable (as the Docker image installs it), `share/tiler/Public/` beside the executable's `bin/` (an
+    /// installed prefix: `/usr/local/bin/tiler` and `/usr/local/share/tiler/Public`), the `Public/` of the checkout the
+    /// executable was built in (`.build/…/release/tiler` up to four folders below it), `Public/` in the working
+    /// directory; as a real path, or `nil` when there is none.
     static func locate(explicit: String?) -> String? {
         if let explicit {
             guard let path = PathContainment.realPath(explicit), FileSignature.isDirectory(path) else { return nil }
@@ -64,9 +67,16 @@ final class StaticFiles: Sendable {
         }
         var candidates: [String] = []
         if let executable = PathContainment.realPath("/proc/self/exe") {
-            candidates.append(String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)]) + "/Public")
+            var folder = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
+            candidates.append(folder + "/Public")
+            candidates.append(folder + "/../share/tiler/Public")
+            for _ in 0..<4 {
+                guard let up = folder.lastIndex(of: "/"), up > folder.startIndex else { break }
+                folder = String(folder[..<up])
+                if FileSignature(path: folder + "/Package.swift") != nil { candidates.append(folder + "/Public") }
+            }
         }
         candidates.append("Public")
-        return candidates.lazy.compactMap { PathContainment.realPath($0) }.first { FileSignature.isDirectory($0) }
+        return candidates.lazy.compactMap { PathContainment.realPath($0) }.first { FileSignature(path: $0 + "/index.html") != nil }
     }
 }

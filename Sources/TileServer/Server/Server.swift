@@ -79,6 +79,11 @@ public final class Server: Sendable {
         parts.context.inbox?.start()
         let count = catalog.count
         configuration.logger.info("Serving \(count) image\(count == 1 ? "" : "s") from \(catalog.root) at \(url)")
+        if let viewer = parts.context.staticFiles?.root {
+            configuration.logger.info("The viewer is served from \(viewer)")
+        } else {
+            configuration.logger.notice("No viewer installed (no Public/ beside the executable or here): / answers 404; give --public DIR")
+        }
         if let metricsPort {
             configuration.logger.info("Metrics and health at http://\(Self.displayHost(configuration.metricsHost)):\(metricsPort)/metrics")
         } else if parts.context.access != nil {

@@ -25,8 +25,8 @@ final class OpenTileFiles {
     /// Tile `key` of `image`, open: from the table if the file is unchanged (one `fstat`, see
     /// ``OpenTile/isCurrent``), or opened now (one `openat` and one `fstat`) and kept.
     ///
-    /// - Returns: `nil` when the table is off, the pyramid's level folder is not open, or the file cannot be opened
-    ///   here (see ``OpenTile/init(column:row:format:in:maxBytes:)``).
+    /// - Returns: `nil` when the table is off or the source cannot open the tile to be sent from its file
+    ///   (``TileSource/open(_:of:maxBytes:)``).
     /// - Complexity: O(1).
     func file(for key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenTile? {
         guard capacity > 0 else { return nil }
@@ -34,24 +34,7 @@ final class OpenTileFiles {
             if file.isCurrent { return file }
             files.removeValue(for: key)
         }
-        switch image.source {
-        case .archive(let archive):
-            guard let file = archive.open(key.address, maxBytes: maxBytes) else { return nil }
-            files.insert(file, for: key, cost: 1)
-            return file
-        case .stored(let stored):
-            guard let file = stored.open(key.address, of: image, maxBytes: maxBytes) else { return nil }
-            files.insert(file, for: key, cost: 1)
-            return file
-        case .folder:
-            break
-        }
-        guard let directory = image.folder?.levels.directory(level: Int(key.level)) else { return nil }
-        // The folder stays open (not closed by an eviction) until the `openat` is done.
-        let opened = withExtendedLifetime(directory) {
-            OpenTile(column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory.descriptor, maxBytes: maxBytes)
-        }
-        guard let file = opened else { return nil }
+        guard let file = image.source.open(key, of: image, maxBytes: maxBytes) else { return nil }
         files.insert(file, for: key, cost: 1)
         return file
     }

@@ -25,13 +25,8 @@ extension TileStore {
         }
         group.wait()
         let results = loaded.withLock { $0 }
-        // A folder or an SZI may lack tiles it never had (`vips dzsave --skip-blanks` leaves out the blank ones): nil.
-        // A pyramid stored in one file has every tile; one missing there is an error.
-        let mayLack: Bool
-        switch image.source {
-        case .folder, .archive: mayLack = true
-        case .stored: mayLack = false
-        }
+        // A folder or an SZI may lack tiles it never had (``TileSource/mayLackTiles``): nil.
+        let mayLack = image.source.mayLackTiles
         for index in missing {
             do {
                 found[index] = try results[index]!.get()

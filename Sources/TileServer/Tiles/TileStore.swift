@@ -80,7 +80,7 @@ final class TileStore: Sendable {
         _ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil, job: RenderJob? = nil,
         onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void
     ) -> LoadStart {
-        if case .stored = image.source { interest.withLock { $0[key, default: []].append(job) } }
+        if image.source.makesTiles { interest.withLock { $0[key, default: []].append(job) } }
         let joined: @Sendable (Result<LoadedFile, any Error>) -> Void = { [self] result in
             if case .success(let file) = result { claim(file) }
             onResult(result)
@@ -214,42 +214,10 @@ final class TileStore: Sendable {
         complete(key, with: result)
     }
 
-    /// Reads tile `key` of `image` from its source: a folder pyramid's through its open level folder when there is one,
-    /// else by path (checked with `realpath`); a stored pyramid's from the file (``StoredTiles``) — with `pageCacheOnly`
-    /// only a passed-through tile whose bytes are in the page cache (making a tile is a file thread's work). `nil` only with `pageCacheOnly`, when
-    /// the bytes are not all in memory.
+    /// Reads tile `key` of `image` from its source (``TileSource/read(_:of:pageCacheOnly:reserving:store:)``). `nil`
+    /// only with `pageCacheOnly`, when the bytes are not all in memory.
     private func readTile(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool, reserving: Bool = true) throws -> LoadedFile? {
-        switch image.source {
-        case .folder(let folder):
-            return try readFolderTile(key, of: image, folder: folder, pageCacheOnly: pageCacheOnly)
-        case .stored(let stored):
-            guard !pageCacheOnly else { return try stored.tileIfCheap(key.address, of: image) }
-            return try makeStored(key, of: image, stored, reserving: reserving)
-        case .archive(let archive):
-            return try archive.read(key.address, maxBytes: maxTileBytes, pageCacheOnly: pageCacheOnly)
-        }
-    }
-
-    private func readFolderTile(_ key: TileKey, of image: CatalogImage, folder: FolderTiles, pageCacheOnly: Bool) throws(FileLoadError)
-        -> LoadedFile?
-    {
-        if let directory = folder.levels.directory(level: Int(key.level)) {
-            let read = try withExtendedLifetime(directory) { () throws(FileLoadError) in
-                try FileLoader.loadTile(
-                    column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory.descriptor, maxBytes: maxTileBytes,
-                    pageCacheOnly: pageCacheOnly)
-            }
-            switch read {
-            case .loaded(let file): return file
-            case .notInMemory: return nil
-            case .askByPath: break
-            }
-        }
-        let path = "\(folder.directory)/\(key.level)/\(key.column)_\(key.row).\(image.descriptor.format)"
-        if pageCacheOnly {
-            return try FileLoader.loadIfCached(path, inside: image.root, maxBytes: maxTileBytes)
-        }
-        return try FileLoader.load(path, inside: image.root, maxBytes: maxTileBytes)
+        try image.source.read(key, of: image, pageCacheOnly: pageCacheOnly, reserving: reserving, store: self)
     }
 
     /// Counts a read of `file` and caches it; returns it.

@@ -1,0 +1,14 @@
+extension ArchiveTiles: TileSource {
+    func read(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool, reserving: Bool, store: TileStore) throws -> LoadedFile? {
+        try read(key.address, maxBytes: store.maxTileBytes, pageCacheOnly: pageCacheOnly)
+    }
+
+    func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenTile? {
+        open(key.address, maxBytes: maxBytes)
+    }
+
+    func keptAssociated(_ kind: String, of image: CatalogImage) throws -> [UInt8] {
+        let file = try readAssociated(kind)
+        return Array(file.buffer.readableBytesView.dropFirst(file.bodyOffset))
+    }
+}
