@@ -26,6 +26,8 @@ export class ImageInfo {
       throw new HttpError(message, { kind: 'format' });
     }
     this.tilePrefix = `${entry.dzi.replace(/\.dzi$/, '')}_files/`;
+    /** A private image's signed tile query (`sig=…`), listed to a token that grants it, else `null`. */
+    this.tileQuery = entry.tileQuery ?? null;
     /** Microns per image pixel across, when the file says (slides, TIFFs with resolution tags), else `null`. */
     this.micronsPerPixel = entry.micronsPerPixel?.x ?? null;
     /** The objective's magnification the slide was scanned with (`40`), when the file says, else `null`. */
@@ -48,7 +50,8 @@ export class ImageInfo {
 
   /** The URL of tile (`level`, `col`, `row`), in the Deep Zoom layout the server serves. */
   tileURL(level, col, row) {
-    return `${this.tilePrefix}${level}/${col}_${row}.${this.format}`;
+    const url = `${this.tilePrefix}${level}/${col}_${row}.${this.format}`;
+    return this.tileQuery ? `${url}?${this.tileQuery}` : url;
   }
 
   /** The level used for thumbnails: at most 256 px on its long side and a single tile. */

@@ -39,8 +39,9 @@ final class CatalogSnapshot: Sendable {
         return Self.json(sorted[start..<end])
     }
 
-    /// `images` as the JSON array `/api/images` answers. O(n).
-    static func json(_ images: ArraySlice<CatalogImage>) -> ByteBuffer {
+    /// `images` as the JSON array `/api/images` answers, each with the `tileQuery` `signedTiles` gives it (a private
+    /// image's signed tile query, for a token that grants it). O(n).
+    static func json(_ images: ArraySlice<CatalogImage>, signedTiles: ((CatalogImage) -> String?)? = nil) -> ByteBuffer {
         let text = JSONWriter.text(capacity: 64 + images.count * 160) { writer in
             writer.openArray()
             for image in images {
@@ -56,6 +57,7 @@ final class CatalogSnapshot: Sendable {
                 writer.member("version", image.version)
                 writer.member("dzi", image.versionedPrefix + ".dzi")
                 writeFacts(image.facts, of: image, into: &writer)
+                if let query = signedTiles?(image) { writer.member("tileQuery", query) }
                 writer.closeObject()
             }
             writer.closeArray()

@@ -33,8 +33,9 @@ extension Router {
         }
     }
 
-    /// The image list under a policy: the public images and those `token` grants, whole or one page. O(n) in the
-    /// images per request (the list depends on the token, so it is not shared).
+    /// The image list under a policy: the public images and those `token` grants (each private one with its
+    /// `tileQuery`), whole or one page. O(n) in the images per request (the list depends on the token, so it is not
+    /// shared), and one HMAC-SHA256 per private image listed.
     /// A `refused` credential gets the public list with its refusal in ``AccessRefusal/tokenRefusedHeader``, never
     /// stored by shared caches.
     func filteredImageList(
@@ -47,8 +48,18 @@ extension Router {
         }
         let profile = token == nil && refused == nil ? services.blocks.json : services.blocks.jsonPrivate
         let refusedLine = refused?.refusedHeaderLine ?? ""
+        // A private image granted by the token is listed with the query of its signed tile URLs, so that a list of
+        // images can show their thumbnails (as the descriptor's Tiler-Tile-Query does for one image).
+        let now = Int(time(nil))
+        let signed: ((CatalogImage) -> String?)? =
+            token == nil
+            ? nil
+            : { image in
+                image.accessNames.allSatisfy { policy.visibility(of: $0) == .public }
+                    ? nil : policy.tileQuery(name: image.name, version: image.version, now: now)
+            }
         guard let page else {
-            let listed = withProvisional(CatalogSnapshot.json(visible[...]), count: visible.count) { name in
+            let listed = withProvisional(CatalogSnapshot.json(visible[...], signedTiles: signed), count: visible.count) { name in
                 policy.visibility(of: name) == .public || (token.map { $0.grants(name) } ?? false)
             }
             return .body(
@@ -60,7 +71,7 @@ extension Router {
         return .body(
             status: .ok, headerLines: profile.headerLines,
             extraHeaders: page.headerLines(total: visible.count, token: queryToken) + refusedLine,
-            body: CatalogSnapshot.json(visible[start..<end]))
+            body: CatalogSnapshot.json(visible[start..<end], signedTiles: signed))
     }
 }
 

@@ -166,6 +166,29 @@ import Testing
         }
     }
 
+    /// A token's list gives each private image it grants the query of its signed tile URLs (`tileQuery`), so that a
+    /// list can show their thumbnails; public images have none, and the query opens that image's tiles alone.
+    @Test func theListSignsTheTilesOfThePrivateImagesItShows() async throws {
+        let fixture = try PrivateFixture()
+        try await withServer(fixture.pyramids, fixture.configuration) { server in
+            let token = try fixture.token("a/*")
+            let list = try #require(try fetch(server, "/api/images", headers: Self.bearer(token)).json() as? [[String: Any]])
+            let queries = Dictionary(uniqueKeysWithValues: list.map { ($0["name"] as? String ?? "", $0["tileQuery"] as? String) })
+            #expect(queries["pub/open"] == .some(nil), "a public image's tiles need no signature")
+            let one = try #require(queries["a/one"] ?? nil)
+            #expect(one == (try Self.tileQuery(server, "a/one", token: token)), "the query its descriptor hands out")
+            let entry = try #require(list.first { $0["name"] as? String == "a/one" })
+            let prefix = try #require((entry["dzi"] as? String)?.replacingOccurrences(of: ".dzi", with: "_files/"))
+            #expect(try fetch(server, prefix + "0/0_0.jpg?" + one).status == 200)
+            let other = try #require(list.first { $0["name"] as? String == "a/two" }?["dzi"] as? String)
+            #expect(try fetch(server, other.replacingOccurrences(of: ".dzi", with: "_files/") + "0/0_0.jpg?" + one).status == 401)
+            let page = try #require(
+                try fetch(server, "/api/images?offset=0&limit=1", headers: Self.bearer(token)).json() as? [[String: Any]])
+            #expect(page.first?["tileQuery"] as? String == one)
+            #expect(!(try fetch(server, "/api/images").text.contains("tileQuery")), "nothing is signed for no token")
+        }
+    }
+
     /// The image list is public: a token that is refused (expired, malformed, of the write scope, by an unknown key)
     /// gets the public images, as no token would, and the refusal in `Tiler-Token-Refused`, so that a viewer can renew
     /// its token while it shows what it may.
