@@ -33,17 +33,18 @@ import TileServer
         }
     }
 
-    @Test func servesDescriptorAndTilesExactlyAsOnDisk() async throws {
+    @Test(arguments: Transport.allCases)
+    func servesDescriptorAndTilesExactlyAsOnDisk(transport: Transport) async throws {
         let fixture = try PyramidFixture()
         let descriptor = try fixture.addPyramid("alpha", width: 1000, height: 600, tileBytes: 3000)
-        try await withInProcessServer(fixture) { server in
-            let dzi = try await fetch(server, "/images/alpha.dzi")
+        try await withServer(transport, fixture) { server in
+            let dzi = try await fetch(from: server, "/images/alpha.dzi")
             #expect(dzi.status == 200)
             #expect(dzi.text == descriptor.xml)
             #expect(dzi.header("Content-Type") == "application/xml")
             #expect(dzi.header("Access-Control-Allow-Origin") == "*")
             #expect(dzi.header("ETag") != nil)
-            let tile = try await fetch(server, "/images/alpha_files/10/3_2.jpg")
+            let tile = try await fetch(from: server, "/images/alpha_files/10/3_2.jpg")
             #expect(tile.status == 200)
             #expect(tile.body == PyramidFixture.tileBytes(level: 10, column: 3, row: 2, count: 3000))
             #expect(tile.header("Content-Type") == "image/jpeg")
@@ -54,21 +55,24 @@ import TileServer
             #expect(tile.header("Server") == "tiler")
             #expect(tile.header("Date")?.hasSuffix(" GMT") == true)
             #expect(tile.header("X-Cache") == "miss")
-            #expect(try await fetch(server, "/images/alpha_files/10/3_2.jpg").header("X-Cache") == "hit")
+            #expect(try await fetch(from: server, "/images/alpha_files/10/3_2.jpg").header("X-Cache") == "hit")
             #expect(
-                try await fetch(server, "/images/alpha_files/0/0_0.jpg").body == PyramidFixture.tileBytes(level: 0, column: 0, row: 0, count: 3000))
+                try await fetch(from: server, "/images/alpha_files/0/0_0.jpg").body
+                    == PyramidFixture.tileBytes(level: 0, column: 0, row: 0, count: 3000))
         }
     }
 
-    @Test func answersTheVisibleRectQueryWithTileURLs() async throws {
+    @Test(arguments: Transport.allCases)
+    func answersTheVisibleRectQueryWithTileURLs(transport: Transport) async throws {
         let fixture = try PyramidFixture()
         let descriptor = try fixture.addPyramid("alpha", width: 1000, height: 600)
-        try await withInProcessServer(fixture) { server in
-            let list = try #require(try await fetch(server, "/api/images").json() as? [[String: Any]])
+        try await withServer(transport, fixture) { server in
+            let list = try #require(try await fetch(from: server, "/api/images").json() as? [[String: Any]])
             let version = try #require(list.first?["version"] as? String)
-            let response = try await fetch(server, "/api/images/alpha/visible?x=100&y=50&width=400&height=300&zoomScale=0.5")
+            let response = try await fetch(from: server, "/api/images/alpha/visible?x=100&y=50&width=400&height=300&zoomScale=0.5")
             #expect(
-                try await fetch(server, "/api/images/alpha@\(version)/visible?x=100&y=50&width=400&height=300&zoomScale=0.5").body == response.body)
+                try await fetch(from: server, "/api/images/alpha@\(version)/visible?x=100&y=50&width=400&height=300&zoomScale=0.5").body
+                    == response.body)
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "application/json")
             #expect(response.header("Access-Control-Allow-Origin") == "*")
@@ -83,7 +87,7 @@ import TileServer
                 #expect(json["col"] as? Int == tile.column && json["row"] as? Int == tile.row)
                 let url = "/images/alpha@\(version)_files/\(tile.level)/\(tile.column)_\(tile.row).jpg"
                 #expect(json["url"] as? String == url)
-                let fetched = try await fetch(server, url)
+                let fetched = try await fetch(from: server, url)
                 #expect(fetched.header("Cache-Control") == "public, max-age=31536000, immutable")
                 #expect(fetched.body == PyramidFixture.tileBytes(level: tile.level, column: tile.column, row: tile.row, count: 100))
             }
@@ -148,13 +152,14 @@ import TileServer
         }
     }
 
-    @Test func headMirrorsGetWithoutBody() async throws {
+    @Test(arguments: Transport.allCases)
+    func headMirrorsGetWithoutBody(transport: Transport) async throws {
         let fixture = try PyramidFixture()
         try fixture.addPyramid("alpha", width: 500, height: 500, tileBytes: 777)
         try fixture.write("<html></html>", to: "Public/index.html")
         var configuration = testConfiguration(root: fixture.root)
         configuration.publicDirectory = fixture.base + "/Public"
-        try await withInProcessServer(fixture, configuration) { server in
+        try await withServer(transport, fixture, configuration) { server in
             let targets = [
                 "/api/images", "/images/alpha.dzi", "/images/alpha_files/9/1_1.jpg",
                 "/api/images/alpha/visible?x=0&y=0&width=10&height=10&zoomScale=1",
@@ -162,10 +167,10 @@ import TileServer
             ]
             for target in targets {
                 let connection = try await server.connect()
-                try await connection.request(target, method: "HEAD")
+                try await connection.request(target, method: "HEAD", headers: [])
                 let head = try await connection.readResponse(head: true)
-                try await connection.request(target)
-                let get = try await connection.readResponse()
+                try await connection.request(target, method: "GET", headers: [])
+                let get = try await connection.readResponse(head: false)
                 #expect(head.status == get.status, "\(target)")
                 #expect(head.body.isEmpty)
                 #expect(head.header("Content-Type") == get.header("Content-Type"))

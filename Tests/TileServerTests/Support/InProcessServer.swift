@@ -8,8 +8,8 @@ import Synchronization
 /// A server's services and the pipeline every connection gets, with no socket: each ``connect()`` is a fresh
 /// connection on NIO's async testing channel, so a test of routes, headers, conditional and range requests or the
 /// image list runs in milliseconds and the same way as over TCP. What only a socket shows (timeouts, `sendfile`, cork,
-/// shutdown, descriptor limits) stays with ``withServer(_:_:_:)``. The catalog is scanned once, at the start
-/// (``rescan()`` for more).
+/// shutdown, descriptor limits) stays with ``withServer(_:_:_:)``; a body that holds both ways runs both ways with a
+/// ``Transport`` (``withServer(_:_:_:_:)``). The catalog is scanned once, at the start (``rescan()`` for more).
 final class InProcessServer: Sendable {
     let runtime: ServerRuntime
 

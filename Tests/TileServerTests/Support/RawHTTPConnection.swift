@@ -81,7 +81,12 @@ final class RawHTTPConnection: @unchecked Sendable {
     }
 
     deinit {
-        close(descriptor)
+        Glibc.close(descriptor)
+    }
+
+    /// Ends the connection (both directions); the descriptor itself is released with the object, never twice.
+    func close() {
+        shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
     /// Sends `text`'s UTF-8 bytes as they are.
