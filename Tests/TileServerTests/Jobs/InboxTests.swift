@@ -33,9 +33,7 @@ import Testing
     @Test func aFileStillGrowingIsNotTaken() async throws {
         let fixture = try PyramidFixture()
         let inbox = fixture.base + "/inbox"
-        let queue = JobQueue(
-            root: fixture.root, maxDepth: 4, threads: 1, catalog: ImageCatalog(root: fixture.root, maxDepth: 4, logger: .init(label: "t")),
-            logger: .init(label: "t"), onPublished: {})
+        let queue = Self.queue(fixture)
         defer { queue.shutdown() }
         let watcher = try Inbox(directory: inbox, queue: queue)
         let image = try UploadFixture.png(width: 64, height: 64)
@@ -59,9 +57,7 @@ import Testing
     @Test func aFileIsTakenTheMomentItArrivesWhole() async throws {
         let fixture = try PyramidFixture()
         let inbox = fixture.base + "/inbox"
-        let queue = JobQueue(
-            root: fixture.root, maxDepth: 4, threads: 1, catalog: ImageCatalog(root: fixture.root, maxDepth: 4, logger: .init(label: "t")),
-            logger: .init(label: "t"), onPublished: {})
+        let queue = Self.queue(fixture)
         defer { queue.shutdown() }
         let watcher = try Inbox(directory: inbox, queue: queue)
         watcher.start(lookInterval: .seconds(3600))
@@ -79,6 +75,13 @@ import Testing
         #expect(await eventually(within: 30) { FileManager.default.fileExists(atPath: inbox + "/done/moved.png") })
         #expect(rename(inbox + "/done/moved.png", inbox + "/moved.png") == 0)
         #expect(await eventually { queue.all().jobs.filter { $0.name == "moved" }.count == 2 }, "taken again")
+    }
+
+    /// A job queue slicing into `fixture`'s ROOT on one thread, with no server around it.
+    static func queue(_ fixture: PyramidFixture) -> JobQueue {
+        JobQueue(
+            root: fixture.root, maxDepth: 4, threads: 1, catalog: ImageCatalog(root: fixture.root, maxDepth: 4, logger: .init(label: "t")),
+            logger: .init(label: "t"), onPublished: {})
     }
 
     static func create(_ path: String) throws -> String {
