@@ -112,6 +112,9 @@ import Testing
                     _ = try fetch(server, bigTile(column, 0))
                 }
             }
+            // On a machine busy writing, the dropped pages may be read back before the request (seen twice under a
+            // full test run beside a build): then a read that does not wait finds them, as it should.
+            let back = try firstPageIsResident(fixture.root + "/big_files/11/6_6.jpg")
             let response = try fetch(server, bigTile(6, 6))
             #expect(response.status == 200 && response.header("X-Cache") == "miss")
             #expect(response.body == PyramidFixture.tileBytes(level: 11, column: 6, row: 6, count: 1000))
@@ -130,7 +133,7 @@ import Testing
             #expect(statistics.diskReads == (resident ? 3 : 4))
             // The three cached tiles were read on event loops (from the page cache; on a machine busy writing, one may
             // have gone to a file thread), the dropped one never.
-            #expect(statistics.diskReadsOnEventLoops <= 3)
+            #expect(statistics.diskReadsOnEventLoops <= (back ? 4 : 3), "resident again before the request: \(back)")
         }
     }
 

@@ -9,6 +9,18 @@ func dropFromPageCache(_ path: String) throws -> Bool {
     defer { close(descriptor) }
     fdatasync(descriptor)
     posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
+    return firstPageIsResident(descriptor)
+}
+
+/// Whether `path`'s first page is in the page cache now (nothing is read).
+func firstPageIsResident(_ path: String) throws -> Bool {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { throw POSIXError(.ENOENT) }
+    defer { close(descriptor) }
+    return firstPageIsResident(descriptor)
+}
+
+private func firstPageIsResident(_ descriptor: Int32) -> Bool {
     guard let mapping = mmap(nil, 1000, PROT_READ, MAP_SHARED, descriptor, 0), mapping != MAP_FAILED else { return true }
     defer { munmap(mapping, 1000) }
     var residency: UInt8 = 0
