@@ -87,7 +87,7 @@ final class AccessMemo {
         if let lines = cacheControl, lines.now == now, lines.expires == expires {
             return hit ? lines.hit : lines.miss
         }
-        let line = "Cache-Control: public, max-age=\(AccessPolicy.maxAge(expires: expires, now: now))\r\n"
+        let line = AccessPolicy.signedCacheControlLine(expires: expires, now: now)
         let lines = (now, expires, ByteBuffer(string: line + "X-Cache: hit\r\n"), ByteBuffer(string: line + "X-Cache: miss\r\n"))
         cacheControl = lines
         return hit ? lines.2 : lines.3

@@ -59,6 +59,13 @@ extension AccessPolicy {
         max(0, expires - now - 1)
     }
 
+    /// The `Cache-Control` line of an answer under a signature that expires at `expires`, answered at `now` (Unix
+    /// seconds): shared caches may keep it until then, never after (``maxAge(expires:now:)``). The one place it is
+    /// written, for tiles and IIIF images alike.
+    static func signedCacheControlLine(expires: Int, now: Int) -> String {
+        "Cache-Control: public, max-age=\(maxAge(expires: expires, now: now))\r\n"
+    }
+
     /// The bytes of HMAC-SHA256 a tile signature keeps: 128 bits, as RFC 4868's HMAC-SHA-256-128.
     static let tileSignatureBytes = 16
 

@@ -54,7 +54,7 @@ extension Router {
     /// signature expires, never longer; a bearer's answer is for the bearer only.
     func privateCacheControl(_ grant: AccessGrant) -> String {
         if case .signed(let expires) = grant {
-            return "Cache-Control: public, max-age=\(AccessPolicy.maxAge(expires: expires, now: Int(time(nil))))\r\n"
+            return AccessPolicy.signedCacheControlLine(expires: expires, now: Int(time(nil)))
         }
         return "Cache-Control: private, no-cache\r\n"
     }
