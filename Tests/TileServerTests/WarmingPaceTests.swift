@@ -1,4 +1,6 @@
+import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @testable import TileServer
@@ -27,6 +29,46 @@ import Testing
             #expect(sink > 0)
             #expect(counted >= 24_000_000, "\(counted) ns of CPU counted")
             #expect(Double(wall) >= 0.95 * Double(counted) / 0.5, "wall \(wall) ns for \(counted) ns of CPU at share 0.5")
+        }
+    }
+
+    /// A signal delivered to the thread while it sleeps (a child process's SIGCHLD, say) does not cut its pause short:
+    /// signalled every millisecond, the thread still keeps to its share.
+    @Test func aSignalDoesNotShortenThePause() async throws {
+        signal(SIGUSR2) { _ in }
+        let result = Mutex<(wall: Int64, counted: Int64)>((0, 0))
+        let finished = DispatchSemaphore(value: 0)
+        let target = Mutex<pthread_t?>(nil)
+        let paced = Thread {
+            // Threads inherit the blocked signals of the one that starts them.
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            sigaddset(&signals, SIGUSR2)
+            pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+            target.withLock { $0 = pthread_self() }
+            var pace = WarmingPace(share: 0.1, window: 1_000_000_000)
+            let wallStart = Self.clock(CLOCK_MONOTONIC)
+            var counted: Int64 = 0
+            for _ in 0..<3 {
+                let start = Self.clock(CLOCK_THREAD_CPUTIME_ID)
+                while Self.clock(CLOCK_THREAD_CPUTIME_ID) - start < 4_000_000 {}
+                counted += pace.pace()
+            }
+            result.withLock { $0 = (Self.clock(CLOCK_MONOTONIC) - wallStart, counted) }
+            target.withLock { $0 = nil }
+            finished.signal()
+        }
+        paced.start()
+        try await blocking {
+            var signalled = 0
+            while finished.wait(timeout: .now() + .milliseconds(1)) == .timedOut {
+                target.withLock { thread in
+                    if let thread, pthread_kill(thread, SIGUSR2) == 0 { signalled += 1 }
+                }
+            }
+            let (wall, counted) = result.withLock { $0 }
+            #expect(signalled > 5, "the thread was signalled \(signalled) times")
+            #expect(Double(wall) >= 0.95 * Double(counted) / 0.1, "wall \(wall) ns for \(counted) ns of CPU at share 0.1")
         }
     }
 }

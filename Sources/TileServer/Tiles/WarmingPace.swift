@@ -34,7 +34,9 @@ struct WarmingPace {
         let allowedWall = Int64(Double(cpu - cpuStart) / share)
         if allowedWall > wall {
             var pause = timespec(tv_sec: Int(allowedWall - wall) / 1_000_000_000, tv_nsec: Int(allowedWall - wall) % 1_000_000_000)
-            nanosleep(&pause, nil)
+            // A signal (a child process's SIGCHLD, say) ends a sleep early: sleep the rest.
+            var rest = timespec()
+            while nanosleep(&pause, &rest) == -1 && errno == EINTR { pause = rest }
         }
         if wall >= window {
             wallStart = Self.clock(CLOCK_MONOTONIC)
