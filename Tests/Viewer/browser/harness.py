@@ -133,9 +133,13 @@ class Browser:
 
     def open(self, path):
         """Loads `path` as a new document (through about:blank, so a changed hash alone still reloads)."""
+        self.open_url(self.base_url + path)
+
+    def open_url(self, url):
+        """Loads `url` (of any server) as a new document, through about:blank, its console and network logs drained."""
         self.driver.get("about:blank")
         self.drain()
-        self.driver.get(self.base_url + path)
+        self.driver.get(url)
 
     def js(self, script, *arguments):
         return self.driver.execute_script(script, *arguments)

@@ -87,10 +87,7 @@ class ScaleBarAppTests(ViewerTestCase):
         subprocess.run(["rm", "-rf", cls.folder], check=False)
 
     def open_app(self, fragment):
-        b = self.browser
-        b.driver.get("about:blank")
-        b.drain()
-        b.driver.get(self.slides.url + "/" + fragment)
+        self.browser.open_url(self.slides.url + "/" + fragment)
 
     def test_slides_show_a_scale_bar_and_their_label_in_the_picker(self):
         b = self.browser

@@ -32,11 +32,8 @@ class SlidePanelTests(ViewerTestCase):
         subprocess.run(["rm", "-rf", cls.folder], check=False)
 
     def open_app(self, fragment):
-        b = self.browser
-        b.driver.get("about:blank")
-        b.drain()
-        b.driver.get(self.slides.url + "/" + fragment)
-        return b.wait_complete()
+        self.browser.open_url(self.slides.url + "/" + fragment)
+        return self.browser.wait_complete()
 
     def test_a_slide_has_its_panel_magnification_presets_and_an_anchored_scale_bar(self):
         b = self.browser
