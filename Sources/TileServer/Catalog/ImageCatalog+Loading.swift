@@ -73,7 +73,7 @@ extension ImageCatalog {
         } catch {
             throw CatalogError(message: error.message, permanent: error.kind != .notFound)
         }
-        let xml = String(decoding: file.buffer.readableBytesView.dropFirst(file.bodyOffset), as: UTF8.self)
+        let xml = String(decoding: file.body, as: UTF8.self)
         let descriptor: DZIDescriptor
         do {
             descriptor = try DZIDescriptor(xml: xml)

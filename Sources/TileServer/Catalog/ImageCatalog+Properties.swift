@@ -14,7 +14,7 @@ extension ImageCatalog {
             if error.kind != .notFound { logger.warning("Serving \(name) without its recorded properties: \(error.message)") }
             return nil
         }
-        return parsed([Array(file.buffer.readableBytesView.dropFirst(file.bodyOffset))], image: name)
+        return parsed([Array(file.body)], image: name)
     }
 
     /// What the SZI `index` records of its source: its `vips-properties.xml`, then its `scan-properties.xml` (whose

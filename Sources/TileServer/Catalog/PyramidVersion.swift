@@ -18,7 +18,7 @@ enum PyramidVersion {
             let text = companion.map { "\($0.size).\($0.seconds).\($0.nanoseconds).\($0.inode)|" } ?? "-|"
             for byte in text.utf8 { mix(byte) }
         }
-        for byte in descriptorFile.buffer.readableBytesView.dropFirst(descriptorFile.bodyOffset) { mix(byte) }
+        for byte in descriptorFile.body { mix(byte) }
         let hex = String(hash, radix: 16)
         return String((String(repeating: "0", count: 16 - hex.count) + hex).prefix(length))
     }

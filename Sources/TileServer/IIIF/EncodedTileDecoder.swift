@@ -35,7 +35,7 @@ final class EncodedTileDecoder {
     /// - Throws: `CodecError` for damaged tiles, or an I/O error writing the scratch file.
     func decode(_ file: LoadedFile, fallbackPath: String?) throws -> PixelBuffer {
         guard let path else { return try ImageDecoder.decode(path: try Self.required(fallbackPath)) }
-        let body = file.buffer.readableBytesView.dropFirst(file.bodyOffset)
+        let body = file.body
         let written = body.withContiguousStorageIfAvailable { bytes -> Bool in
             guard ftruncate(descriptor, 0) == 0 else { return false }
             var done = 0

@@ -8,7 +8,6 @@ extension ArchiveTiles: TileSource {
     }
 
     func keptAssociated(_ kind: String, of image: CatalogImage) throws -> [UInt8] {
-        let file = try readAssociated(kind)
-        return Array(file.buffer.readableBytesView.dropFirst(file.bodyOffset))
+        Array(try readAssociated(kind).body)
     }
 }

@@ -10,7 +10,11 @@ struct FolderTiles: TileSource {
 
     /// The path of tile `key`: `{directory}/{level}/{col}_{row}.{format}`.
     func tilePath(_ key: TileKey, of image: CatalogImage) -> String? {
-        "\(directory)/\(key.level)/\(key.column)_\(key.row).\(image.descriptor.format)"
+        path(of: key, format: image.descriptor.format)
+    }
+
+    private func path(of key: TileKey, format: String) -> String {
+        "\(directory)/\(key.level)/\(key.column)_\(key.row).\(format)"
     }
 
     /// Reads the tile through its open level folder when there is one, else by path (checked with `realpath`).
@@ -27,7 +31,7 @@ struct FolderTiles: TileSource {
             case .askByPath: break
             }
         }
-        let path = "\(directory)/\(key.level)/\(key.column)_\(key.row).\(image.descriptor.format)"
+        let path = path(of: key, format: image.descriptor.format)
         if pageCacheOnly {
             return try FileLoader.loadIfCached(path, inside: image.root, maxBytes: store.maxTileBytes)
         }
@@ -45,7 +49,6 @@ struct FolderTiles: TileSource {
     var isIntact: Bool { FileSignature.isDirectory(directory) }
 
     func keptAssociated(_ kind: String, of image: CatalogImage) throws -> [UInt8] {
-        let file = try FileLoader.load(directory + "/associated/\(kind).jpg", inside: image.root, maxBytes: AssociatedImage.maxBytes)
-        return Array(file.buffer.readableBytesView.dropFirst(file.bodyOffset))
+        Array(try FileLoader.load(directory + "/associated/\(kind).jpg", inside: image.root, maxBytes: AssociatedImage.maxBytes).body)
     }
 }

@@ -25,6 +25,9 @@ struct LoadedFile: Sendable {
     /// The body's length in bytes.
     var bodyLength: Int { buffer.readableBytes - bodyOffset }
 
+    /// The body's bytes (after the head), not copied.
+    var body: ByteBufferView { buffer.readableBytesView.dropFirst(bodyOffset) }
+
     /// The bytes this entry holds, for the cache budget.
     var cost: Int { buffer.readableBytes }
 
