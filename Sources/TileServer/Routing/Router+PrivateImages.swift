@@ -41,10 +41,14 @@ extension Router {
     func filteredImageList(
         page: ImageListPage?, policy: AccessPolicy, token: AccessToken?, carrying queryToken: String? = nil, refused: AccessRefusal? = nil
     ) -> Response {
+        // The private images listed (those the token grants), told apart once, as the list is filtered.
+        var granted = Set<Int>()
         let visible = services.catalog.current.sorted.filter { image in
             let names = image.accessNames
-            let isPublic = names.allSatisfy { policy.visibility(of: $0) == .public }
-            return isPublic || (token.map { token in names.allSatisfy { token.grants($0) } } ?? false)
+            if names.allSatisfy({ policy.visibility(of: $0) == .public }) { return true }
+            guard let token, names.allSatisfy({ token.grants($0) }) else { return false }
+            granted.insert(image.id)
+            return true
         }
         let profile = token == nil && refused == nil ? services.blocks.json : services.blocks.jsonPrivate
         let refusedLine = refused?.refusedHeaderLine ?? ""
@@ -52,11 +56,10 @@ extension Router {
         // images can show their thumbnails (as the descriptor's Tiler-Tile-Query does for one image).
         let now = Int(time(nil))
         let signed: ((CatalogImage) -> String?)? =
-            token == nil
+            granted.isEmpty
             ? nil
-            : { image in
-                image.accessNames.allSatisfy { policy.visibility(of: $0) == .public }
-                    ? nil : policy.tileQuery(name: image.name, version: image.version, now: now)
+            : { [granted] image in
+                granted.contains(image.id) ? policy.tileQuery(name: image.name, version: image.version, now: now) : nil
             }
         guard let page else {
             let listed = withProvisional(CatalogSnapshot.json(visible[...], signedTiles: signed), count: visible.count) { name in
