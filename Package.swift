@@ -44,11 +44,23 @@ let package = Package(
         .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs", "Archive", "CFileIO", "CZlib"]),
         // A generic LRU cache with a byte budget (no locking of its own; the server wraps it).
         .target(name: "TileCache"),
-        // The SwiftNIO HTTP server: tiles, descriptors, the visible-rect query, metrics, the viewer.
+        // The HTTP/1.1 core on SwiftNIO: connections and their time, parsing, admission, settling, encoding, zero-copy
+        // file bodies, the access log. It knows nothing of images: a Responder above it answers.
+        .target(
+            name: "HTTPCore",
+            dependencies: [
+                "CFileIO", "JSONText",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The tile service: tiles, descriptors, the visible-rect query, IIIF, access, jobs, metrics, the viewer.
         .target(
             name: "TileServer",
             dependencies: [
-                "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText", "Archive", "Slicing",
+                "HTTPCore", "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText", "Archive", "Slicing",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -61,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "tiler",
             dependencies: [
-                "TileGeometry", "ImageCodecs", "Slicing", "SampleImage", "TileServer", "JSONText", "Archive",
+                "TileGeometry", "ImageCodecs", "Slicing", "SampleImage", "TileServer", "HTTPCore", "JSONText", "Archive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -81,7 +93,7 @@ let package = Package(
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "TileGeometry", "ImageCodecs", "Archive", "Slicing", "TestSupport",
+                "TileServer", "HTTPCore", "TileGeometry", "ImageCodecs", "Archive", "Slicing", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -2,6 +2,7 @@ import Foundation
 import NIOHTTP1
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// Access-log lines formatted without a socket: whatever the target holds, a line is one line and valid JSON.

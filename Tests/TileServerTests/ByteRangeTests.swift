@@ -1,6 +1,7 @@
 import NIOCore
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// `Range` and `If-Range` evaluated without a socket (RFC 9110 §14).

@@ -1,6 +1,7 @@
 import NIOCore
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// ``ConnectionState``'s queue: pipelined requests answered in order behind an awaited answer, reads held back while

@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// ``ConnectionState``'s deadlines driven directly with a ``ManualClock``: what it decides just before and at the

@@ -1,6 +1,7 @@
 import Testing
 import TileGeometry
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// The IIIF image request parameters (Image API 3.0 §4): every form of region, size, rotation, quality and format,

@@ -2,6 +2,7 @@ import Logging
 import NIOHTTP1
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// Plain-text log lines stay one line and carry nothing a terminal acts on, whatever a file name says.

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// What the process holds, as `/metrics` shows it (issue 30, item 7), and the trimming that gives free heap pages back.

@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// Failures that repeat are logged at most once per interval — for each key apart: one image's flood neither hides

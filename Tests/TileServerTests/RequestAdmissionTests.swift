@@ -1,6 +1,7 @@
 import NIOHTTP1
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// The admission stage without a socket: every request head, uploads included, is decided in one order — framing,

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// The pieces between the decoder and the routes: target validation, route matching, queries, ETags, dates.

@@ -2,6 +2,7 @@ import NIOCore
 import Synchronization
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// The router without a socket: each route's answer as a ``Response`` value.

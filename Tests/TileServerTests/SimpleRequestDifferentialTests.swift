@@ -4,6 +4,7 @@ import NIOHTTP1
 import TestSupport
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// ``SimpleRequest`` must read only what NIO's own decoder (configured as the server configures it) reads, and read

@@ -1,6 +1,7 @@
 import NIOCore
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// The plain-request reader in front of NIO's decoder: what it reads, what it leaves to NIO, and that everything it

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import TileGeometry
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// Tiles made from a stored pyramid's pixels hold their working memory in the render budget while they are made (503

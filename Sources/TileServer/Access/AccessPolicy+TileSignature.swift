@@ -1,4 +1,5 @@
 import Crypto
+import HTTPCore
 
 extension AccessPolicy {
     /// The query of the signed tile URLs of version `version` of image `name` handed out at `now` (Unix seconds):

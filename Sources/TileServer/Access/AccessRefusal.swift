@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// Why a request for a private image is refused: a status and a reason that says what was wrong with what the client
 /// sent, never anything about the image (an unknown name under a private prefix is refused exactly like a known one).
 struct AccessRefusal: Error, Sendable, Equatable {

@@ -1,3 +1,4 @@
+import HTTPCore
 import JSONText
 import NIOCore
 import Synchronization

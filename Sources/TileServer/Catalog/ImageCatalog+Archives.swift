@@ -1,5 +1,6 @@
 import Archive
 import Glibc
+import HTTPCore
 import TileGeometry
 
 extension ImageCatalog {

@@ -1,3 +1,4 @@
+import HTTPCore
 import ImageCodecs
 import Slicing
 import TileGeometry

@@ -1,4 +1,5 @@
 import Archive
+import HTTPCore
 import Slicing
 
 extension ImageCatalog {

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// The version in a pyramid's URLs (`/images/NAME@VERSION.dzi`, `…@VERSION_files/…`): 12 lowercase hex digits of a
 /// 64-bit FNV-1a hash of the `.dzi` file's bytes, size and modification time.
 ///

@@ -1,4 +1,5 @@
 import Glibc
+import HTTPCore
 import ImageCodecs
 
 /// Decodes a tile's encoded bytes, as the tile cache holds them, into pixels.

@@ -1,3 +1,4 @@
+import HTTPCore
 import NIOHTTP1
 
 /// The public base URL a reverse proxy announces for a request. Only read when the server trusts its proxy
@@ -66,17 +67,6 @@ enum ForwardedBase {
 
     private static func unquoted(_ text: Substring) -> Substring {
         text.count >= 2 && text.first == "\"" && text.last == "\"" ? text.dropFirst().dropLast() : text
-    }
-
-    /// Letters, digits, `.`, `-`, `_`, `:`, `[`, `]`: a host name, an IPv4 or bracketed IPv6 address, a port.
-    static func isHostByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
-            true
-        default:
-            false
-        }
     }
 }
 

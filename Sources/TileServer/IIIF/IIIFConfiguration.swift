@@ -1,3 +1,4 @@
+import HTTPCore
 import NIOCore
 
 /// The settings of the IIIF Image API 3.0 service at `/iiif/3/`.

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// IIIF identifiers: a catalog name percent-encoded into one path segment, and back.
 enum IIIFIdentifier {
     /// `name` as one path segment: every byte outside RFC 3986's unreserved set (including `/`) percent-encoded, so

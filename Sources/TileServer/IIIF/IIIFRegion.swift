@@ -1,3 +1,4 @@
+import HTTPCore
 import TileGeometry
 
 /// The region parameter of a IIIF image request (Image API 3.0 §4.1), as written: not yet checked against an image.

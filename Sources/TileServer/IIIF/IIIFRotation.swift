@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// The rotation parameter of a IIIF image request (Image API 3.0 §4.3): an optional `!` (mirror about the vertical
 /// axis first) and clockwise degrees from 0 to 360.
 struct IIIFRotation: Equatable, Sendable {

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// What a request under `/iiif/3/` asks for (Image API 3.0 §2), matched from the raw request target.
 ///
 /// The identifier is one path segment: a `/` inside it arrives percent-encoded as `%2F` (§3, §9), so an image the

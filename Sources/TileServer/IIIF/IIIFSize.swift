@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// The size parameter of a IIIF image request (Image API 3.0 §4.2), as written: not yet applied to a region.
 struct IIIFSize: Equatable, Sendable {
     /// The forms of the size parameter, without the `^` prefix.

@@ -1,3 +1,4 @@
+import HTTPCore
 import Synchronization
 
 /// One render submitted to the ``RenderPool``, as its connection sees it: the connection cancels it when its client
@@ -6,7 +7,7 @@ import Synchronization
 ///
 /// Thread-safe: cancelled on the event loop, started and finished on a render thread; each transition is one
 /// compare-and-exchange, so exactly one of dropping and starting happens.
-final class RenderJob: Sendable {
+final class RenderJob: CancellableWork {
     private enum State: UInt8 {
         /// Waiting for a render thread.
         case queued

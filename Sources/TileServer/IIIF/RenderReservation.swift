@@ -1,3 +1,4 @@
+import HTTPCore
 import Synchronization
 
 /// Bytes held in a ``RenderBudget`` by one render: resized once the body's size is known, and given back exactly once
@@ -5,7 +6,7 @@ import Synchronization
 /// (a response dropped because its connection closed), whichever comes first.
 ///
 /// Thread-safe: the render thread resizes it, the event loop releases it.
-final class RenderReservation: Sendable {
+final class RenderReservation: BodyReservation {
     private let budget: RenderBudget
     /// The bytes held, or `-1` once released.
     private let held: Atomic<Int>

@@ -1,3 +1,4 @@
+import HTTPCore
 import NIOCore
 import NIOHTTP1
 

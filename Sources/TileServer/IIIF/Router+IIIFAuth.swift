@@ -1,4 +1,5 @@
 import Glibc
+import HTTPCore
 import NIOCore
 import NIOHTTP1
 

@@ -1,5 +1,6 @@
 import CFileIO
 import Foundation
+import HTTPCore
 import Logging
 import Synchronization
 

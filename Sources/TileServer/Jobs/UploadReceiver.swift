@@ -1,4 +1,5 @@
 import Glibc
+import HTTPCore
 import ImageCodecs
 import NIOCore
 import NIOPosix
@@ -10,7 +11,7 @@ import NIOPosix
 /// The first bytes are sniffed before anything is written (415 for what is not an image); a body over the limit
 /// (sent chunked) is refused as it streams (413); a failed write is 507 (no space) or 500. Any failure or
 /// ``abort(_:)`` fails the job and removes the file. Lives on the connection's event loop.
-final class UploadReceiver {
+final class UploadReceiver: RequestBodySink {
     /// Bytes waiting behind a write in flight from which reads from the socket are held back.
     static let holdAt = 256 << 10
     /// Bytes sniffed before the first write.

@@ -1,3 +1,5 @@
+import HTTPCore
+
 extension Metrics {
     /// The Prometheus text exposition (format 0.0.4) of the request counters and `statistics`.
     func prometheusText(statistics: ServerStatistics) -> String {

@@ -1,3 +1,4 @@
+import HTTPCore
 import ImageCodecs
 import TileCache
 

@@ -1,3 +1,4 @@
+import HTTPCore
 import NIOHTTP1
 
 /// What a request asks for, matched from its decoded path by ``Route/init(path:)``.

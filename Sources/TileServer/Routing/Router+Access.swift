@@ -1,4 +1,5 @@
 import Glibc
+import HTTPCore
 
 extension Router {
     /// The access step: the one place that decides whether a routed request (Deep Zoom or IIIF) may be answered under the server's

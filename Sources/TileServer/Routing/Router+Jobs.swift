@@ -1,4 +1,5 @@
 import Glibc
+import HTTPCore
 import JSONText
 import NIOCore
 import NIOHTTP1
@@ -40,7 +41,7 @@ extension Router {
                 // learns the end, as it would have from a live stream).
                 guard let record = jobs.earlierRecord(id: id) else { return .error(.notFound("no job \(id)")) }
                 let profile = ResponseProfile(contentType: "text/event-stream", cacheControl: ResponseProfile.noStore, cors: services.blocks.cors)
-                return .ok(EventStream.event(record.json), profile: profile)
+                return .ok(SliceJob.event(record.json), profile: profile)
             }
             return .events(job)
         default:

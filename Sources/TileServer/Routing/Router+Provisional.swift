@@ -1,4 +1,5 @@
 import Glibc
+import HTTPCore
 import JSONText
 import NIOCore
 import TileGeometry

@@ -1,4 +1,5 @@
 import Glibc
+import HTTPCore
 import NIOCore
 
 extension Router {
@@ -72,7 +73,7 @@ extension Router {
         var job: RenderJob?
         if image.source.makesTiles {
             job = RenderJob(onDrop: {})
-            exchange.render = job
+            exchange.work = job
         }
         let miss = tiles.miss(key, of: image, job: job) { [job] result in
             if case .failure(let error) = result, error is CancellationError, let job, !job.isCancelled {

@@ -1,3 +1,4 @@
+import HTTPCore
 import JSONText
 import NIOCore
 import NIOHTTP1
@@ -106,12 +107,6 @@ struct Router {
         }
     }
 
-    /// Whether the resource `head` asks for takes its method (``Route/allowedMethods``; IIIF's take `GET`, `HEAD` and
-    /// `OPTIONS`).
-    func allows(_ head: HTTPRequestHead) -> Bool {
-        allowedMethods(uri: head.uri).contains(head.method)
-    }
-
     /// The methods the resource at `uri` takes (what its route says; `GET`, `HEAD` and `OPTIONS` for IIIF's and for a
     /// target that cannot be routed).
     func allowedMethods(uri: String) -> [HTTPMethod] {
@@ -121,21 +116,17 @@ struct Router {
         return Route(path: target.path).allowedMethods
     }
 
+    /// The route `head`'s path would take (``RouteLabel/invalid`` when it cannot be routed).
+    func label(_ head: HTTPRequestHead) -> RouteLabel {
+        guard let target = try? RequestTarget(head.uri, maxPathBytes: services.configuration.maxPathBytes) else { return .invalid }
+        return Route(path: target.path).label
+    }
+
     /// Refuses a request whose method its resource does not take with 405 and `Allow` (what the resource takes),
     /// closing the connection (its body is never read); `exchange` gets the route the path would have had.
     func refuseMethod(_ head: HTTPRequestHead, exchange: inout Exchange, message: String? = nil) -> Response {
-        if let target = try? RequestTarget(head.uri, maxPathBytes: services.configuration.maxPathBytes) {
-            exchange.route = Route(path: target.path).label
-        }
-        let allowed = allowedMethods(uri: head.uri).map(\.rawValue)
-        let words = allowed.dropLast().joined(separator: ", ") + " or " + (allowed.last ?? "")
-        let error = RequestError(status: .methodNotAllowed, message: message ?? "method \(head.method) is not allowed; use \(words)")
-        return .error(error, extraHeaders: Self.allowLine(allowed), close: true)
-    }
-
-    /// The `Allow` header line of `methods`.
-    static func allowLine(_ methods: [String]) -> String {
-        "Allow: \(methods.joined(separator: ", "))\r\n"
+        exchange.route = label(head)
+        return .methodNotAllowed(head.method, allowed: allowedMethods(uri: head.uri), message: message)
     }
 
     /// The image list, whole or one page (``ImageListPage``), with `X-Total-Count` (and `Link` for pages). Made from

@@ -1,3 +1,4 @@
+import HTTPCore
 import NIOPosix
 
 /// The browser viewer's files, served from a `Public/` folder: only regular files whose real path stays inside it,

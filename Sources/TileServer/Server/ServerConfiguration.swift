@@ -1,4 +1,5 @@
 import Glibc
+import HTTPCore
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import HTTPCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -61,7 +62,11 @@ struct ServerRuntime: Sendable {
         self.loops = loops
         let renderBudget = RenderBudget(limit: configuration.iiif.renderBudgetBytes)
         let tiles = TileStore(budget: configuration.cacheBytes, threadPool: threadPool, renderBudget: renderBudget)
-        let cors = CORSPolicy(origins: configuration.corsOrigins)
+        // The headers of the service's own that scripts read: the viewer's cache badge, IIIF's links, the image list's
+        // count, signed tile queries, token refusals, IIIF auth challenges, an upload's job.
+        let cors = CORSPolicy(
+            origins: configuration.corsOrigins,
+            exposing: ["X-Cache", "Link", "X-Total-Count", "Tiler-Tile-Query", "Tiler-Token-Refused", "WWW-Authenticate", "Location"])
         let loopResources = Array(loops.values)
         let published = { @Sendable in
             let changes = catalog.rescan()
@@ -202,9 +207,16 @@ struct ServerRuntime: Sendable {
             headTimeout: TimeAmount(configuration.headTimeout), idleTimeout: TimeAmount(configuration.idleTimeout),
             sendTimeout: TimeAmount(configuration.sendTimeout))
         let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: configuration.decoderLimits)
+        let services = context
+        let openTiles = resources.openTiles.value
+        let catalog = resources.catalog.value
         let handler = ConnectionHandler(
-            services: context, date: resources.date.value, openTiles: resources.openTiles.value, catalog: resources.catalog.value,
-            metricsShard: resources.metricsShard, limits: limits, accessLog: resources.accessLog.value)
+            services: context.connectionServices, date: resources.date.value, metricsShard: resources.metricsShard, limits: limits,
+            accessLog: resources.accessLog.value
+        ) { deliver in
+            let tiles = TileLookup(store: services.tiles, openFiles: openTiles, usesCachestat: services.configuration.usesCachestat)
+            return Router(services: services, catalog: catalog, tiles: tiles, deliver: deliver)
+        }
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(InboundGate(connection: handler))
         try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, takes: Router.answersFromTarget))

@@ -1,3 +1,4 @@
+import HTTPCore
 import NIOCore
 
 /// The services every connection's handler uses: the catalog, the tile store, the viewer's files, the metrics and the
@@ -23,6 +24,8 @@ final class Services: Sendable {
     let connections: ConnectionRegistry
     /// The fixed pieces of responses.
     let blocks: ResponseBlocks
+    /// What the HTTP core's connections share: admission limits, response pieces, the metrics, the connections.
+    let connectionServices: ConnectionServices
     /// Files that could not be read (at most a line every 10 s: a client asking in a loop must not flood the log).
     let readFailures: OccasionalLog
     /// IIIF renders that failed (as rate-limited).
@@ -59,6 +62,10 @@ final class Services: Sendable {
         self.staticFiles = staticFiles
         self.metrics = metrics
         self.connections = connections
+        connectionServices = ConnectionServices(
+            blocks: blocks.http,
+            admission: RequestAdmission(maxBodyBytes: configuration.maxRequestBodyBytes, maxUploadBytes: configuration.maxUploadBytes),
+            maxHeadBytes: configuration.maxHeadBytes, counter: metrics, connections: connections)
         readFailures = OccasionalLog(logger: configuration.logger, level: .error, interval: .seconds(10))
         renderFailures = OccasionalLog(logger: configuration.logger, level: .error, interval: .seconds(10))
     }

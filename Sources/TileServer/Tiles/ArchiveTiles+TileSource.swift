@@ -1,9 +1,11 @@
+import HTTPCore
+
 extension ArchiveTiles: TileSource {
     func read(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool, reserving: Bool, store: TileStore) throws -> LoadedFile? {
         try read(key.address, maxBytes: store.maxTileBytes, pageCacheOnly: pageCacheOnly)
     }
 
-    func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenTile? {
+    func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenFile? {
         open(key.address, maxBytes: maxBytes)
     }
 

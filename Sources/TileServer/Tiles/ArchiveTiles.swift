@@ -1,5 +1,6 @@
 import Archive
 import Glibc
+import HTTPCore
 import TileGeometry
 
 /// A pyramid in one stored ZIP (an SZI), served in place: its central directory read once, when the catalog finds
@@ -117,17 +118,17 @@ final class ArchiveTiles: Sendable {
         return file
     }
 
-    /// Tile `address` as an ``OpenTile`` to send with `sendfile`: the archive's descriptor duplicated (the tile owns
+    /// Tile `address` as an ``OpenFile`` to send with `sendfile`: the archive's descriptor duplicated (the tile owns
     /// and closes its copy), the tile's offset and size. Nil when the tile cannot be had so (the caller then reads it,
     /// which gives the right error).
-    func open(_ address: TileAddress, maxBytes: Int) -> OpenTile? {
+    func open(_ address: TileAddress, maxBytes: Int) -> OpenFile? {
         guard let place = try? place(address, maxBytes: maxBytes) else { return nil }
         let copy = withExtendedLifetime(place.file) { fcntl(place.file.descriptor, F_DUPFD_CLOEXEC, 0) }
         guard copy >= 0 else { return nil }
         var modified = timespec()
         modified.tv_sec = seconds
         modified.tv_nsec = nanoseconds
-        return OpenTile(
+        return OpenFile(
             descriptor: copy, offset: Int(place.offset), size: place.size, fileSize: Int(index.fileSize), modified: modified,
             tag: (seconds, Int(place.offset)))
     }

@@ -1,5 +1,6 @@
 import CFileIO
 import Glibc
+import HTTPCore
 import NIOCore
 
 /// Reads whole files into ``LoadedFile``s with plain POSIX calls, refusing any whose real path leaves a given

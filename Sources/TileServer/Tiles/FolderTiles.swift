@@ -1,3 +1,4 @@
+import HTTPCore
 import Slicing
 
 /// A Deep Zoom folder (what `tiler slice` writes): `{name}.dzi` beside `{name}_files/{level}/{col}_{row}.{ext}`, one
@@ -38,11 +39,11 @@ struct FolderTiles: TileSource {
         return try FileLoader.load(path, inside: image.root, maxBytes: store.maxTileBytes)
     }
 
-    func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenTile? {
+    func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenFile? {
         guard let directory = levels.directory(level: Int(key.level)) else { return nil }
         // The folder stays open (not closed by an eviction) until the `openat` is done.
         return withExtendedLifetime(directory) {
-            OpenTile(column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory.descriptor, maxBytes: maxBytes)
+            OpenFile(column: key.column, row: key.row, format: image.descriptor.format.utf8, in: directory.descriptor, maxBytes: maxBytes)
         }
     }
 

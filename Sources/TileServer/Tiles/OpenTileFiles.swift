@@ -1,3 +1,4 @@
+import HTTPCore
 import NIOCore
 import TileCache
 
@@ -13,7 +14,7 @@ import TileCache
 final class OpenTileFiles {
     /// The most files held open.
     let capacity: Int
-    private var files: LRUCache<TileKey, OpenTile>
+    private var files: LRUCache<TileKey, OpenFile>
 
     /// Creates an empty table holding at most `capacity` files (0: none, every call of ``file(for:of:maxBytes:)``
     /// answers `nil`).
@@ -23,12 +24,12 @@ final class OpenTileFiles {
     }
 
     /// Tile `key` of `image`, open: from the table if the file is unchanged (one `fstat`, see
-    /// ``OpenTile/isCurrent``), or opened now (one `openat` and one `fstat`) and kept.
+    /// ``OpenFile/isCurrent``), or opened now (one `openat` and one `fstat`) and kept.
     ///
     /// - Returns: `nil` when the table is off or the source cannot open the tile to be sent from its file
     ///   (``TileSource/open(_:of:maxBytes:)``).
     /// - Complexity: O(1).
-    func file(for key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenTile? {
+    func file(for key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenFile? {
         guard capacity > 0 else { return nil }
         if let file = files.value(for: key) {
             if file.isCurrent { return file }

@@ -1,3 +1,5 @@
+import HTTPCore
+
 extension StoredTiles: TileSource {
     /// With `pageCacheOnly`, only a passed-through tile whose bytes are in the page cache (making a tile is a file
     /// thread's work); else the tile passed through or made within the render budget.
@@ -6,7 +8,7 @@ extension StoredTiles: TileSource {
         return try store.makeStored(key, of: image, self, reserving: reserving)
     }
 
-    func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenTile? {
+    func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenFile? {
         open(key.address, of: image, maxBytes: maxBytes)
     }
 

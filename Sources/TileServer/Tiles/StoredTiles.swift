@@ -1,4 +1,5 @@
 import Glibc
+import HTTPCore
 import ImageCodecs
 import TileGeometry
 
@@ -89,11 +90,11 @@ struct StoredTiles: Sendable {
         return LoadedFile(bytes: bytes, etag: etag(of: image, address, passedThrough: true))
     }
 
-    /// The Deep Zoom tile `address` of `image` as an ``OpenTile`` to send with `sendfile`, when it is a stored tile
+    /// The Deep Zoom tile `address` of `image` as an ``OpenFile`` to send with `sendfile`, when it is a stored tile
     /// passed through and the source can say where it lies; nil otherwise, and for a tile larger than `maxBytes` or
     /// damaged (the caller then reads it, which gives the right answer or error). Same bytes and entity tag as
     /// ``tile(_:of:store:)``.
-    func open(_ address: TileAddress, of image: CatalogImage, maxBytes: Int) -> OpenTile? {
+    func open(_ address: TileAddress, of image: CatalogImage, maxBytes: Int) -> OpenFile? {
         guard let source = source(of: address, in: image.pyramid), passesThrough(source, tileSize: image.pyramid.tileSize),
             let file = try? pyramid.jpegTileFile(level: source.index, column: address.column, row: address.row)
         else { return nil }
@@ -101,7 +102,7 @@ struct StoredTiles: Sendable {
             close(file.descriptor)
             return nil
         }
-        return OpenTile(
+        return OpenFile(
             descriptor: file.descriptor, prefix: file.prefix, offset: file.offset, length: file.length, fileSize: file.fileSize,
             modified: file.modified, etag: etag(of: image, address, passedThrough: true))
     }

@@ -1,3 +1,4 @@
+import HTTPCore
 import NIOCore
 
 /// "Give me this tile": the one place that decides how a tile is answered — from the cache, sent from its open file,
@@ -10,7 +11,7 @@ struct TileLookup {
     /// What a miss comes to.
     enum Miss {
         /// Not admitted to the cache, and all in the page cache: send it from this open file (`sendfile`).
-        case sendFile(OpenTile)
+        case sendFile(OpenFile)
         /// Read now without waiting for the disk — admitted into the cache, or, not admitted, read to be sent once —
         /// or failed for certain.
         case read(Result<LoadedFile, any Error>)

@@ -1,3 +1,4 @@
+import HTTPCore
 import Slicing
 
 /// Where one catalog image's tiles come from: the one protocol every kind of source conforms to, in a file of its own —
@@ -22,7 +23,7 @@ protocol TileSource: Sendable {
 
     /// Tile `key` of `image` opened to be sent straight from its file (`sendfile`), or nil when it cannot be (a tile
     /// that is made, over `maxBytes`, a level folder not open): the caller then reads it.
-    func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenTile?
+    func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenFile?
 
     /// Whether tiles are made from the source's pixels rather than read as they are: a made tile is work that the
     /// going of every client waiting for it abandons, and that waits for room in the render budget.

@@ -1,4 +1,5 @@
 import Dispatch
+import HTTPCore
 import Synchronization
 
 extension TileStore {

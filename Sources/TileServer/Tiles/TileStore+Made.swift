@@ -1,3 +1,5 @@
+import HTTPCore
+
 extension TileStore {
     /// Why a tile made from stored pixels was not made now: the render budget is in use (503 with `Retry-After`).
     struct RenderBudgetFull: Error, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import HTTPCore
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -64,7 +65,7 @@ final class TileStore: Sendable {
 
     /// Counts the first request for a warmed tile.
     private func claim(_ file: LoadedFile) {
-        if let mark = file.warmMark, mark.claim() {
+        if let mark = file.claimMark, mark.claim() {
             warmedRequested.add(1, ordering: .relaxed)
         }
     }
@@ -77,7 +78,7 @@ final class TileStore: Sendable {
     /// - Returns: The result when it was had at once (`onResult` is then never called), or how `onResult` will be
     ///   called once, on another thread: after this miss's own read, or after a read already under way (a join).
     func loadNow(
-        _ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil, job: RenderJob? = nil,
+        _ key: TileKey, of image: CatalogImage, opened: OpenFile? = nil, job: RenderJob? = nil,
         onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void
     ) -> LoadStart {
         if image.source.makesTiles { interest.withLock { $0[key, default: []].append(job) } }
@@ -145,7 +146,7 @@ final class TileStore: Sendable {
                 guard var file = try readTile(key, of: image, pageCacheOnly: false) else {
                     throw FileLoadError(kind: .unreadable, message: "tile not read")
                 }
-                file.warmMark = WarmMark()
+                file.claimMark = ClaimMark()
                 warmingReads.add(1, ordering: .relaxed)
                 result = .success(store(file, for: key, of: image))
                 warmingLag.record(nanoseconds: (NIODeadline.now() - queuedAt).nanoseconds)
@@ -188,7 +189,7 @@ final class TileStore: Sendable {
     }
 
     /// The file-thread side of a flight: reads (unless cached meanwhile or shutting down) and completes it.
-    private func read(_ key: TileKey, of image: CatalogImage, opened: OpenTile? = nil, state: NIOThreadPool.WorkItemState) {
+    private func read(_ key: TileKey, of image: CatalogImage, opened: OpenFile? = nil, state: NIOThreadPool.WorkItemState) {
         let result: Result<LoadedFile, any Error>
         if let file = cache.peek(key) {
             // Filled by a flight that completed between this caller's miss and its join (perhaps a warming read).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPCore
 import Logging
 import TileServer
 

@@ -2,6 +2,7 @@ import Foundation
 import ImageCodecs
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// A provisional tile is read while the slicer may still be writing it (in place, one `write`): a file the reader

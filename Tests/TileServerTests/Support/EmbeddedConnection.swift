@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// A server's services and one connection's handlers — the pipeline every real connection gets — on NIO's async

@@ -1,0 +1,110 @@
+import NIOCore
+import NIOHTTP1
+
+/// One request being answered: what the response depends on besides its route, and when it started.
+package struct Exchange {
+    /// When the request's head was handled, for the latency histogram.
+    package let started: NIODeadline
+    /// Whether the method was `HEAD` (send the head only).
+    package let isHead: Bool
+    /// Whether the client wants the connection kept open after this response.
+    package let keepAlive: Bool
+    /// Whether the client speaks HTTP/1.0 (keep-alive must then be confirmed explicitly).
+    package let isHTTP10: Bool
+    /// The `If-None-Match` header, if any.
+    package let ifNoneMatch: String?
+    /// The method, for the access log.
+    package let method: HTTPMethod
+    /// The request target as sent, for the access log (`-` when unparsable).
+    package let target: String
+    /// The `Origin` header (a cross-origin request), if any.
+    package let origin: String?
+    /// The `Range` header, if any (answered for responses sent from a file).
+    package let range: String?
+    /// The `If-Range` header, if any.
+    package let ifRange: String?
+    /// The `Authorization` header (an access token), if any; never logged.
+    package let authorization: String?
+    /// The `tiler_token` cookie (an access token, for IIIF clients of the Authorization Flow, whose image requests
+    /// carry cookies, not headers), read from requests NIO's decoder reads (IIIF's); never logged.
+    package let cookieToken: Substring?
+    /// Whether a tile came from the cache, for the access log.
+    package var cache: CacheOutcome = .none
+    /// The route, for metrics (``RouteLabel/invalid`` until the path is routed).
+    package var route: RouteLabel = .invalid
+    /// The work producing the answer elsewhere (a render), if any: the connection cancels it when the client goes.
+    package var work: (any CancellableWork)?
+
+    /// The exchange for `head`.
+    package init(head: HTTPRequestHead) {
+        started = .now()
+        isHead = head.method == .HEAD
+        keepAlive = head.isKeepAlive
+        isHTTP10 = head.version.major == 1 && head.version.minor == 0
+        ifNoneMatch = head.headers.first(name: "if-none-match")
+        method = head.method
+        target = head.uri
+        origin = head.headers.first(name: "origin")
+        range = head.headers.first(name: "range")
+        ifRange = head.headers.first(name: "if-range")
+        authorization = head.headers.first(name: "authorization")
+        cookieToken = Self.cookie(named: "tiler_token", in: head.headers[canonicalForm: "cookie"])
+    }
+
+    /// The exchange for a request read by ``SimpleRequestDecoder``.
+    package init(_ request: SimpleRequest) {
+        started = .now()
+        isHead = request.isHead
+        keepAlive = request.keepAlive
+        isHTTP10 = request.isHTTP10
+        ifNoneMatch = request.ifNoneMatch
+        method = request.isHead ? .HEAD : .GET
+        target = request.uri
+        origin = request.origin
+        range = request.range
+        ifRange = request.ifRange
+        authorization = request.authorization
+        cookieToken = nil
+    }
+
+    /// The exchange for a request that could not even be parsed: answered, then the connection is closed.
+    package init(malformedAt started: NIODeadline) {
+        self.started = started
+        isHead = false
+        keepAlive = false
+        isHTTP10 = false
+        ifNoneMatch = nil
+        method = .RAW(value: "-")
+        target = "-"
+        origin = nil
+        range = nil
+        ifRange = nil
+        authorization = nil
+        cookieToken = nil
+    }
+}
+
+extension Exchange {
+    /// The value of cookie `name` in `Cookie` header values, if any. O(n) in their length.
+    package static func cookie(named name: String, in values: [Substring]) -> Substring? {
+        for value in values {
+            for pair in value.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " }
+                if trimmed.hasPrefix(name + "=") { return trimmed.dropFirst(name.count + 1) }
+            }
+        }
+        return nil
+    }
+}
+
+/// Where a tile's bytes came from, as the access log says.
+package enum CacheOutcome: Sendable {
+    /// Not a tile (or not known).
+    case none
+    /// From the tile cache.
+    case hit
+    /// Read from its file.
+    case miss
+    /// Not in the cache, but already being read (by the warming thread or another request): waited for that read.
+    case join
+}
