@@ -56,11 +56,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Where tiles come from: the tile-source protocol and its conformances (Deep Zoom folders, SZI, stored
+        // pyramids, slides), the catalog of images found under ROOT, and the tile store (cache, single-flight reads,
+        // warming, the render budget of made tiles). No HTTP but the body types it fills.
+        .target(
+            name: "TileSources",
+            dependencies: [
+                "HTTPCore", "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText", "Archive", "Slicing",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The tile service: tiles, descriptors, the visible-rect query, IIIF, access, jobs, metrics, the viewer.
         .target(
             name: "TileServer",
             dependencies: [
-                "HTTPCore", "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText", "Archive", "Slicing",
+                "HTTPCore", "TileSources", "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText", "Archive", "Slicing",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -73,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "tiler",
             dependencies: [
-                "TileGeometry", "ImageCodecs", "Slicing", "SampleImage", "TileServer", "HTTPCore", "JSONText", "Archive",
+                "TileGeometry", "ImageCodecs", "Slicing", "SampleImage", "TileServer", "HTTPCore", "TileSources", "JSONText", "Archive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -93,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "HTTPCore", "TileGeometry", "ImageCodecs", "Archive", "Slicing", "TestSupport",
+                "TileServer", "HTTPCore", "TileSources", "TileGeometry", "ImageCodecs", "Archive", "Slicing", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

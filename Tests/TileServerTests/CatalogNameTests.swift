@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import TileServer
+@testable import TileSources
 
 /// Names the catalog cannot serve as they are: twins that differ only in Unicode normalisation (one served, the other
 /// refused and reported once, no flapping) and names with control characters (refused, never listed).

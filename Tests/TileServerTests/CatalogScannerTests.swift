@@ -6,6 +6,7 @@ import Testing
 import TileGeometry
 
 @testable import TileServer
+@testable import TileSources
 
 /// Rescans cost what changed: folders whose stamp is unchanged are not listed and their pyramids not looked at, while
 /// pyramids added, removed and re-sliced still appear, disappear and change version, pyramids not ready yet are looked

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import TileServer
+@testable import TileSources
 
 /// Damaged SZIs are refused when the catalog finds them, one log line each (not repeated at every scan), and never
 /// served; the good archive beside them is.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TileServer
+@testable import TileSources
 
 /// The catalog's walk finds published pyramids only: never one inside a slice's staging folder, finished or leftover.
 @Suite struct DirectoryWalkerTests {

@@ -3,6 +3,7 @@ import TileGeometry
 
 @testable import HTTPCore
 @testable import TileServer
+@testable import TileSources
 
 /// The IIIF image request parameters (Image API 3.0 §4): every form of region, size, rotation, quality and format,
 /// resolved against a 700 × 500 image, and the status of every kind of error.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import TileServer
+@testable import TileSources
 
 /// The facts read from a slide's properties and from TIFF descriptions, without files.
 @Suite struct ImageFactsTests {

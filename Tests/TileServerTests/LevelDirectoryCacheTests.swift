@@ -3,6 +3,7 @@ import Glibc
 import Testing
 
 @testable import TileServer
+@testable import TileSources
 
 /// The level folders held open are bounded by the cache's capacity whatever the catalog holds, stay usable by whoever
 /// holds one after it is evicted, and are dropped at a rescan once moved out of ROOT — after which their tiles are not

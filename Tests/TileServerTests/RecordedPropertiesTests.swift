@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import TileServer
+@testable import TileSources
 
 /// What a folder pyramid or an SZI records of the slide it was sliced from (`vips-properties.xml`, the SZI form's
 /// `scan-properties.xml`), whether `tiler slice` or `vips dzsave` wrote it: listed in `/api/images` as a slide's own

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import TileServer
+@testable import TileSources
 
 /// The render budget without a socket: what fits, the one render always admitted, resizing, and that every
 /// reservation gives its bytes back exactly once however it ends.

@@ -2,6 +2,7 @@ import Testing
 
 @testable import HTTPCore
 @testable import TileServer
+@testable import TileSources
 
 /// The pieces between the decoder and the routes: target validation, route matching, queries, ETags, dates.
 @Suite struct RequestParsingTests {

@@ -5,6 +5,7 @@ import Testing
 import TileGeometry
 
 @testable import TileServer
+@testable import TileSources
 
 /// Whole-slide images served in place through OpenSlide, in-process: openslide-python's own test slides and slides the
 /// tests write in documented vendor formats (Hamamatsu VMS, a generic TIFF with separate colour planes), found beside

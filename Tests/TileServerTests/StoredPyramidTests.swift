@@ -6,6 +6,7 @@ import Testing
 import TileGeometry
 
 @testable import TileServer
+@testable import TileSources
 
 /// Pyramidal TIFFs served in place (made by the real `vips tiffsave`), in-process: found beside folder pyramids,
 /// a Deep Zoom descriptor made for each, stored JPEG tiles passed through byte for byte, every other tile made from the

@@ -7,6 +7,7 @@ import TileGeometry
 
 @testable import HTTPCore
 @testable import TileServer
+@testable import TileSources
 
 /// Tiles made from a stored pyramid's pixels hold their working memory in the render budget while they are made (503
 /// with `Retry-After` when it is in use; passed-through tiles need none), and are not made when every request for

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import TileServer
+@testable import TileSources
 
 /// The warming queue: newest report first, and a viewer's new report supersedes what its earlier ones still had
 /// pending, while other viewers' reports stay.

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import TileServer
+@testable import TileSources
 
 @Suite struct WarmingPaceTests {
     private static func clock(_ id: clockid_t) -> Int64 {
@@ -39,27 +40,29 @@ import Testing
         let result = Mutex<(wall: Int64, counted: Int64)>((0, 0))
         let finished = DispatchSemaphore(value: 0)
         let target = Mutex<pthread_t?>(nil)
-        let paced = Thread {
-            // Threads inherit the blocked signals of the one that starts them.
-            var signals = sigset_t()
-            sigemptyset(&signals)
-            sigaddset(&signals, SIGUSR2)
-            pthread_sigmask(SIG_UNBLOCK, &signals, nil)
-            target.withLock { $0 = pthread_self() }
-            var pace = WarmingPace(share: 0.1, window: 1_000_000_000)
-            let wallStart = Self.clock(CLOCK_MONOTONIC)
-            var counted: Int64 = 0
-            for _ in 0..<3 {
-                let start = Self.clock(CLOCK_THREAD_CPUTIME_ID)
-                while Self.clock(CLOCK_THREAD_CPUTIME_ID) - start < 4_000_000 {}
-                counted += pace.pace()
-            }
-            result.withLock { $0 = (Self.clock(CLOCK_MONOTONIC) - wallStart, counted) }
-            target.withLock { $0 = nil }
-            finished.signal()
-        }
-        paced.start()
         try await blocking {
+            // Started here, not before: under a loaded test run the global queue may start this closure late, after
+            // a thread started earlier had already finished unsignalled.
+            let paced = Thread {
+                // Threads inherit the blocked signals of the one that starts them.
+                var signals = sigset_t()
+                sigemptyset(&signals)
+                sigaddset(&signals, SIGUSR2)
+                pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+                target.withLock { $0 = pthread_self() }
+                var pace = WarmingPace(share: 0.1, window: 1_000_000_000)
+                let wallStart = Self.clock(CLOCK_MONOTONIC)
+                var counted: Int64 = 0
+                for _ in 0..<3 {
+                    let start = Self.clock(CLOCK_THREAD_CPUTIME_ID)
+                    while Self.clock(CLOCK_THREAD_CPUTIME_ID) - start < 4_000_000 {}
+                    counted += pace.pace()
+                }
+                result.withLock { $0 = (Self.clock(CLOCK_MONOTONIC) - wallStart, counted) }
+                target.withLock { $0 = nil }
+                finished.signal()
+            }
+            paced.start()
             var signalled = 0
             while finished.wait(timeout: .now() + .milliseconds(1)) == .timedOut {
                 target.withLock { thread in

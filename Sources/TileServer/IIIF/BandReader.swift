@@ -1,5 +1,6 @@
 import ImageCodecs
 import TileGeometry
+import TileSources
 
 /// Level pixels one tile row at a time: the columns a render reads, for the tile row holding the row asked for.
 /// Tiles come from the tile cache (or are loaded through it) and are decoded once per band.

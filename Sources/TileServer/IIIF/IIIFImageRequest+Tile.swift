@@ -1,4 +1,5 @@
 import TileGeometry
+import TileSources
 
 extension IIIFImageRequest {
     /// The stored tile this request is exactly, if any: the region is one tile's frame at some level (aligned to

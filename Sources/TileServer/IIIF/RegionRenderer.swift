@@ -1,5 +1,6 @@
 import ImageCodecs
 import TileGeometry
+import TileSources
 
 /// Renders one IIIF image request from a pyramid, never from the original: it picks the coarsest level whose
 /// resolution suffices, reads only the tiles the region needs (through the tile cache), one tile row at a time,

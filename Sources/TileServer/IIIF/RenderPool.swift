@@ -1,5 +1,6 @@
 import NIOPosix
 import Synchronization
+import TileSources
 
 /// The threads that render IIIF images, apart from the event loops and the file threads, with a bounded queue:
 /// at most `threads` renders run and `queueLimit` more wait; beyond that ``submit(_:completion:)`` refuses (the

@@ -1,4 +1,5 @@
 import ImageCodecs
+import TileSources
 
 /// What one render thread reuses from request to request: the encoders (one libjpeg compressor, PNG output
 /// buffer and libwebp configuration each) and the tile decoder's scratch file.

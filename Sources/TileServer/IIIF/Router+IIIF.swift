@@ -1,6 +1,7 @@
 import HTTPCore
 import NIOCore
 import NIOHTTP1
+import TileSources
 
 extension Router {
     /// Answers a request under `/iiif/`: the IIIF Image API 3.0 service (base URI, image information, images, and

@@ -1,6 +1,7 @@
 import HTTPCore
 import NIOCore
 import NIOHTTP1
+import TileSources
 
 extension Router {
     /// A resolved IIIF image request: a stored tile's bytes when the request is exactly a tile (as cheap as a tile

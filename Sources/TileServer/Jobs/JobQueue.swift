@@ -3,6 +3,7 @@ import Foundation
 import HTTPCore
 import Logging
 import Synchronization
+import TileSources
 
 /// The server's slicing jobs: every job since the start (and the records of earlier runs), the names being written,
 /// and `threads` worker threads that slice queued jobs in order, one each, at a lower CPU priority than the event

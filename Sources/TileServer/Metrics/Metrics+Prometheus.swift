@@ -1,4 +1,5 @@
 import HTTPCore
+import TileSources
 
 extension Metrics {
     /// The Prometheus text exposition (format 0.0.4) of the request counters and `statistics`.

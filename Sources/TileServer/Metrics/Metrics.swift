@@ -1,11 +1,12 @@
 import HTTPCore
 import Synchronization
+import TileSources
 
 /// Request counters and latency histograms, by route and status, sharded per event loop so that recording takes
 /// an uncontended lock; ``snapshot()`` adds the shards up for `/metrics`.
 final class Metrics: Sendable, RequestCounter {
     /// Upper bounds of the latency histogram's buckets, in seconds (`+Inf` is implied).
-    static let latencyBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+    static var latencyBuckets: [Double] { LatencyBuckets.bounds }
 
     private let shards: [MetricsShard]
 

@@ -1,6 +1,7 @@
 import HTTPCore
 import ImageCodecs
 import TileCache
+import TileSources
 
 /// A snapshot of a server's counters and sizes besides its request counts: the tile cache, the tile reads by kind,
 /// the catalog, the connections, the IIIF renders and the process's memory. The one statistics type: ``Server/statistics`` returns it and

@@ -1,3 +1,5 @@
+import TileSources
+
 extension Route {
     /// Matches a validated, decoded path (see ``RequestTarget``) against the routes.
     ///

@@ -1,5 +1,6 @@
 import HTTPCore
 import NIOHTTP1
+import TileSources
 
 /// What a request asks for, matched from its decoded path by ``Route/init(path:)``.
 ///
@@ -58,14 +59,4 @@ enum Route {
         case .jobs, .job, .jobEvents: .jobs
         }
     }
-}
-
-/// A tile's place in a pyramid, as numbers from a URL (not yet checked against the pyramid).
-struct TileAddress: Hashable, Sendable {
-    /// The level (0 is 1×1).
-    var level: Int
-    /// The column.
-    var column: Int
-    /// The row.
-    var row: Int
 }

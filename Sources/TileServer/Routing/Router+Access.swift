@@ -1,5 +1,6 @@
 import Glibc
 import HTTPCore
+import TileSources
 
 extension Router {
     /// The access step: the one place that decides whether a routed request (Deep Zoom or IIIF) may be answered under the server's

@@ -1,6 +1,7 @@
 import Glibc
 import HTTPCore
 import NIOCore
+import TileSources
 
 extension Router {
     /// A descriptor: as always for a public image; for a private one granted by a token, with the query of its signed

@@ -3,6 +3,7 @@ import HTTPCore
 import JSONText
 import NIOCore
 import TileGeometry
+import TileSources
 
 extension Router {
     /// The answer from a pyramid still being built (``ProvisionalPyramid``) when `name` is `NAME@VERSION` with the

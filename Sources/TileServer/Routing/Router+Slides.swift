@@ -4,6 +4,7 @@ import JSONText
 import NIOCore
 import Slicing
 import TileGeometry
+import TileSources
 
 extension Router {
     /// `GET /api/images/{name}/properties`: every property OpenSlide reports for a slide, or that a pyramid records

@@ -1,6 +1,7 @@
 import Glibc
 import HTTPCore
 import NIOCore
+import TileSources
 
 extension Router {
     /// Tile (`level`, `column`, `row`) of image `name` (`NAME@VERSION` or `NAME`) in `format`: from the cache, or

@@ -3,6 +3,7 @@ import JSONText
 import NIOCore
 import NIOHTTP1
 import TileGeometry
+import TileSources
 
 /// Answers requests with ``Response`` values: a function from a request (and the services it needs) to a response,
 /// with no socket and no writing. One per connection; `catalog` and `openTiles` belong to the connection's event

@@ -1,5 +1,6 @@
 import HTTPCore
 import NIOPosix
+import TileSources
 
 /// The browser viewer's files, served from a `Public/` folder: only regular files whose real path stays inside it,
 /// never dot-files, with their content type by extension and an `ETag` to revalidate against.

@@ -1,6 +1,7 @@
 import HTTPCore
 import Logging
 import NIOCore
+import TileSources
 
 /// What the connections of one event loop share without locking: the `Date` line cache, the open tile files, a view
 /// of the catalog and a metrics shard.

@@ -1,5 +1,6 @@
 import HTTPCore
 import NIOCore
+import TileSources
 
 /// The services every connection's handler uses: the catalog, the tile store, the viewer's files, the metrics and the
 /// pre-encoded response pieces. Immutable or internally synchronised.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TileServer
+@testable import TileSources
 
 /// `--inbox DIR` on a real server: a file moved in is sliced into ROOT under its name and moved to `done/`; a file
 /// that is not an image goes to `failed/` with a `.txt` saying why; a file still growing is not taken.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TileServer
+@testable import TileSources
 
 /// Slicing jobs on a real server: the event stream, cancelling (queued and running), replacing an image, a
 /// pyramidal TIFF served in place without slicing, a full disk, and what a restart finds of jobs a killed server left.

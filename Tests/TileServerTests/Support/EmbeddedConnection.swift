@@ -4,6 +4,7 @@ import NIOEmbedded
 
 @testable import HTTPCore
 @testable import TileServer
+@testable import TileSources
 
 /// A server's services and one connection's handlers — the pipeline every real connection gets — on NIO's async
 /// testing channel: request bytes in, response bytes out, no socket. Thread-safe, so answers that come later from the
