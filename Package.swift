@@ -68,11 +68,33 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Rendering regions of a pyramid at a size (IIIF Image requests): the request's model, the band reader,
+        // resampling, encoding, and the render threads.
+        .target(
+            name: "Rendering",
+            dependencies: [
+                "HTTPCore", "TileSources", "TileGeometry", "ImageCodecs",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // Slicing jobs inside the server: uploads streamed to a staging file, the inbox folder, the job queue and its
+        // records, and the coarse-first view of an image still slicing.
+        .target(
+            name: "SliceJobs",
+            dependencies: [
+                "HTTPCore", "TileSources", "Slicing", "ImageCodecs", "TileGeometry", "JSONText", "CFileIO",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The tile service: tiles, descriptors, the visible-rect query, IIIF, access, jobs, metrics, the viewer.
         .target(
             name: "TileServer",
             dependencies: [
-                "HTTPCore", "TileSources", "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText", "Archive", "Slicing",
+                "HTTPCore", "TileSources", "Rendering", "SliceJobs", "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText",
+                "Archive", "Slicing",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -105,7 +127,7 @@ let package = Package(
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "HTTPCore", "TileSources", "TileGeometry", "ImageCodecs", "Archive", "Slicing", "TestSupport",
+                "TileServer", "HTTPCore", "TileSources", "Rendering", "SliceJobs", "TileGeometry", "ImageCodecs", "Archive", "Slicing", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

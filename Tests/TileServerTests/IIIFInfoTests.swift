@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TileGeometry
 
+@testable import Rendering
 @testable import TileServer
 
 /// The image information document's services, without a socket: the physical dimensions service where a pixel's

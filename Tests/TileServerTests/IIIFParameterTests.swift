@@ -2,6 +2,7 @@ import Testing
 import TileGeometry
 
 @testable import HTTPCore
+@testable import Rendering
 @testable import TileServer
 @testable import TileSources
 

@@ -2,6 +2,7 @@ import Testing
 import TileGeometry
 
 @testable import HTTPCore
+@testable import Rendering
 @testable import TileServer
 
 /// Matching `/iiif/3/…` targets, identifiers (one segment, `/` as `%2F`, decoded once, checked like names), the

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import TileServer
 
+@testable import Rendering
+
 /// The IIIF service over HTTP: info.json, the base URI's redirect, content negotiation, CORS and preflight, HEAD,
 /// identifiers with `%2F`, the public URL, and every error status.
 @Suite struct IIIFServiceTests {

@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 
+@testable import Rendering
 @testable import TileServer
 
 /// The render pool without a socket: at most threads + queue renders admitted; a cancelled job waiting for a thread is dropped at once (its place freed, its

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import Rendering
 @testable import TileServer
 
 /// The resampling weights (exact area coverage when shrinking, linear when enlarging) as the renderer uses them.

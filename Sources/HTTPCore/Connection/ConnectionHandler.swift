@@ -34,9 +34,9 @@ package final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
     /// Makes the connection's responder, given where its later answers go.
     private let makeResponder: (@escaping ResponseDelivery) -> any Responder
     /// Answers requests; made when the handler joins its channel.
-    private(set) var responder: (any Responder)?
+    package private(set) var responder: (any Responder)?
     /// Where later answers are delivered (on the event loop); made with the responder.
-    private(set) var deliver: ResponseDelivery?
+    package private(set) var deliver: ResponseDelivery?
     /// Reused for response heads: written, sent, and (once the socket has taken it) written over again.
     package var headScratch = ByteBuffer()
     package var context: ChannelHandlerContext?

@@ -17,17 +17,17 @@ import NIOHTTP1
 package struct ConnectionState {
     package let limits: ConnectionLimits
     /// The current phase.
-    private(set) var phase: Phase
+    package private(set) var phase: Phase
     /// Requests and request parts received while a response was awaited, in order.
-    private(set) var queue = CircularBuffer<Inbound>(initialCapacity: 4)
-    private(set) var heldRead = HeldRead.none
-    private(set) var ending: Ending = []
+    package private(set) var queue = CircularBuffer<Inbound>(initialCapacity: 4)
+    package private(set) var heldRead = HeldRead.none
+    package private(set) var ending: Ending = []
     /// A decoding error to answer once the responses queued before it are written.
-    private(set) var deferredError: RequestError?
-    private(set) var sendQueue = SendQueue.accepting
-    private(set) var output = Output.flushed
+    package private(set) var deferredError: RequestError?
+    package private(set) var sendQueue = SendQueue.accepting
+    package private(set) var output = Output.flushed
     /// An upload's body waits behind a file write: reads from the socket are held back until it is written.
-    private(set) var bodyHeld = false
+    package private(set) var bodyHeld = false
     /// Response bytes queued in the channel at the last tick (0: none), and when the client last took some.
     private var lastBuffered = 0
     private var lastSendProgress: NIODeadline

@@ -1,5 +1,6 @@
 import Crypto
 import FoundationEssentials
+import HTTPCore
 import JSONText
 import TileGeometry
 

@@ -1,4 +1,5 @@
 import JSONText
+import Rendering
 import TileGeometry
 
 /// The image information document of a pyramid (Image API 3.0 §5).

@@ -1,4 +1,5 @@
 import NIOCore
+import Rendering
 import TileSources
 
 /// What the IIIF service's answers share (their profiles are in ``ResponseBlocks``).

@@ -1,5 +1,6 @@
 import HTTPCore
 import ImageCodecs
+import Rendering
 import TileCache
 import TileSources
 

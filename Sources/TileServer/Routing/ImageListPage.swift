@@ -1,4 +1,5 @@
 import HTTPCore
+import Rendering
 
 /// Which part of the image list `GET /api/images` asks for: all of it (no `offset` and no `limit`, today's answer), or
 /// the page `offset ..< offset + limit` of the images sorted by name.

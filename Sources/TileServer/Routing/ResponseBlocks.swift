@@ -1,5 +1,6 @@
 import HTTPCore
 import NIOCore
+import Rendering
 
 /// The service's response profiles, encoded once at startup, beside the HTTP core's pieces (``http``). A class: handing it around retains one object, where a struct of a
 /// dozen buffers would retain each of them on every copy (on every request, from both cores).

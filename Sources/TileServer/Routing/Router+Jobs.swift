@@ -3,6 +3,7 @@ import HTTPCore
 import JSONText
 import NIOCore
 import NIOHTTP1
+import SliceJobs
 
 extension Router {
     /// `GET /api/jobs` (write token: the jobs of the images it grants), `GET /api/jobs/ID`, `GET /api/jobs/ID/events` and `DELETE /api/jobs/ID` (write

@@ -1,6 +1,7 @@
 import HTTPCore
 import NIOCore
 import NIOHTTP1
+import SliceJobs
 
 /// The router is what answers a connection's requests (one per connection, on its event loop).
 extension Router: Responder {

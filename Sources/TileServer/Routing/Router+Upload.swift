@@ -1,6 +1,7 @@
 import HTTPCore
 import NIOCore
 import NIOHTTP1
+import SliceJobs
 
 extension Router {
     /// Decides at its head whether an upload (`PUT /api/images/NAME[?replace=1]`) is taken, before a byte of its body

@@ -5,6 +5,8 @@ import HTTPCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Rendering
+import SliceJobs
 import TileSources
 
 /// The pieces of a server before it listens: threads, catalog, cache, and the pipeline every connection gets.

@@ -41,7 +41,7 @@ package final class CatalogScanner {
     /// Every this many scans (≥ 1), the scan lists every folder; the first scan always does.
     package let fullWalkEvery: Int
     /// What the last scan that finished looked at.
-    private(set) var lastCounts = Counts()
+    package private(set) var lastCounts = Counts()
     private var folders: [String: Folder] = [:]
     private var scans = 0
 

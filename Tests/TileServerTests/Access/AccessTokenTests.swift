@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 
+@testable import HTTPCore
 @testable import TileServer
 
 /// Tokens without a socket: the documented format, what they grant, and each way one is refused.

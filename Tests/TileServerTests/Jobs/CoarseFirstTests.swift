@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 
+@testable import SliceJobs
 @testable import TileServer
 
 /// A large JPEG's two builds join its provisional pyramid coarse first, the full build's folder in front of it,

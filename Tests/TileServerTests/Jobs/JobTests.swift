@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import SliceJobs
 @testable import TileServer
 @testable import TileSources
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import SliceJobs
 @testable import TileServer
 
 /// A view while slicing (the drop contract's "While slicing"), on a real server: as soon as the job slices, the image

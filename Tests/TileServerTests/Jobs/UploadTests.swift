@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import SliceJobs
 @testable import TileServer
 
 /// `PUT /api/images/NAME` against a real server on 127.0.0.1: an upload is sliced and published; every refusal of
