@@ -16,12 +16,18 @@ package final class HTTPBlocks: Sendable {
     private let statusLines = HTTPStatus.allCases.sorted { $0.index < $1.index }.map { ByteBuffer(string: $0.statusLine) }
     /// Which origins may read answers; its lines are in every profile.
     package let cors: CORSPolicy
+    /// The head of a Server-Sent Events answer up to its CORS origin line: status, type, no caching, no proxy
+    /// buffering, CORS's fixed lines.
+    package let eventStream: ByteBuffer
     /// JSON errors and health: not stored, never sniffed (an error names the path it was asked for).
     package let jsonNoStore: ResponseProfile
 
     /// The blocks for a server whose answers follow `cors`.
     package init(cors: CORSPolicy) {
         self.cors = cors
+        eventStream = ByteBuffer(
+            string: "HTTP/1.1 200 OK\r\nServer: tiler\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
+                + "X-Accel-Buffering: no\r\n" + cors.fixedLines)
         jsonNoStore = ResponseProfile(contentType: "application/json", cacheControl: ResponseProfile.noStore, cors: cors, noSniff: true)
     }
 

@@ -16,6 +16,8 @@ package struct SettledResponse {
         /// `range` of an open file (relative to the part of the file the response stands for), sent with
         /// `sendfile`: the kernel copies page cache to socket. The file stays open until it has been sent.
         case region(OpenFile, Range<Int>)
+        /// A source's events, written as they come until its last (then the connection closes).
+        case events(any EventSource)
     }
 
     /// How the head ends, after the common lines.

@@ -117,16 +117,21 @@ struct Router {
         return Route(path: target.path).allowedMethods
     }
 
-    /// The route `head`'s path would take (``RouteLabel/invalid`` when it cannot be routed).
+    /// The route `head` would take (``RouteLabel/invalid`` when it cannot be routed; a `PUT` is an upload).
     func label(_ head: HTTPRequestHead) -> RouteLabel {
-        guard let target = try? RequestTarget(head.uri, maxPathBytes: services.configuration.maxPathBytes) else { return .invalid }
+        head.method == .PUT ? .upload : pathLabel(head.uri)
+    }
+
+    /// The route of `uri`'s path (``RouteLabel/invalid`` when it cannot be routed).
+    private func pathLabel(_ uri: String) -> RouteLabel {
+        guard let target = try? RequestTarget(uri, maxPathBytes: services.configuration.maxPathBytes) else { return .invalid }
         return Route(path: target.path).label
     }
 
     /// Refuses a request whose method its resource does not take with 405 and `Allow` (what the resource takes),
     /// closing the connection (its body is never read); `exchange` gets the route the path would have had.
     func refuseMethod(_ head: HTTPRequestHead, exchange: inout Exchange, message: String? = nil) -> Response {
-        exchange.route = label(head)
+        exchange.route = pathLabel(head.uri)
         return .methodNotAllowed(head.method, allowed: allowedMethods(uri: head.uri), message: message)
     }
 

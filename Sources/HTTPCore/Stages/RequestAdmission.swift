@@ -90,4 +90,10 @@ package struct RequestAdmission: Sendable {
     package static func hostsAreValid(_ count: Int, isHTTP10: Bool) -> Bool {
         count == 1 || (count == 0 && isHTTP10)
     }
+
+    /// The answer to a request NIO's decoder could not parse: 431 for a head over `maxHeadBytes` bytes, else 400.
+    static func refusal(for error: HTTPParserError, maxHeadBytes: Int) -> RequestError {
+        guard error == .headerOverflow else { return .badRequest("malformed request (\(error))") }
+        return RequestError(status: .headersTooLarge, message: "the request head is larger than \(maxHeadBytes) bytes")
+    }
 }

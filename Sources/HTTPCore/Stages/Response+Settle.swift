@@ -2,8 +2,8 @@ import NIOCore
 
 extension Response {
     /// This response made final for `exchange`: the one place where conditional requests (304), ranges (206, 416),
-    /// `HEAD`, the CORS origin line and the connection's fate are decided, the same way for tiles, files, JSON and
-    /// IIIF renders. `closing`: the connection must close after this answer (the client asked, or shutdown). `nil`
+    /// `HEAD`, the CORS origin line and the connection's fate are decided, the same way for tiles, files, JSON, IIIF
+    /// renders and event streams. `closing`: the connection must close after this answer (the client asked, or shutdown). `nil`
     /// for ``later`` (the answer comes through the connection's delivery), and when a deferred answer started work
     /// that will deliver it — then `exchange` holds that work (its render), so that the connection can cancel it.
     ///
@@ -50,8 +50,12 @@ extension Response {
                 status: error.status, headerLines: blocks.jsonNoStore.headerLines, extraHeaders: extraHeaders, body: ByteBuffer(string: error.json)
             )
             .settled(for: &exchange, closing: closing || close, blocks: blocks)
-        case .later, .events:
-            // An event stream never gets here: the connection writes it before settling.
+        case .events(let source):
+            // No length: the body ends when the connection closes, after the source's last event.
+            return SettledResponse(
+                status: .ok, lead: blocks.eventStream, fixedLines: nil, routeLines: nil, routeText: "", allowOrigin: allow, close: true,
+                tail: .lines(blocks.crlf, blankLine: false), body: exchange.isHead ? .none : .events(source), bodyBytes: 0, reservation: nil)
+        case .later:
             return nil
         }
     }
