@@ -46,20 +46,13 @@ package final class CatalogSnapshot: Sendable {
         let text = JSONWriter.text(capacity: 64 + images.count * 160) { writer in
             writer.openArray()
             for image in images {
-                let descriptor = image.descriptor
-                writer.openObject()
-                writer.member("name", image.name)
-                writer.member("width", descriptor.width)
-                writer.member("height", descriptor.height)
-                writer.member("tileSize", descriptor.tileSize)
-                writer.member("overlap", descriptor.overlap)
-                writer.member("format", descriptor.format)
-                writer.member("maxLevel", image.pyramid.maxLevel)
-                writer.member("version", image.version)
-                writer.member("dzi", image.versionedPrefix + ".dzi")
-                writeFacts(image.facts, of: image, into: &writer)
-                if let query = signedTiles?(image) { writer.member("tileQuery", query) }
-                writer.closeObject()
+                writer.imageListEntry(
+                    name: image.name, descriptor: image.descriptor, maxLevel: image.pyramid.maxLevel, version: image.version,
+                    dzi: image.versionedPrefix + ".dzi"
+                ) { writer in
+                    writeFacts(image.facts, of: image, into: &writer)
+                    if let query = signedTiles?(image) { writer.member("tileQuery", query) }
+                }
             }
             writer.closeArray()
         }
@@ -70,24 +63,9 @@ package final class CatalogSnapshot: Sendable {
     /// `micronsPerPixel` (`{x, y}`), `bounds` (`{x, y, width, height}`), those known; for slides `associated`
     /// (`{kind: url}`); and `properties` (a URL) for any image that has properties.
     private static func writeFacts(_ facts: ImageFacts, of image: CatalogImage, into writer: inout JSONWriter) {
-        if let vendor = facts.vendor { writer.member("vendor", vendor) }
-        if let power = facts.objectivePower { writer.member("objectivePower", power) }
-        if let mpp = facts.micronsPerPixel {
-            writer.key("micronsPerPixel")
-            writer.openObject()
-            writer.member("x", mpp.x)
-            writer.member("y", mpp.y)
-            writer.closeObject()
-        }
-        if let bounds = facts.bounds {
-            writer.key("bounds")
-            writer.openObject()
-            writer.member("x", bounds.x)
-            writer.member("y", bounds.y)
-            writer.member("width", bounds.width)
-            writer.member("height", bounds.height)
-            writer.closeObject()
-        }
+        writer.slideFacts(
+            vendor: facts.vendor, objectivePower: facts.objectivePower, micronsPerPixel: facts.micronsPerPixel, bounds: facts.bounds,
+            unknownAsNull: false)
         let api = "/api/images/" + PercentEncoding.encodePath(image.name)
         if image.hasAssociated {
             writer.key("associated")

@@ -10,27 +10,7 @@ package enum DirectoryWalker {
     package struct Found: Sendable {
         package let name: String
         package let path: String
-        package var kind = Kind.descriptor
-
-        /// What a found pyramid is.
-        package enum Kind: Sendable {
-            /// A `.dzi` descriptor beside its `_files` folder.
-            case descriptor
-            /// An SZI (`*.szi`): a Deep Zoom pyramid in one stored ZIP, its tiles sent from the archive.
-            case archive
-            /// A file that may hold a whole pyramid, read in place (`*.tif`, `*.tiff`, `*.btf`, `*.tf8`, `*.svs`,
-            /// `*.ome.tif(f)`, and the whole-slide formats of ``PyramidFileNames/storedPyramidExtensions``).
-            case storedPyramid
-
-            /// Which kind wins a name several have: a `.dzi`, then an `.szi`, then a TIFF.
-            package var rank: Int {
-                switch self {
-                case .descriptor: 0
-                case .archive: 1
-                case .storedPyramid: 2
-                }
-            }
-        }
+        package var kind = PyramidKind.descriptor
     }
 
     /// What one folder holds that the catalog cares about.
@@ -89,15 +69,7 @@ package enum DirectoryWalker {
                     listing.folders.append(name)
                 }
             case .fileOrLink:
-                let stem: Substring
-                let kind: Found.Kind
-                if name.hasSuffix(".dzi") && name.utf8.count > 4 {
-                    (stem, kind) = (name.dropLast(4), .descriptor)
-                } else if name.lowercased().hasSuffix(".szi") && name.utf8.count > 4 {
-                    (stem, kind) = (name.dropLast(4), .archive)
-                } else if let stored = PyramidFileNames.storedPyramidStem(name) {
-                    (stem, kind) = (stored, .storedPyramid)
-                } else {
+                guard let (kind, stem) = PyramidKind.registered.lazy.compactMap({ kind in kind.stem(name).map { (kind, $0) } }).first else {
                     continue
                 }
                 if hasUnprintable(name) {

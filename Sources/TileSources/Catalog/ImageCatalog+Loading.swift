@@ -35,36 +35,24 @@ extension ImageCatalog {
             return .serve(previous)
         }
         // A multi-file slide refused (a companion missing, say) is tried again once a companion's folder changes.
-        let rejection = Rejection(signature: signature, companions: found.kind == .storedPyramid ? SlideCompanions.stamp(keyFile: found.path) : [])
+        let rejection = Rejection(signature: signature, companions: found.kind.hasCompanions ? SlideCompanions.stamp(keyFile: found.path) : [])
         if state.rejected[found.path] == rejection { return .rejected }
         do {
-            let image: CatalogImage
-            switch found.kind {
-            case .descriptor: image = try load(found, signature: signature, id: state.nextID)
-            case .archive: image = try loadArchive(found, signature: signature, id: state.nextID)
-            case .storedPyramid: image = try loadStored(found, signature: signature, id: state.nextID)
-            }
+            let image = try found.kind.load(self, found, signature, state.nextID)
             state.nextID += 1
             return .serve(image)
         } catch let error as CatalogError {
             guard error.permanent else { return .notYet }
             state.rejected[found.path] = rejection
-            switch found.kind {
-            case .descriptor:
-                logger.warning("Skipping \(found.name).dzi: \(error.message)")
-            case .archive:
-                logger.warning("Not serving \(found.path): \(error.message)")
-            case .storedPyramid:
-                // A plain striped or single-resolution TIFF is no error: `tiler slice` is for those.
-                logger.log(level: error.quiet ? .debug : .warning, "Not serving \(found.path) in place: \(error.message)")
-            }
+            let (level, line) = found.kind.refusal(found, error)
+            logger.log(level: level, "\(line)")
             return .rejected
         } catch {
             return .notYet
         }
     }
 
-    private func load(_ found: DirectoryWalker.Found, signature: FileSignature, id: Int) throws -> CatalogImage {
+    func loadDescriptor(_ found: DirectoryWalker.Found, signature: FileSignature, id: Int) throws -> CatalogImage {
         guard let real = PathContainment.realPath(found.path), PathContainment.isInside(real, root: root) else {
             throw CatalogError(message: "it resolves outside the served folder", permanent: true)
         }
@@ -100,7 +88,7 @@ extension ImageCatalog {
     /// An entry for a file that holds a whole pyramid (``DirectoryWalker/Found/Kind/storedPyramid``), opened with
     /// ``StoredPyramids/open(path:)`` and closed again (``StoredPyramidFile``): its Deep Zoom descriptor is made (256-pixel tiles, overlap 0, `jpg`, or `png`
     /// where the source has alpha), its version follows the file's identity.
-    fileprivate func loadStored(_ found: DirectoryWalker.Found, signature: FileSignature, id: Int) throws -> CatalogImage {
+    func loadStored(_ found: DirectoryWalker.Found, signature: FileSignature, id: Int) throws -> CatalogImage {
         guard let real = PathContainment.realPath(found.path), PathContainment.isInside(real, root: root) else {
             throw CatalogError(message: "it resolves outside the served folder", permanent: true)
         }
