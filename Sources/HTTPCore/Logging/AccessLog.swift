@@ -42,49 +42,12 @@ package final class AccessLog {
             secondText = Self.isoSecond(now.tv_sec)
         }
         let milliseconds = Int(now.tv_nsec / 1_000_000)
-        let cache: StaticString =
-            switch exchange.cache {
-            case .hit: "hit"
-            case .miss: "miss"
-            case .join: "join"
-            case .none: "-"
+        let line = Line(exchange: exchange, status: status, bytes: bytes, microseconds: microseconds, client: client, milliseconds: milliseconds)
+        for piece in format == .json ? Self.jsonLine : Self.textLine {
+            switch piece {
+            case .text(let text): buffer.writeStaticString(text)
+            case .field(let field): write(field, of: line)
             }
-        switch format {
-        case .json:
-            buffer.writeStaticString("{\"time\":\"")
-            writeTime(milliseconds)
-            buffer.writeStaticString("Z\",\"client\":\"")
-            writeEscaped(client)
-            buffer.writeStaticString("\",\"method\":\"")
-            writeEscaped(exchange.method.rawValue)
-            buffer.writeStaticString("\",\"target\":\"")
-            writeEscaped(LogText.redacted(exchange.target))
-            buffer.writeStaticString("\",\"status\":")
-            LoadedFile.writeNumber(status.rawValue, radix: 10, into: &buffer)
-            buffer.writeStaticString(",\"bytes\":")
-            LoadedFile.writeNumber(bytes, radix: 10, into: &buffer)
-            buffer.writeStaticString(",\"duration_us\":")
-            LoadedFile.writeNumber(Int(microseconds), radix: 10, into: &buffer)
-            buffer.writeStaticString(",\"cache\":\"")
-            buffer.writeStaticString(cache)
-            buffer.writeStaticString("\"}\n")
-        case .text:
-            writeEscaped(client)
-            buffer.writeStaticString(" [")
-            writeTime(milliseconds)
-            buffer.writeStaticString("Z] \"")
-            writeEscaped(exchange.method.rawValue)
-            buffer.writeStaticString(" ")
-            writeEscaped(LogText.redacted(exchange.target))
-            buffer.writeStaticString("\" ")
-            LoadedFile.writeNumber(status.rawValue, radix: 10, into: &buffer)
-            buffer.writeStaticString(" ")
-            LoadedFile.writeNumber(bytes, radix: 10, into: &buffer)
-            buffer.writeStaticString(" ")
-            LoadedFile.writeNumber(Int(microseconds), radix: 10, into: &buffer)
-            buffer.writeStaticString("us ")
-            buffer.writeStaticString(cache)
-            buffer.writeStaticString("\n")
         }
         if buffer.readableBytes >= Self.flushBytes {
             flush()
@@ -99,6 +62,59 @@ package final class AccessLog {
         if !written && !reportedFailure {
             reportedFailure = true
             logger.error("The access log cannot be written (errno \(errno)); access-log lines are dropped from now on")
+        }
+    }
+
+    /// One answered request's fields, as ``record(_:status:bytes:microseconds:client:)`` was given them.
+    private struct Line {
+        let exchange: Exchange
+        let status: HTTPStatus
+        let bytes: Int
+        let microseconds: Int64
+        let client: String
+        let milliseconds: Int
+    }
+
+    /// A field of a line; every format writes each the same way (text escaped as JSON escapes it).
+    private enum Field {
+        case time, client, method, target, status, bytes, duration, cache
+    }
+
+    /// A line's layout: fields and the fixed text between them.
+    private enum Piece {
+        case text(StaticString)
+        case field(Field)
+    }
+
+    /// `{"time":"…Z","client":"…","method":"…","target":"…","status":N,"bytes":N,"duration_us":N,"cache":"…"}`
+    private static let jsonLine: [Piece] = [
+        .text("{\"time\":\""), .field(.time), .text("Z\",\"client\":\""), .field(.client), .text("\",\"method\":\""), .field(.method),
+        .text("\",\"target\":\""), .field(.target), .text("\",\"status\":"), .field(.status), .text(",\"bytes\":"), .field(.bytes),
+        .text(",\"duration_us\":"), .field(.duration), .text(",\"cache\":\""), .field(.cache), .text("\"}\n"),
+    ]
+
+    /// `CLIENT [TIME Z] "METHOD TARGET" STATUS BYTES DURATIONus CACHE`
+    private static let textLine: [Piece] = [
+        .field(.client), .text(" ["), .field(.time), .text("Z] \""), .field(.method), .text(" "), .field(.target), .text("\" "),
+        .field(.status), .text(" "), .field(.bytes), .text(" "), .field(.duration), .text("us "), .field(.cache), .text("\n"),
+    ]
+
+    private func write(_ field: Field, of line: Line) {
+        switch field {
+        case .time: writeTime(line.milliseconds)
+        case .client: writeEscaped(line.client)
+        case .method: writeEscaped(line.exchange.method.rawValue)
+        case .target: writeEscaped(LogText.redacted(line.exchange.target))
+        case .status: LoadedFile.writeNumber(line.status.rawValue, radix: 10, into: &buffer)
+        case .bytes: LoadedFile.writeNumber(line.bytes, radix: 10, into: &buffer)
+        case .duration: LoadedFile.writeNumber(Int(line.microseconds), radix: 10, into: &buffer)
+        case .cache:
+            switch line.exchange.cache {
+            case .hit: buffer.writeStaticString("hit")
+            case .miss: buffer.writeStaticString("miss")
+            case .join: buffer.writeStaticString("join")
+            case .none: buffer.writeStaticString("-")
+            }
         }
     }
 
