@@ -134,6 +134,16 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
+        .testTarget(
+            name: "HTTPCoreTests",
+            dependencies: [
+                "HTTPCore", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "SampleImageTests", dependencies: ["SampleImage"]),
         .testTarget(name: "TilerTests", dependencies: ["tiler", "ImageCodecs", "Slicing", "TestSupport"]),
     ],

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import TileGeometry
-import TileServer
+
+@testable import TileServer
 
 /// Every route against a live server: bodies exactly as on disk, headers, HEAD, 405.
 @Suite struct RouteTests {
@@ -195,6 +196,14 @@ import TileServer
                 #expect(response.text.contains("\"status\":405"))
                 #expect(await connection.waitForClose())
             }
+        }
+    }
+
+    @Test func allowSaysWhatEachResourceTakes() {
+        #expect(Route(path: "/api/jobs/abc"[...]).allowedMethods == [.GET, .HEAD, .DELETE, .OPTIONS])
+        #expect(Route(path: "/api/images/some/name"[...]).allowedMethods == [.PUT, .OPTIONS])
+        for path in ["/api/images", "/images/a.dzi", "/images/a_files/0/0_0.jpg", "/api/jobs", "/healthz", "/", "/api/nothing/here"] {
+            #expect(Route(path: path[...]).allowedMethods == [.GET, .HEAD, .OPTIONS], "\(path)")
         }
     }
 }

@@ -2,7 +2,6 @@ import NIOHTTP1
 import Testing
 
 @testable import HTTPCore
-@testable import TileServer
 
 /// The admission stage without a socket: every request head, uploads included, is decided in one order — framing,
 /// `Host`, method, `Expect`, declared body — and each resource's `Allow` is what it takes.
@@ -78,14 +77,6 @@ import Testing
         guard case .upload = upload([("Content-Length", "\(1 << 20)")]) else {
             Issue.record("an upload at the limit")
             return
-        }
-    }
-
-    @Test func allowSaysWhatEachResourceTakes() {
-        #expect(Route(path: "/api/jobs/abc"[...]).allowedMethods == [.GET, .HEAD, .DELETE, .OPTIONS])
-        #expect(Route(path: "/api/images/some/name"[...]).allowedMethods == [.PUT, .OPTIONS])
-        for path in ["/api/images", "/images/a.dzi", "/images/a_files/0/0_0.jpg", "/api/jobs", "/healthz", "/", "/api/nothing/here"] {
-            #expect(Route(path: path[...]).allowedMethods == [.GET, .HEAD, .OPTIONS], "\(path)")
         }
     }
 }

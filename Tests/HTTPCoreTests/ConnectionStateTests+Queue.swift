@@ -2,7 +2,6 @@ import NIOCore
 import Testing
 
 @testable import HTTPCore
-@testable import TileServer
 
 /// ``ConnectionState``'s queue: pipelined requests answered in order behind an awaited answer, reads held back while
 /// answers cannot be produced (back-pressure), shutdown and the client's half-close, and output held by `TCP_CORK`.

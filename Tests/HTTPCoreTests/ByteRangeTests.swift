@@ -2,7 +2,6 @@ import NIOCore
 import Testing
 
 @testable import HTTPCore
-@testable import TileServer
 
 /// `Range` and `If-Range` evaluated without a socket (RFC 9110 §14).
 @Suite struct ByteRangeTests {

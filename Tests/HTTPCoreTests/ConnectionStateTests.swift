@@ -3,7 +3,6 @@ import NIOHTTP1
 import Testing
 
 @testable import HTTPCore
-@testable import TileServer
 
 /// ``ConnectionState``'s deadlines driven directly with a ``ManualClock``: what it decides just before and at the
 /// millisecond each falls, with no socket and no waiting. (Pipelining, back-pressure and closing are in

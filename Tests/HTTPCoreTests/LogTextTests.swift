@@ -3,7 +3,6 @@ import NIOHTTP1
 import Testing
 
 @testable import HTTPCore
-@testable import TileServer
 
 /// Plain-text log lines stay one line and carry nothing a terminal acts on, whatever a file name says.
 @Suite struct LogTextTests {

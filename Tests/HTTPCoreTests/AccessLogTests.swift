@@ -3,7 +3,6 @@ import NIOHTTP1
 import Testing
 
 @testable import HTTPCore
-@testable import TileServer
 
 /// Access-log lines formatted without a socket: whatever the target holds, a line is one line and valid JSON.
 @Suite struct AccessLogTests {
