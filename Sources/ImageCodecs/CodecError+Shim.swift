@@ -28,3 +28,20 @@ extension CodecError {
         }
     }
 }
+
+extension CodecError {
+    /// The file a shim's encoder makes, copied out of the encoder's buffer: `encode` calls it, which sets the file's
+    /// bytes and their count and returns a status (0 is success, any other what ``kind(forShimStatus:)`` maps). A
+    /// failure throws that kind, saying `"<format> encoding failed: "` and the encoder's `message`.
+    static func encoded(
+        _ format: String, message: @autoclosure () -> String, _ encode: (inout UnsafePointer<UInt8>?, inout Int) -> Int32
+    ) throws(CodecError) -> [UInt8] {
+        var output: UnsafePointer<UInt8>?
+        var length = 0
+        let status = encode(&output, &length)
+        guard status == 0, let output else {
+            throw CodecError(kind: kind(forShimStatus: status), message: "\(format) encoding failed: \(message())")
+        }
+        return [UInt8](UnsafeBufferPointer(start: output, count: length))
+    }
+}

@@ -4,7 +4,7 @@ import CJPEG
 ///
 /// Not Sendable: create one encoder per worker thread. Per-tile overhead is one copy of the finished
 /// file into the returned array.
-public final class JPEGEncoder {
+public final class JPEGEncoder: ImageEncoder {
     /// Quality 1–100.
     public let quality: Int
     /// Whether to compute optimised Huffman tables (smaller files, roughly half the speed).
@@ -44,22 +44,8 @@ public final class JPEGEncoder {
     public func encode(_ base: UnsafePointer<UInt8>, width: Int, height: Int, rowStride: Int, pixelFormat: PixelFormat) throws -> [UInt8] {
         precondition((1...Int(UInt32.max)).contains(width) && (1...Int(UInt32.max)).contains(height), "JPEG sides must be positive")
         precondition(rowStride >= width * pixelFormat.channels, "rowStride is shorter than a row")
-        var output: UnsafePointer<UInt8>?
-        var length = 0
-        let status = tiler_jpeg_encode(
-            encoder, base, UInt32(width), UInt32(height), rowStride, Int32(pixelFormat.channels), &output, &length)
-        guard status == TILER_JPEG_OK, let output else {
-            throw CodecError(
-                kind: CodecError.kind(forShimStatus: status),
-                message: "JPEG encoding failed: \(String(cString: tiler_jpeg_encoder_message(encoder)))")
-        }
-        return [UInt8](UnsafeBufferPointer(start: output, count: length))
-    }
-
-    /// Encodes a whole `PixelBuffer`. O(pixels).
-    public func encode(_ image: PixelBuffer) throws -> [UInt8] {
-        try image.bytes.withUnsafeBufferPointer { bytes in
-            try encode(bytes.baseAddress!, width: image.width, height: image.height, rowStride: image.rowStride, pixelFormat: image.pixelFormat)
+        return try CodecError.encoded("JPEG", message: String(cString: tiler_jpeg_encoder_message(encoder))) {
+            tiler_jpeg_encode(encoder, base, UInt32(width), UInt32(height), rowStride, Int32(pixelFormat.channels), &$0, &$1)
         }
     }
 }

@@ -16,11 +16,9 @@ final class JPEGStripDecoder: StripDecoder {
 
     /// Reads the markers of `file` up to the first scan (no pixels) and checks them against `options.maxPixels`.
     static func open(file: InputFile, options: DecodeOptions) throws(CodecError) -> (JPEGStripDecoder, ImageHeader, ColourTransform?) {
-        let relay = options.onWarning.map { WarningRelay(path: file.path, handler: $0) }
-        guard
-            let reader = tiler_jpeg_reader_create(
-                file.handle, options.lenient ? 1 : 0, relay == nil ? nil : WarningRelay.trampoline, relay?.context)
-        else { throw CodecError(kind: .outOfMemory, path: file.path, message: "out of memory creating the JPEG reader") }
+        let (reader, relay) = try WarningRelay.reader("JPEG", file: file, options: options) {
+            tiler_jpeg_reader_create(file.handle, $0, $1, $2)
+        }
         let source = JPEGStripDecoder(reader: reader, file: file, relay: relay)
         var raw = tiler_jpeg_header()
         let status = tiler_jpeg_reader_read_header(reader, &raw)

@@ -4,7 +4,7 @@ import CPNG
 ///
 /// Not Sendable: create one encoder per worker thread. Per-tile overhead is a fresh libpng write
 /// struct (libpng cannot reuse one) and one copy of the finished file into the returned array.
-public final class PNGEncoder {
+public final class PNGEncoder: ImageEncoder {
     /// The PNG row filter to use (filter method 0).
     public enum Filter: Sendable, CaseIterable {
         /// No filtering: fastest, largest for photographs.
@@ -59,21 +59,8 @@ public final class PNGEncoder {
     public func encode(_ base: UnsafePointer<UInt8>, width: Int, height: Int, rowStride: Int, pixelFormat: PixelFormat) throws -> [UInt8] {
         precondition((1...Int(Int32.max)).contains(width) && (1...Int(Int32.max)).contains(height), "PNG sides are 1...2^31-1 pixels")
         precondition(rowStride >= width * pixelFormat.channels, "rowStride is shorter than a row")
-        var output: UnsafePointer<UInt8>?
-        var length = 0
-        let status = tiler_png_encode(encoder, base, UInt32(width), UInt32(height), rowStride, Int32(pixelFormat.channels), &output, &length)
-        guard status == TILER_PNG_OK, let output else {
-            throw CodecError(
-                kind: CodecError.kind(forShimStatus: status),
-                message: "PNG encoding failed: \(String(cString: tiler_png_encoder_message(encoder)))")
-        }
-        return [UInt8](UnsafeBufferPointer(start: output, count: length))
-    }
-
-    /// Encodes a whole `PixelBuffer`. O(pixels).
-    public func encode(_ image: PixelBuffer) throws -> [UInt8] {
-        try image.bytes.withUnsafeBufferPointer { bytes in
-            try encode(bytes.baseAddress!, width: image.width, height: image.height, rowStride: image.rowStride, pixelFormat: image.pixelFormat)
+        return try CodecError.encoded("PNG", message: String(cString: tiler_png_encoder_message(encoder))) {
+            tiler_png_encode(encoder, base, UInt32(width), UInt32(height), rowStride, Int32(pixelFormat.channels), &$0, &$1)
         }
     }
 }

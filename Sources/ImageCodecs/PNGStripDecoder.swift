@@ -26,11 +26,9 @@ final class PNGStripDecoder: StripDecoder {
         if let (width, height) = peekSize(file), width > 0, height > 0 {
             try ImageHeader.checkPixelCount(width: width, height: height, maxPixels: options.maxPixels, path: file.path)
         }
-        let relay = options.onWarning.map { WarningRelay(path: file.path, handler: $0) }
-        guard
-            let reader = tiler_png_reader_create(
-                file.handle, options.lenient ? 1 : 0, relay == nil ? nil : WarningRelay.trampoline, relay?.context)
-        else { throw CodecError(kind: .outOfMemory, path: file.path, message: "out of memory creating the PNG reader") }
+        let (reader, relay) = try WarningRelay.reader("PNG", file: file, options: options) {
+            tiler_png_reader_create(file.handle, $0, $1, $2)
+        }
         let source = PNGStripDecoder(reader: reader, file: file, relay: relay)
         var raw = tiler_png_header()
         let status = tiler_png_reader_read_header(reader, &raw)

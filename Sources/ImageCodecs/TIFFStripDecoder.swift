@@ -27,11 +27,9 @@ final class TIFFStripDecoder: StripDecoder {
         if let page = options.page, page < 0 {
             throw CodecError(kind: .invalidArgument, path: file.path, message: "page must be 0 or more, got \(page)")
         }
-        let relay = options.onWarning.map { WarningRelay(path: file.path, handler: $0) }
-        guard
-            let reader = tiler_tiff_reader_create(
-                fileno(file.handle), options.lenient ? 1 : 0, relay == nil ? nil : WarningRelay.trampoline, relay?.context)
-        else { throw CodecError(kind: .outOfMemory, path: file.path, message: "out of memory creating the TIFF reader") }
+        let (reader, relay) = try WarningRelay.reader("TIFF", file: file, options: options) {
+            tiler_tiff_reader_create(fileno(file.handle), $0, $1, $2)
+        }
         let source = TIFFStripDecoder(reader: reader, file: file, relay: relay)
         var raw = tiler_tiff_header()
         let status = tiler_tiff_reader_read_header(reader, Int32(options.page ?? -1), &raw)

@@ -5,7 +5,7 @@ import CWebP
 /// Not Sendable: create one encoder per worker thread (the server's render threads and the slicer's workers each
 /// own one). Per-image overhead is libwebp's picture import and one copy of the finished file into the returned
 /// array. Gray input is expanded to RGB (WebP has no gray mode; decoders return RGB).
-public final class WebPEncoder {
+public final class WebPEncoder: ImageEncoder {
     /// Lossy: quality 0–100 as in `cwebp -q`. Lossless: the effort, 0 fastest to 100 smallest.
     public let quality: Int
     /// Lossless (VP8L) instead of lossy (VP8).
@@ -42,22 +42,8 @@ public final class WebPEncoder {
         guard width <= 16383, height <= 16383 else {
             throw CodecError(kind: .invalidArgument, message: "WebP images are at most 16383 pixels a side, got \(width) × \(height)")
         }
-        var output: UnsafePointer<UInt8>?
-        var length = 0
-        let status = tiler_webp_encode(
-            encoder, base, UInt32(width), UInt32(height), rowStride, Int32(pixelFormat.channels), &output, &length)
-        guard status == TILER_WEBP_OK, let output else {
-            throw CodecError(
-                kind: CodecError.kind(forShimStatus: status),
-                message: "WebP encoding failed: \(String(cString: tiler_webp_encoder_message(encoder)))")
-        }
-        return [UInt8](UnsafeBufferPointer(start: output, count: length))
-    }
-
-    /// Encodes a whole `PixelBuffer`. O(pixels).
-    public func encode(_ image: PixelBuffer) throws -> [UInt8] {
-        try image.bytes.withUnsafeBufferPointer { bytes in
-            try encode(bytes.baseAddress!, width: image.width, height: image.height, rowStride: image.rowStride, pixelFormat: image.pixelFormat)
+        return try CodecError.encoded("WebP", message: String(cString: tiler_webp_encoder_message(encoder))) {
+            tiler_webp_encode(encoder, base, UInt32(width), UInt32(height), rowStride, Int32(pixelFormat.channels), &$0, &$1)
         }
     }
 }

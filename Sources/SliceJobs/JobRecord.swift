@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import Slicing
 
 /// The few lines a job leaves on disk beside its staging file (`ROOT/.tiler-jobs/ID.job`): enough for the next start
@@ -108,5 +109,17 @@ package struct JobRecord: Codable, Equatable {
         records.sort { ($0.created, $0.id) > ($1.created, $1.id) }
         for old in records.dropFirst(keep) { unlink(path(root: root, id: old.id)) }
         return Array(records.prefix(keep))
+    }
+}
+
+extension JobRecord {
+    /// A job of an earlier run, as the contract's JOB object: its recorded state and error, no progress (none is kept
+    /// across a restart), done or not done at all.
+    package var json: String {
+        JSONWriter.text { writer in
+            writer.job(
+                id: id, name: name, source: source, state: state, progress: JobSnapshot(state: .interrupted, error: error),
+                fraction: state == JobState.done.rawValue ? 1 : 0, created: created)
+        }
     }
 }

@@ -34,23 +34,9 @@ extension SliceJob {
     /// The job as JSON (one line): the contract's JOB object.
     package func json(_ snapshot: JobSnapshot) -> String {
         JSONWriter.text { writer in
-            writer.openObject()
-            writer.member("id", id)
-            writer.member("name", name)
-            writer.member("source", source.rawValue)
-            writer.member("state", snapshot.state.rawValue)
-            writer.member("bytesReceived", snapshot.bytesReceived)
-            writer.member("bytesExpected", snapshot.bytesExpected)
-            writer.member("rowsDecoded", snapshot.rowsDecoded)
-            writer.member("rows", snapshot.rows)
-            writer.member("tilesWritten", snapshot.tilesWritten)
-            writer.member("tiles", snapshot.tiles)
-            writer.member("fraction", (snapshot.fraction(source: source) * 1000).rounded() / 1000)
-            writer.member("viewable", snapshot.dzi != nil)
-            writer.member("dzi", snapshot.dzi)
-            writer.member("error", snapshot.error)
-            writer.member("created", created)
-            writer.closeObject()
+            writer.job(
+                id: id, name: name, source: source.rawValue, state: snapshot.state.rawValue, progress: snapshot,
+                fraction: snapshot.fraction(source: source), created: created)
         }
     }
 

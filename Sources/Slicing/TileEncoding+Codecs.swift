@@ -1,25 +1,16 @@
 import ImageCodecs
 
-extension JPEGEncoder: TileEncoding {
-    /// Encodes a tile for the pyramid builder; alpha, if any, is dropped.
+extension ImageEncoder {
+    /// Encodes a tile for the pyramid builder with the codec's own `encode(_:width:height:rowStride:pixelFormat:)`:
+    /// JPEG drops alpha, PNG and WebP keep it.
     public func encode(_ base: UnsafePointer<UInt8>, width: Int, height: Int, rowStride: Int, channels: Int) throws -> [UInt8] {
         try encode(base, width: width, height: height, rowStride: rowStride, pixelFormat: PixelFormat(channels: channels))
     }
 }
 
-extension PNGEncoder: TileEncoding {
-    /// Encodes a tile for the pyramid builder, losslessly.
-    public func encode(_ base: UnsafePointer<UInt8>, width: Int, height: Int, rowStride: Int, channels: Int) throws -> [UInt8] {
-        try encode(base, width: width, height: height, rowStride: rowStride, pixelFormat: PixelFormat(channels: channels))
-    }
-}
-
-extension WebPEncoder: TileEncoding {
-    /// Encodes a tile for the pyramid builder; alpha is kept.
-    public func encode(_ base: UnsafePointer<UInt8>, width: Int, height: Int, rowStride: Int, channels: Int) throws -> [UInt8] {
-        try encode(base, width: width, height: height, rowStride: rowStride, pixelFormat: PixelFormat(channels: channels))
-    }
-}
+extension JPEGEncoder: TileEncoding {}
+extension PNGEncoder: TileEncoding {}
+extension WebPEncoder: TileEncoding {}
 
 extension PixelFormat {
     /// The layout with `channels` interleaved 8-bit samples.

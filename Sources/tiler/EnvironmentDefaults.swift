@@ -1,4 +1,5 @@
 import Foundation
+import TileServer
 
 /// Fills in options from `TILER_*` environment variables, as container users expect: `TILER_PORT=9000` is
 /// `--port 9000`, `TILER_TRUST_PROXY=1` is `--trust-proxy`, `TILER_CORS_ORIGIN=a,b` is `--cors-origin a
@@ -26,8 +27,23 @@ enum EnvironmentDefaults {
         let name: String
         let kind: Kind
 
-        /// The variable: `TILER_` and the name in upper case with `-` written `_`.
-        var variable: String { "TILER_" + name.uppercased().replacingOccurrences(of: "-", with: "_") }
+        init(name: String, kind: Kind) {
+            self.name = name
+            self.kind = kind
+        }
+
+        /// The option of server setting `setting`, taking its value as the setting does.
+        init(_ setting: AnyServerSetting) {
+            name = setting.name
+            switch setting.kind {
+            case .value: kind = .value
+            case .repeatable: kind = .repeatable
+            case .flag: kind = .flag
+            }
+        }
+
+        /// The variable: `TILER_` and the name in upper case with `-` written `_` (the settings' own rule).
+        var variable: String { ServerSettingKind.variable(for: name) }
     }
 
     /// The subcommands that read the environment, and their options.

@@ -1,6 +1,5 @@
 import Glibc
 import HTTPCore
-import JSONText
 import NIOCore
 import NIOHTTP1
 import SliceJobs
@@ -99,29 +98,4 @@ extension Router {
 /// A write request refused: the answer to send.
 private struct WriteRefusal: Error {
     let response: Response
-}
-
-extension JobRecord {
-    /// A job of an earlier run, as the contract's JOB object (no progress is kept across a restart).
-    var json: String {
-        JSONWriter.text { writer in
-            writer.openObject()
-            writer.member("id", id)
-            writer.member("name", name)
-            writer.member("source", source)
-            writer.member("state", state)
-            writer.member("bytesReceived", 0)
-            writer.member("bytesExpected", nil as Int?)
-            writer.member("rowsDecoded", 0)
-            writer.member("rows", 0)
-            writer.member("tilesWritten", 0)
-            writer.member("tiles", 0)
-            writer.member("fraction", state == JobState.done.rawValue ? 1.0 : 0.0)
-            writer.member("viewable", false)
-            writer.member("dzi", nil as String?)
-            writer.member("error", error)
-            writer.member("created", created)
-            writer.closeObject()
-        }
-    }
 }

@@ -119,23 +119,16 @@ extension Router {
         text.removeLast()
         for provisional in building {
             if text.count > 1 { text += "," }
-            let descriptor = provisional.descriptor
             let progress = (provisional.job.snapshot.fraction(source: provisional.job.source) * 1000).rounded() / 1000
             text += JSONWriter.text { writer in
-                writer.openObject()
-                writer.member("name", provisional.job.name)
-                writer.member("width", descriptor.width)
-                writer.member("height", descriptor.height)
-                writer.member("tileSize", descriptor.tileSize)
-                writer.member("overlap", descriptor.overlap)
-                writer.member("format", descriptor.format)
-                writer.member("maxLevel", provisional.pyramid.maxLevel)
-                writer.member("version", provisional.version)
-                writer.member("dzi", provisional.dzi)
-                writer.member("state", "slicing")
-                writer.member("job", "/api/jobs/\(provisional.job.id)")
-                writer.member("progress", progress)
-                writer.closeObject()
+                writer.imageListEntry(
+                    name: provisional.job.name, descriptor: provisional.descriptor, maxLevel: provisional.pyramid.maxLevel,
+                    version: provisional.version, dzi: provisional.dzi
+                ) { writer in
+                    writer.member("state", "slicing")
+                    writer.member("job", "/api/jobs/\(provisional.job.id)")
+                    writer.member("progress", progress)
+                }
             }
         }
         return (ByteBuffer(string: text + "]"), count + building.count)

@@ -3,6 +3,7 @@ import ImageCodecs
 import JSONText
 import Slicing
 import TileGeometry
+import TileSources
 
 extension InfoReport {
     /// What OpenSlide says of a slide, for `tiler info`: its reader, levels, objective, pixel size, scanned area,
@@ -72,27 +73,12 @@ extension InfoReport {
         return "  records: " + facts.joined(separator: ", ") + " (\(count))"
     }
 
-    /// Writes `objectivePower`, `micronsPerPixel` (`{x, y}` or null) and, when known, `bounds`.
-    static func writePhysicalFacts(_ properties: PyramidProperties, to out: inout JSONWriter) {
-        out.member("objectivePower", properties.objectivePower)
-        if let mpp = properties.micronsPerPixel {
-            out.key("micronsPerPixel")
-            out.openObject()
-            out.member("x", mpp.x)
-            out.member("y", mpp.y)
-            out.closeObject()
-        } else {
-            out.member("micronsPerPixel", nil as Double?)
-        }
-        if let bounds = properties.bounds {
-            out.key("bounds")
-            out.openObject()
-            out.member("x", bounds.x)
-            out.member("y", bounds.y)
-            out.member("width", bounds.width)
-            out.member("height", bounds.height)
-            out.closeObject()
-        }
+    /// Writes `vendor` and the facts `properties` give, in the shape the image list gives them
+    /// (``JSONWriter/slideFacts(vendor:objectivePower:micronsPerPixel:bounds:unknownAsNull:)``), unknown ones as null.
+    static func writeFacts(vendor: String?, _ properties: PyramidProperties, to out: inout JSONWriter) {
+        out.slideFacts(
+            vendor: vendor, objectivePower: properties.objectivePower, micronsPerPixel: properties.micronsPerPixel,
+            bounds: properties.bounds, unknownAsNull: true)
     }
 
     /// Writes what a folder pyramid or an SZI keeps of its slide: `associated` (the kinds of the images it keeps) and
@@ -108,8 +94,7 @@ extension InfoReport {
         }
         out.key("recorded")
         out.openObject()
-        out.member("vendor", recorded.vendor)
-        writePhysicalFacts(recorded, to: &out)
+        writeFacts(vendor: recorded.vendor, recorded, to: &out)
         writeProperties(recorded, to: &out)
         out.closeObject()
     }
@@ -140,8 +125,7 @@ extension InfoReport {
     static func writeSlide(_ facts: SlideFacts, to out: inout JSONWriter) {
         let slide = facts.slide
         out.openObject()
-        out.member("vendor", slide.vendor)
-        writePhysicalFacts(facts.facts, to: &out)
+        writeFacts(vendor: slide.vendor, facts.facts, to: &out)
         out.key("levels")
         out.openArray()
         for level in slide.levels {

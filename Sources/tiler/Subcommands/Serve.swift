@@ -23,119 +23,54 @@ struct Serve: ParsableCommand {
     )
 
     // Every option is a setting declared once in TileServer's ServerSettings and IIIFSettings (name, help, default,
-    // values taken): this command, its TILER_* variables and the library's validation all derive from those.
+    // values taken): `@Option(S.port)` takes its name, help and default from there (Option+ServerSetting), the TILER_*
+    // variables come from the list of every setting, and the library validates the configuration against the same.
     private typealias S = ServerSettings
     private typealias I = IIIFSettings
 
     @Argument(help: "The folder whose *.dzi pyramids and pyramidal TIFFs are served (searched recursively).")
     var root: String = "."
 
-    @Option(name: .customLong(S.host.name), help: ArgumentHelp(S.host.help))
-    var host = S.host.defaultValue
-
-    @Option(name: .customLong(S.port.name), help: ArgumentHelp(S.port.help))
-    var port = S.port.defaultValue
-
-    @Option(name: .customLong(S.cacheMB.name), help: ArgumentHelp(S.cacheMB.help))
-    var cacheMB = S.cacheMB.defaultValue
-
-    @Option(name: .customLong(S.publicFolder.name), help: ArgumentHelp(S.publicFolder.help))
-    var publicDirectory: String?
-
-    @Option(name: .customLong(S.threads.name), help: ArgumentHelp(S.threads.help))
-    var threads = S.threads.defaultValue
-
-    @Option(name: .customLong(S.fileThreads.name), help: ArgumentHelp(S.fileThreads.help))
-    var fileThreads = S.fileThreads.defaultValue
-
-    @Option(name: .customLong(S.openFiles.name), help: ArgumentHelp(S.openFiles.help))
-    var openFiles = S.openFiles.defaultValue
+    @Option(S.host) var host: String
+    @Option(S.port) var port: Int
+    @Option(S.cacheMB) var cacheMB: Int
+    @Option(S.publicFolder) var publicDirectory: String?
+    @Option(S.threads) var threads: Int
+    @Option(S.fileThreads) var fileThreads: Int
+    @Option(S.openFiles) var openFiles: Int
 
     /// An image to name in the startup line as the one to open (the demo sets it).
     var openHint: String?
 
-    @Option(name: .customLong(I.publicURL.name), help: ArgumentHelp(I.publicURL.help))
-    var publicURL: String?
-
-    @Flag(name: .customLong(I.trustProxy.name), help: ArgumentHelp(I.trustProxy.help))
-    var trustProxy = I.trustProxy.defaultValue
-
-    @Option(name: .customLong(I.maxWidth.name), help: ArgumentHelp(I.maxWidth.help))
-    var iiifMaxWidth = I.maxWidth.defaultValue
-
-    @Option(name: .customLong(I.maxHeight.name), help: ArgumentHelp(I.maxHeight.help))
-    var iiifMaxHeight = I.maxHeight.defaultValue
-
-    @Option(name: .customLong(I.maxArea.name), help: ArgumentHelp(I.maxArea.help))
-    var iiifMaxArea = I.maxArea.defaultValue
-
-    @Option(name: .customLong(I.threads.name), help: ArgumentHelp(I.threads.help))
-    var iiifThreads = I.threads.defaultValue
-
-    @Option(name: .customLong(I.queue.name), help: ArgumentHelp(I.queue.help))
-    var iiifQueue = I.queue.defaultValue
-
-    @Option(name: .customLong(I.renderMB.name), help: ArgumentHelp(I.renderMB.help))
-    var iiifRenderMB = I.renderMB.defaultValue
-
-    @Option(name: .customLong(S.corsOrigin.name), help: ArgumentHelp(S.corsOrigin.help))
-    var corsOrigins = S.corsOrigin.defaultValue
-
-    @Option(name: .customLong(S.logLevel.name), help: ArgumentHelp(S.logLevel.help))
-    var logLevel = S.logLevel.defaultValue
-
-    @Option(name: .customLong(S.logFormat.name), help: ArgumentHelp(S.logFormat.help))
-    var logFormat = S.logFormat.defaultValue
-
-    @Option(name: .customLong(S.backlog.name), help: ArgumentHelp(S.backlog.help))
-    var backlog = S.backlog.defaultValue
-
-    @Option(name: .customLong(S.shutdownGrace.name), help: ArgumentHelp(S.shutdownGrace.help))
-    var shutdownGrace = S.shutdownGrace.defaultValue
-
-    @Option(name: .customLong(S.headTimeout.name), help: ArgumentHelp(S.headTimeout.help))
-    var headTimeout = S.headTimeout.defaultValue
-
-    @Option(name: .customLong(S.idleTimeout.name), help: ArgumentHelp(S.idleTimeout.help))
-    var idleTimeout = S.idleTimeout.defaultValue
-
-    @Option(name: .customLong(S.sendTimeout.name), help: ArgumentHelp(S.sendTimeout.help))
-    var sendTimeout = S.sendTimeout.defaultValue
-
-    @Option(name: .customLong(S.maxConnectionsPerAddress.name), help: ArgumentHelp(S.maxConnectionsPerAddress.help))
-    var maxConnectionsPerAddress = S.maxConnectionsPerAddress.defaultValue
-
-    @Flag(name: .customLong(S.accessLog.name), help: ArgumentHelp(S.accessLog.help))
-    var accessLog = S.accessLog.defaultValue
-
-    @Option(name: .customLong(S.access.name), help: ArgumentHelp(S.access.help))
-    var access: String?
-
-    @Option(name: .customLong(S.metricsHost.name), help: ArgumentHelp(S.metricsHost.help))
-    var metricsHost = S.metricsHost.defaultValue
-
-    @Option(name: .customLong(S.metricsPort.name), help: ArgumentHelp(S.metricsPort.help))
-    var metricsPort: Int?
-
-    @Option(name: .customLong(S.maxUploadMB.name), help: ArgumentHelp(S.maxUploadMB.help))
-    var maxUploadMB = S.maxUploadMB.defaultValue
-
-    @Option(name: .customLong(S.sliceJobs.name), help: ArgumentHelp(S.sliceJobs.help))
-    var sliceJobs = S.sliceJobs.defaultValue
-
-    @Option(name: .customLong(S.inbox.name), help: ArgumentHelp(S.inbox.help))
-    var inbox: String?
+    @Option(I.publicURL) var publicURL: String?
+    @Flag(I.trustProxy) var trustProxy: Bool
+    @Option(I.maxWidth) var iiifMaxWidth: Int
+    @Option(I.maxHeight) var iiifMaxHeight: Int
+    @Option(I.maxArea) var iiifMaxArea: Int
+    @Option(I.threads) var iiifThreads: Int
+    @Option(I.queue) var iiifQueue: Int
+    @Option(I.renderMB) var iiifRenderMB: Int
+    @Option(S.corsOrigin) var corsOrigins: [String]
+    @Option(S.logLevel) var logLevel: String
+    @Option(S.logFormat) var logFormat: String
+    @Option(S.backlog) var backlog: Int
+    @Option(S.shutdownGrace) var shutdownGrace: Double
+    @Option(S.headTimeout) var headTimeout: Double
+    @Option(S.idleTimeout) var idleTimeout: Double
+    @Option(S.sendTimeout) var sendTimeout: Double
+    @Option(S.maxConnectionsPerAddress) var maxConnectionsPerAddress: Int
+    @Flag(S.accessLog) var accessLog: Bool
+    @Option(S.access) var access: String?
+    @Option(S.metricsHost) var metricsHost: String
+    @Option(S.metricsPort) var metricsPort: Int?
+    @Option(S.maxUploadMB) var maxUploadMB: Int
+    @Option(S.sliceJobs) var sliceJobs: Int
+    @Option(S.inbox) var inbox: String?
 
     /// The options `TILER_*` environment variables can set (see ``EnvironmentDefaults``): every setting, and ROOT.
     static let environmentOptions: [EnvironmentDefaults.Option] =
         [.init(name: "root", kind: .positional)]
-        + ServerSettings.all.map { setting in
-            switch setting.kind {
-            case .value: .init(name: setting.name, kind: .value)
-            case .repeatable: .init(name: setting.name, kind: .repeatable)
-            case .flag: .init(name: setting.name, kind: .flag)
-            }
-        }
+        + ServerSettings.all.map(EnvironmentDefaults.Option.init)
 
     /// The server's configuration from these options, each applied through its setting.
     func configuration() -> ServerConfiguration {
