@@ -1,8 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Tiler: a tiled large-image server. Targets follow dependency lines:
-/// TileGeometry (pure) ← Slicing → ImageCodecs → CPNG / CJPEG / CTIFF / CWebP / CLCMS / COpenSlide (C shims), and a thin `tiler` executable.
+/// Tiler: a tiled large-image server. Targets follow dependency lines, each using only those below it
+/// (docs/architecture.md draws them): the C shims; JSONText, TileGeometry, ImageCodecs, Archive, Slicing, TileCache;
+/// the server's HTTPCore < TileSources < Rendering, SliceJobs < TileServer; ObjectStore (S3 and HTTP range reads);
+/// and a thin `tiler` executable.
 let package = Package(
     name: "Tiler",
     products: [
@@ -13,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Pure geometry: Deep Zoom pyramid, visible-rect query, UIScrollView math. Standard library only.
@@ -112,6 +115,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The object-store client (issue #47): S3 (SigV4, ranged reads, listing, multipart) and plain HTTP range sources.
+        .target(
+            name: "ObjectStore",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Benchmarks (run with -c release; not tests).
         .executableTarget(name: "codec-bench", dependencies: ["ImageCodecs"], path: "bench/codec-bench"),
         .executableTarget(name: "geometry-bench", dependencies: ["TileGeometry", "TestSupport"], path: "bench/geometry-bench"),
@@ -145,6 +160,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SampleImageTests", dependencies: ["SampleImage"]),
+        .testTarget(
+            name: "ObjectStoreTests",
+            dependencies: [
+                "ObjectStore", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "TilerTests", dependencies: ["tiler", "ImageCodecs", "Slicing", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

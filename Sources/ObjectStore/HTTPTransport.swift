@@ -1,0 +1,111 @@
+import AsyncHTTPClient
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The HTTP machinery both readers share: one AsyncHTTPClient (a pool of kept-alive connections) per store, the bound
+/// on requests in flight, the deadline of each attempt, retries of idempotent requests, and the turning of every
+/// answer that is not a success — and of every network failure — into one ``ObjectStoreError``.
+///
+/// Nothing here waits: each step is a future on the caller's event loop.
+package final class HTTPTransport: Sendable {
+    /// One request as sent: built again for every attempt (a signature carries its time).
+    package struct Request: Sendable {
+        package var method: HTTPMethod
+        package var url: String
+        package var headers: HTTPHeaders
+        package var body: ByteBuffer?
+
+        package init(method: HTTPMethod, url: String, headers: HTTPHeaders, body: ByteBuffer? = nil) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    /// What a request is, for errors and the retry decision.
+    package struct Call: Sendable {
+        /// `GET`, `HEAD`, `LIST`, `CREATE-UPLOAD`, … as errors name it.
+        package var operation: String
+        /// The key relative to the root, if the request is about one object.
+        package var key: String?
+        /// Whether sending it twice does no harm (everything but creating and completing multipart uploads).
+        package var idempotent: Bool
+
+        package init(operation: String, key: String?, idempotent: Bool = true) {
+            self.operation = operation
+            self.key = key
+            self.idempotent = idempotent
+        }
+    }
+
+    /// The store's name in errors and logs.
+    package let store: String
+    /// The client and its pool.
+    package let client: HTTPClient
+    /// The bound on requests in flight.
+    package let limiter: RequestLimiter
+    /// Timeouts and retries.
+    package let options: ObjectStoreOptions
+    private let logger: Logger
+
+    /// Creates the transport of one store on `eventLoopGroup` (the server's, or NIO's shared one).
+    package init(store: String, options: ObjectStoreOptions, eventLoopGroup: any EventLoopGroup, logger: Logger) {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: options.connectTimeout, read: options.readTimeout),
+            connectionPool: .init(
+                idleTimeout: options.idleConnectionTimeout, concurrentHTTP1ConnectionsPerHostSoftLimit: options.maxConcurrentRequests),
+            decompression: .disabled
+        )
+        configuration.timeout.write = options.readTimeout
+        self.store = store
+        self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration, backgroundActivityLogger: logger)
+        self.limiter = RequestLimiter(limit: options.maxConcurrentRequests)
+        self.options = options
+        self.logger = logger
+    }
+
+    /// The group the client runs on.
+    package var eventLoopGroup: any EventLoopGroup { client.eventLoopGroup }
+
+    /// Sends the request `make` builds, retrying when the call is idempotent and the failure is retryable, and gives the
+    /// response of a 2xx answer whose body is as long as its `Content-Length` said.
+    package func perform(
+        _ call: Call, on eventLoop: any EventLoop, make: @escaping @Sendable () throws -> Request
+    ) -> EventLoopFuture<HTTPClient.Response> {
+        attempt(1, call, on: eventLoop, make: make)
+    }
+
+    private func attempt(
+        _ number: Int, _ call: Call, on eventLoop: any EventLoop, make: @escaping @Sendable () throws -> Request
+    ) -> EventLoopFuture<HTTPClient.Response> {
+        let sent = limiter.acquire(on: eventLoop).flatMap { () -> EventLoopFuture<HTTPClient.Response> in
+            let response: EventLoopFuture<HTTPClient.Response>
+            do {
+                let request = try make()
+                let sendable = try HTTPClient.Request(
+                    url: request.url, method: request.method, headers: request.headers, body: request.body.map { .byteBuffer($0) })
+                response = self.client.execute(
+                    request: sendable, eventLoop: .delegate(on: eventLoop), deadline: .now() + self.options.requestTimeout, logger: self.logger)
+            } catch {
+                response = eventLoop.makeFailedFuture(error)
+            }
+            return response.always { _ in self.limiter.release() }
+        }
+        return sent.flatMapErrorThrowing { throw self.classify($0, call) }.flatMapResult { self.check($0, call) }.flatMapError { error in
+            guard let error = error as? ObjectStoreError, error.isRetryable, call.idempotent, number < self.options.retry.maxAttempts else {
+                return eventLoop.makeFailedFuture(error)
+            }
+            let delay = self.options.retry.delay(afterAttempt: number, retryAfterSeconds: error.storeRetryAfterSeconds)
+            self.logger.debug("retrying in \(delay.nanoseconds / 1_000_000) ms (attempt \(number + 1)): \(error)")
+            return self.options.retry.sleep(delay, eventLoop).flatMap { self.attempt(number + 1, call, on: eventLoop, make: make) }
+        }
+    }
+
+    /// Closes the pool's connections; the transport cannot be used after.
+    package func shutdown() -> EventLoopFuture<Void> {
+        client.shutdown()
+    }
+}
