@@ -5,6 +5,10 @@ import PackageDescription
 /// (docs/architecture.md draws them): the C shims; JSONText, TileGeometry, ImageCodecs, Archive, Slicing, TileCache;
 /// the server's HTTPCore < TileSources < Rendering, SliceJobs < TileServer; ObjectStore (S3 and HTTP range reads);
 /// and a thin `tiler` executable.
+// The server's targets call each other on every request; in release builds their function bodies cross the
+// module boundaries so that the optimiser inlines and specializes across them as it did inside one module.
+let serverTargetSettings: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 let package = Package(
     name: "Tiler",
     products: [
@@ -57,7 +61,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: serverTargetSettings
         ),
         // Where tiles come from: the tile-source protocol and its conformances (Deep Zoom folders, SZI, stored
         // pyramids, slides), the catalog of images found under ROOT, and the tile store (cache, single-flight reads,
@@ -69,7 +74,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: serverTargetSettings
         ),
         // Rendering regions of a pyramid at a size (IIIF Image requests): the request's model, the band reader,
         // resampling, encoding, and the render threads.
@@ -79,7 +85,8 @@ let package = Package(
                 "HTTPCore", "TileSources", "TileGeometry", "ImageCodecs",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            swiftSettings: serverTargetSettings
         ),
         // Slicing jobs inside the server: uploads streamed to a staging file, the inbox folder, the job queue and its
         // records, and the coarse-first view of an image still slicing.
@@ -90,7 +97,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: serverTargetSettings
         ),
         // The tile service: tiles, descriptors, the visible-rect query, IIIF, access, jobs, metrics, the viewer.
         .target(
@@ -104,7 +112,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // HMAC-SHA256 for access tokens and signed tile URLs (never hand-written cryptography).
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: serverTargetSettings
         ),
         // The command line: parses, validates and delegates.
         .executableTarget(
