@@ -96,7 +96,8 @@ import Testing
         let started = ContinuousClock.now
         let error = await failure { _ = try await source.info("a.szi") }
         #expect(error?.kind == .timeout && error?.retryAfterSeconds == 1, "\(String(describing: error))")
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // The read timeout's doing, not the 60 s request timeout's (a generous bound: a loaded test run is slow).
+        #expect(ContinuousClock.now - started < .seconds(30))
         try await server.close()
     }
 
@@ -122,8 +123,9 @@ import Testing
         let error = await failure { _ = try await source.info("a.szi") }
         #expect(error?.kind == .unavailable && error?.status == nil, "\(String(describing: error))")
         #expect(error?.detail.lowercased().contains("refused") == true, "\(String(describing: error))")
-        // Seen: 0.3 to 5 s, retrying connections in the pool with its own backoff; well within the 60 s request timeout.
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // Seen: 0.3 to 5 s alone, 19 s in a loaded test run, retrying connections in the pool with its own backoff; the
+        // bound only tells it from waiting out the 60 s request timeout.
+        #expect(ContinuousClock.now - started < .seconds(45))
     }
 
     @Test func aServerIgnoringRangeStillGivesTheRangeAndWrongRangesAreMalformed() async throws {
