@@ -32,21 +32,21 @@ package final class OccasionalLog: Sendable {
     ///
     /// - Returns: Whether a line was written.
     @discardableResult
-    package func note(_ message: @autoclosure () -> String) -> Bool {
+    package func note(_ message: @autoclosure () -> String, fileID: String = #fileID) -> Bool {
         let now = NIODeadline.now()
-        return write(message(), skipped: state.withLock { admit(&$0, now: now) })
+        return write(message(), skipped: state.withLock { admit(&$0, now: now) }, fileID: fileID)
     }
 
     /// As ``note(_:)``, but at most one line per interval for each `key` (an image, a file): one failing image's
     /// flood neither hides another's first failure nor is hidden by it. At most ``keyCapacity`` keys are remembered.
     @discardableResult
-    package func note(_ message: @autoclosure () -> String, key: String) -> Bool {
+    package func note(_ message: @autoclosure () -> String, key: String, fileID: String = #fileID) -> Bool {
         let now = NIODeadline.now()
         let skipped: Int? = keyed.withLock { states in
             if states[key] == nil && states.count >= Self.keyCapacity { states.removeAll(keepingCapacity: true) }
             return admit(&states[key, default: State()], now: now)
         }
-        return write(message(), skipped: skipped)
+        return write(message(), skipped: skipped, fileID: fileID)
     }
 
     /// Whether a line may be written at `now` under `state`: nil (and one more suppressed) within the interval of the
@@ -60,11 +60,12 @@ package final class OccasionalLog: Sendable {
         return state.suppressed
     }
 
-    /// Logs `message` with the count of lines not written since the last, when admitted (`skipped` not nil).
-    private func write(_ message: @autoclosure () -> String, skipped: Int?) -> Bool {
+    /// Logs `message` with the count of lines not written since the last, when admitted (`skipped` not nil), under
+    /// the module of the caller's `fileID` (the line's source, as swift-log gives it to a direct call).
+    private func write(_ message: @autoclosure () -> String, skipped: Int?, fileID: String) -> Bool {
         guard let skipped else { return false }
         let tail = skipped > 0 ? " (\(skipped) more since the last such line)" : ""
-        logger.log(level: level, "\(message())\(tail)")
+        logger.log(level: level, "\(message())\(tail)", source: String(fileID.prefix { $0 != "/" }))
         return true
     }
 }
