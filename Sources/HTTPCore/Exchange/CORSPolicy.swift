@@ -1,4 +1,3 @@
-import Foundation
 import NIOCore
 
 /// Which web origins may read the server's answers (CORS), with every header line it adds encoded once.
@@ -52,7 +51,7 @@ package final class CORSPolicy: Sendable {
     /// - Returns: `nil` when valid, else a one-line reason.
     package static func problem(with origin: String) -> String? {
         if origin == "*" { return nil }
-        guard let schemeEnd = origin.range(of: "://"), schemeEnd.lowerBound > origin.startIndex else {
+        guard let schemeEnd = origin.firstRange(of: "://"), schemeEnd.lowerBound > origin.startIndex else {
             return "\(origin) is not an origin: write scheme://host[:port], e.g. https://viewer.example.org"
         }
         let scheme = origin[..<schemeEnd.lowerBound]

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Text as it may appear in a plain-text log line: one line, nothing a terminal acts on. A pyramid's name comes from
 /// a file name, which anyone who can write under ROOT chooses: a line feed in it would forge a second log record and
 /// an escape sequence would drive the terminal of whoever reads the log.
@@ -94,7 +92,7 @@ extension LogText {
         guard target.contains(tokenMark) else { return target }
         var result = ""
         var rest = target[...]
-        while let found = rest.range(of: tokenMark) {
+        while let found = rest.firstRange(of: tokenMark) {
             result += rest[..<found.lowerBound]
             result += "REDACTED"
             rest = rest[found.lowerBound...].drop { !"/&?;#".contains($0) }

@@ -1,4 +1,3 @@
-import Foundation
 import NIOHTTP1
 
 /// The admission stage: what a request's head must be before anything routes it — its framing (no transfer coding in
@@ -56,7 +55,7 @@ package struct RequestAdmission: Sendable {
         guard expectations.allSatisfy({ $0.lowercased() == "100-continue" }) else {
             return .refuse(RequestError(status: .expectationFailed, message: "the only expectation this server meets is 100-continue"))
         }
-        let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let declared = head.headers.first(name: "content-length").flatMap { Self.declaredLength($0) }
         let bodyFollows = (declared ?? 0) > 0 || chunked
         // The interim answer is only for a client that waits for it (HTTP/1.1) before a body.
         let sendContinue = !expectations.isEmpty && bodyFollows && !isHTTP10
@@ -95,5 +94,13 @@ package struct RequestAdmission: Sendable {
     static func refusal(for error: HTTPParserError, maxHeadBytes: Int) -> RequestError {
         guard error == .headerOverflow else { return .badRequest("malformed request (\(error))") }
         return RequestError(status: .headersTooLarge, message: "the request head is larger than \(maxHeadBytes) bytes")
+    }
+
+    /// The number a `Content-Length` value declares (spaces around it allowed), or nil when it is not one.
+    package static func declaredLength(_ value: String) -> Int? {
+        var text = Substring(value)
+        while text.first == " " || text.first == "\t" { text.removeFirst() }
+        while text.last == " " || text.last == "\t" { text.removeLast() }
+        return Int(text)
     }
 }

@@ -34,7 +34,7 @@ extension Router {
         }
         // Its framing and declared length were admitted (``RequestAdmission``): a length, or chunked.
         let chunked = head.headers.contains(name: "transfer-encoding")
-        let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let declared = head.headers.first(name: "content-length").flatMap(RequestAdmission.declaredLength)
         switch services.jobs.add(name: String(name), source: .upload, replace: replace, input: nil, state: .receiving) {
         case .success(let job):
             job.update { $0.bytesExpected = chunked ? nil : declared }
