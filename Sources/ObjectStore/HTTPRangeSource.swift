@@ -53,7 +53,7 @@ public final class HTTPRangeSource: ObjectReader {
     }
 
     /// Fails: a plain HTTP server has no listing.
-    public func list(prefix: String, on eventLoop: any EventLoop) -> EventLoopFuture<[ObjectSummary]> {
+    public func list(prefix: String, on eventLoop: any EventLoop) -> EventLoopFuture<[ObjectInfo]> {
         let call = HTTPTransport.Call(operation: "LIST", key: prefix.isEmpty ? nil : prefix)
         return eventLoop.makeFailedFuture(transport.error(.unsupported, call, "a plain HTTP server cannot list its objects"))
     }

@@ -12,7 +12,7 @@ extension ObjectReader {
     }
 
     /// ``list(prefix:on:)`` on any of the group's loops, awaited.
-    public func list(prefix: String = "") async throws -> [ObjectSummary] {
+    public func list(prefix: String = "") async throws -> [ObjectInfo] {
         try await list(prefix: prefix, on: eventLoopGroup.any()).get()
     }
 }

@@ -26,10 +26,10 @@ public protocol ObjectReader: Sendable {
     func read(_ key: String, range: Range<Int>, ifMatch: String?, on eventLoop: any EventLoop) -> EventLoopFuture<ByteBuffer>
 
     /// Every object whose key starts with `prefix`, in key order (all pages of the listing).
-    func list(prefix: String, on eventLoop: any EventLoop) -> EventLoopFuture<[ObjectSummary]>
+    func list(prefix: String, on eventLoop: any EventLoop) -> EventLoopFuture<[ObjectInfo]>
 }
 
-/// An object's size and version, as a HEAD request tells them.
+/// An object's size and version, as a HEAD request or a listing tells them.
 public struct ObjectInfo: Sendable, Equatable {
     /// The key, relative to the store's prefix.
     public let key: String
@@ -52,25 +52,5 @@ public struct ObjectInfo: Sendable, Equatable {
     public var version: String {
         let inner = etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).replacingOccurrences(of: "W/", with: "")
         return "\(inner)-\(size)"
-    }
-}
-
-/// One listed object.
-public struct ObjectSummary: Sendable, Equatable {
-    /// The key, relative to the store's prefix.
-    public let key: String
-    /// The size in bytes.
-    public let size: Int
-    /// The ETag as listed (with its quotes).
-    public let etag: String
-    /// The modification time, when listed.
-    public let lastModified: Date?
-
-    /// Creates a listing entry.
-    public init(key: String, size: Int, etag: String, lastModified: Date?) {
-        self.key = key
-        self.size = size
-        self.etag = etag
-        self.lastModified = lastModified
     }
 }

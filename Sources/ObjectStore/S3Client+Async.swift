@@ -29,7 +29,7 @@ extension S3Client {
     }
 
     /// ``list(prefix:pageSize:on:)``, awaited.
-    public func list(prefix: String, pageSize: Int) async throws -> [ObjectSummary] {
+    public func list(prefix: String, pageSize: Int) async throws -> [ObjectInfo] {
         try await list(prefix: prefix, pageSize: pageSize, on: eventLoopGroup.any()).get()
     }
 

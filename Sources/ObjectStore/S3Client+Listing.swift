@@ -3,7 +3,7 @@ import NIOCore
 /// One page of a ListObjectsV2 answer.
 public struct S3ListPage: Sendable, Equatable {
     /// The objects of the page, keys relative to the client's prefix, in key order.
-    public var objects: [ObjectSummary]
+    public var objects: [ObjectInfo]
     /// With a delimiter: the "folders" rolled up, relative to the client's prefix.
     public var commonPrefixes: [String]
     /// The token of the next page, or nil on the last.
@@ -12,18 +12,18 @@ public struct S3ListPage: Sendable, Equatable {
 
 extension S3Client {
     /// Every object under `prefix` (relative to the client's prefix), all pages read in turn.
-    public func list(prefix: String, on eventLoop: any EventLoop) -> EventLoopFuture<[ObjectSummary]> {
+    public func list(prefix: String, on eventLoop: any EventLoop) -> EventLoopFuture<[ObjectInfo]> {
         listAll(prefix: prefix, maxKeys: nil, token: nil, collected: [], on: eventLoop)
     }
 
     /// Every object under `prefix`, asking for pages of at most `maxKeys` keys (a small value tests paging).
-    public func list(prefix: String, pageSize maxKeys: Int, on eventLoop: any EventLoop) -> EventLoopFuture<[ObjectSummary]> {
+    public func list(prefix: String, pageSize maxKeys: Int, on eventLoop: any EventLoop) -> EventLoopFuture<[ObjectInfo]> {
         listAll(prefix: prefix, maxKeys: maxKeys, token: nil, collected: [], on: eventLoop)
     }
 
     private func listAll(
-        prefix: String, maxKeys: Int?, token: String?, collected: [ObjectSummary], on eventLoop: any EventLoop
-    ) -> EventLoopFuture<[ObjectSummary]> {
+        prefix: String, maxKeys: Int?, token: String?, collected: [ObjectInfo], on eventLoop: any EventLoop
+    ) -> EventLoopFuture<[ObjectInfo]> {
         listPage(prefix: prefix, maxKeys: maxKeys, continuationToken: token, on: eventLoop).flatMap { page in
             let all = collected + page.objects
             guard let next = page.nextContinuationToken else { return eventLoop.makeSucceededFuture(all) }
@@ -57,13 +57,13 @@ extension S3Client {
         guard let document = S3XMLElement.parse(body), document.name == "ListBucketResult" else {
             return .failure(ListingFailure("not a ListBucketResult document"))
         }
-        var objects: [ObjectSummary] = []
+        var objects: [ObjectInfo] = []
         for entry in document.children("Contents") {
             guard let key = entry.value("Key"), key.hasPrefix(root), let size = entry.value("Size").flatMap(Int.init) else {
                 return .failure(ListingFailure("an entry without a key under the prefix or a size"))
             }
             objects.append(
-                ObjectSummary(
+                ObjectInfo(
                     key: String(key.dropFirst(root.count)), size: size, etag: entry.value("ETag") ?? "",
                     lastModified: entry.value("LastModified").flatMap(CivilTime.parseISO8601)))
         }

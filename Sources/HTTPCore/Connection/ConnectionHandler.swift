@@ -182,15 +182,17 @@ package final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
         var exchange = Exchange(head: head)
         let decision = services.admission.decide(head)
         if case .upload(let sendContinue) = decision { return beginUpload(head, exchange: exchange, sendContinue: sendContinue, context: context) }
-        guard case .proceed(let bodyFollows, let sendContinue) = decision, responder!.allowedMethods(uri: head.uri).contains(head.method) else {
+        if case .refuse(let error) = decision {
             state.requestComplete()
-            guard case .refuse(let error) = decision else {
-                exchange.route = responder!.label(head)
-                return write(.methodNotAllowed(head.method, allowed: responder!.allowedMethods(uri: head.uri)), for: exchange, context: context)
-            }
             // Refused before routing, but for an upload (a PUT), which is counted as one.
             if head.method == .PUT { exchange.route = responder!.label(head) }
             return writeError(error, exchange: exchange, forceClose: true, context: context)
+        }
+        let allowed = responder!.allowedMethods(uri: head.uri)
+        guard case .proceed(let bodyFollows, let sendContinue) = decision, allowed.contains(head.method) else {
+            state.requestComplete()
+            exchange.route = responder!.label(head)
+            return write(.methodNotAllowed(head.method, allowed: allowed), for: exchange, context: context)
         }
         // Every earlier answer is written (requests are processed in order): the interim answer comes in its place.
         if sendContinue { context.writeAndFlush(wrapOutboundOut(services.blocks.continue), promise: nil) }

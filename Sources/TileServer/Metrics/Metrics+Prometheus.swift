@@ -15,7 +15,7 @@ extension Metrics {
             }
         }
         family(&out, "tiler_http_request_duration_seconds", "histogram", "Time from a request's head to its response, by route.")
-        let bounds = Metrics.latencyBuckets
+        let bounds = LatencyBuckets.bounds
         for route in RouteLabel.allCases {
             let slots = counts.buckets[(route.rawValue * (bounds.count + 1))..<((route.rawValue + 1) * (bounds.count + 1))]
             let total = slots.reduce(0, +)
@@ -124,7 +124,7 @@ extension Metrics {
         var cumulative = 0
         for (offset, count) in lag.buckets.enumerated() {
             cumulative += count
-            let bound = offset < Metrics.latencyBuckets.count ? "\(Metrics.latencyBuckets[offset])" : "+Inf"
+            let bound = offset < LatencyBuckets.bounds.count ? "\(LatencyBuckets.bounds[offset])" : "+Inf"
             out += "\(name)_bucket{le=\"\(bound)\"} \(cumulative)\n"
         }
         out += "\(name)_sum \(lag.sum)\n\(name)_count \(cumulative)\n"

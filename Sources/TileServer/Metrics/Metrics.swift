@@ -5,9 +5,6 @@ import TileSources
 /// Request counters and latency histograms, by route and status, sharded per event loop so that recording takes
 /// an uncontended lock; ``snapshot()`` adds the shards up for `/metrics`.
 final class Metrics: Sendable, RequestCounter {
-    /// Upper bounds of the latency histogram's buckets, in seconds (`+Inf` is implied).
-    static var latencyBuckets: [Double] { LatencyBuckets.bounds }
-
     private let shards: [MetricsShard]
 
     /// Creates `shardCount` zeroed shards.
@@ -49,13 +46,13 @@ struct MetricsCounts: Sendable {
     /// Requests by route × status: `requests[route * statusCount + status]`.
     var requests = [Int](repeating: 0, count: RouteLabel.allCases.count * HTTPStatus.allCases.count)
     /// Latency bucket counts (not cumulative) by route × bucket, the last bucket being `+Inf`.
-    var buckets = [Int](repeating: 0, count: RouteLabel.allCases.count * (Metrics.latencyBuckets.count + 1))
+    var buckets = [Int](repeating: 0, count: RouteLabel.allCases.count * (LatencyBuckets.bounds.count + 1))
     /// Total latency by route, in seconds.
     var latencySum = [Double](repeating: 0, count: RouteLabel.allCases.count)
 
     mutating func record(route: RouteLabel, status: HTTPStatus, seconds: Double) {
         requests[route.rawValue * HTTPStatus.allCases.count + status.index] += 1
-        let bounds = Metrics.latencyBuckets
+        let bounds = LatencyBuckets.bounds
         var bucket = 0
         while bucket < bounds.count && seconds > bounds[bucket] { bucket += 1 }
         buckets[route.rawValue * (bounds.count + 1) + bucket] += 1
