@@ -99,7 +99,7 @@ import TileServer
         try await withServer(fixture, configuration) { server in
             // The fixture's tiles were just written, so their bytes are in the page cache: no file-thread hop.
             for column in 0..<8 {
-                let response = try fetch(server, bigTile(column, 2))
+                let response = try fetch(server, fixture.residentBigTile(column, 2))
                 #expect(response.header("X-Cache") == "miss")
                 #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: 2, count: 1000))
             }
@@ -183,7 +183,7 @@ import TileServer
             configuration.openTileFilesPerLoop = openFiles
             try await withServer(fixture, configuration) { server in
                 for _ in 0..<3 {
-                    let response = try fetch(server, bigTile(1, 1))
+                    let response = try fetch(server, fixture.residentBigTile(1, 1))
                     #expect(response.header("X-Cache") == "miss")
                     #expect(response.body == PyramidFixture.tileBytes(level: 11, column: 1, row: 1, count: 1000))
                 }

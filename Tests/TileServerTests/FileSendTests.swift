@@ -26,7 +26,7 @@ import Testing
             #expect(server.statistics.diskReads == 3 && server.statistics.cacheEntries == 3)
             // Full: tiles asked for once are no more popular than the tile they would evict.
             for column in 0..<5 {
-                let response = try fetch(server, bigTile(column, 1))
+                let response = try fetch(server, fixture.residentBigTile(column, 1))
                 #expect(response.status == 200 && response.header("X-Cache") == "miss")
                 #expect(response.header("Content-Length") == "1000" && response.header("Content-Type") == "image/jpeg")
                 #expect(response.header("Cache-Control") == "no-cache")
@@ -44,7 +44,7 @@ import Testing
             guard fallbacks == 0 else { return }
 
             // Asked for again, a tile is now more popular than the least recently used one: read into the cache.
-            let sent = try fetch(server, bigTile(4, 1))
+            let sent = try fetch(server, fixture.residentBigTile(4, 1))
             statistics = server.statistics
             #expect(statistics.diskReads == 9 - sends && statistics.cacheEvictions == 1 && statistics.fileSends == sends)
             let cached = try fetch(server, bigTile(4, 1))
@@ -64,12 +64,12 @@ import Testing
                     _ = try fetch(server, bigTile(column, 0))
                 }
             }
-            let head = try fetch(server, bigTile(7, 7), method: "HEAD")
+            let head = try fetch(server, fixture.residentBigTile(7, 7), method: "HEAD")
             #expect(head.status == 200 && head.header("Content-Length") == "1000" && head.body.isEmpty)
             let etag = try #require(head.header("ETag"))
-            let notModified = try fetch(server, bigTile(7, 7), headers: ["If-None-Match: \(etag)"])
+            let notModified = try fetch(server, fixture.residentBigTile(7, 7), headers: ["If-None-Match: \(etag)"])
             #expect(notModified.status == 304 && notModified.header("ETag") == etag && notModified.body.isEmpty)
-            let changed = try fetch(server, bigTile(7, 7), headers: ["If-None-Match: \"other\""])
+            let changed = try fetch(server, fixture.residentBigTile(7, 7), headers: ["If-None-Match: \"other\""])
             #expect(changed.status == 200 && changed.header("ETag") == etag)
             #expect(changed.body == PyramidFixture.tileBytes(level: 11, column: 7, row: 7, count: 1000))
             // HEAD and the two GETs were answered from the file, never admitted (a read that must not wait is now and then
@@ -89,14 +89,14 @@ import Testing
                     _ = try fetch(server, bigTile(column, 0))
                 }
             }
-            #expect(try fetch(server, bigTile(5, 5)).body.count == 1000)
+            #expect(try fetch(server, fixture.residentBigTile(5, 5)).body.count == 1000)
             // Truncated and rewritten in place (same inode, as `cp` over it would): shorter, new bytes.
             let replacement = Array(repeating: UInt8(ascii: "z"), count: 500)
             let handle = try #require(FileHandle(forWritingAtPath: fixture.root + "/big_files/11/5_5.jpg"))
             try handle.truncate(atOffset: 0)
             try handle.write(contentsOf: replacement)
             try handle.close()
-            let response = try fetch(server, bigTile(5, 5))
+            let response = try fetch(server, fixture.residentBigTile(5, 5))
             #expect(response.status == 200 && response.header("Content-Length") == "500" && response.body == replacement)
             #expect(server.statistics.fileSends + server.statistics.diskReads == 5 && server.statistics.cacheEntries == 3)
         }
@@ -143,7 +143,7 @@ import Testing
             for column in 0..<3 {
                 _ = try fetch(server, bigTile(column, 0))
             }
-            let targets = [bigTile(5, 5), bigTile(0, 0), bigTile(6, 5), bigTile(1, 0), bigTile(7, 5)]
+            let targets = [fixture.residentBigTile(5, 5), bigTile(0, 0), fixture.residentBigTile(6, 5), bigTile(1, 0), fixture.residentBigTile(7, 5)]
             let connection = try RawHTTPConnection(port: server.port)
             try connection.send(targets.map { "GET \($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
             var answered: [String?] = []
@@ -179,7 +179,7 @@ import Testing
             let started = clock.now
             for index in 0..<10 {
                 let (column, row) = (index % 8, 1 + index / 8)
-                try connection.request(bigTile(column, row))
+                try connection.request(fixture.residentBigTile(column, row))
                 let response = try connection.readResponse()
                 #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: row, count: 1000))
             }
@@ -196,7 +196,7 @@ import Testing
         let fixture = try bigPyramidFixture()
         try await withServer(fixture, configuration(fixture)) { server in
             for column in 0..<8 {
-                _ = try fetch(server, bigTile(column, 3))
+                _ = try fetch(server, fixture.residentBigTile(column, 3))
             }
             // Not admitted, so sent from their files (on a loaded machine a tile's pages are now and then not all
             // resident, and it is read instead); either way its file stays open.
@@ -217,7 +217,7 @@ import Testing
         configuration.eventLoopThreads = 1
         try await withServer(fixture, configuration) { server in
             for column in 0..<8 {
-                let response = try fetch(server, bigTile(column, 6))
+                let response = try fetch(server, fixture.residentBigTile(column, 6))
                 #expect(response.body == PyramidFixture.tileBytes(level: 11, column: column, row: 6, count: 1000))
             }
             #expect(server.statistics.fileSends >= 1)

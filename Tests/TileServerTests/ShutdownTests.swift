@@ -50,7 +50,8 @@ import TileServer
         #expect(big.status == 200 && big.body.count == bigSize)
         #expect(try await blocking { slow.waitForClose() })
         await shutdown.value
-        #expect(throws: RawClientError.self) { try RawHTTPConnection(port: port) }
+        // Its socket is closed (the port itself may already be another test's server's: the suites run at once).
+        #expect(!server.isListening)
     }
 
     @Test func shutdownIsIdempotentAndQuickWhenIdle() async throws {

@@ -166,6 +166,9 @@ public final class Server: Sendable {
         await waitUntilStopped()
     }
 
+    /// Whether the listening socket is open (false once ``shutdown()`` has closed it).
+    package var isListening: Bool { channel.isActive }
+
     /// Returns once the server has stopped (after a ``shutdown()`` called elsewhere).
     public func waitUntilStopped() async {
         let stopped = self.stopped

@@ -51,3 +51,23 @@ extension PyramidFixture {
         }
     }
 }
+
+/// Reads `path` through, so that its pages are in the page cache now. Tests that count misses sent from their files or
+/// read on an event loop ask for a tile right after this: the page cache is the machine's, and in a long test run
+/// other processes (a storage gateway, a build) can evict a fixture written minutes before.
+func makeResident(_ path: String) {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    while buffer.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+}
+
+extension PyramidFixture {
+    /// The URL of tile (`column`, `row`) of level 11 of ``bigPyramidFixture()``, its file read into the page cache
+    /// just before (``makeResident(_:)``).
+    func residentBigTile(_ column: Int, _ row: Int) -> String {
+        makeResident(root + "/big_files/11/\(column)_\(row).jpg")
+        return bigTile(column, row)
+    }
+}
