@@ -1,54 +1,40 @@
 import NIOCore
 
 extension ConnectionHandler {
-    /// Writes the responder's `response` to `exchange`: settled (``Response/settled(for:closing:blocks:)`` decides every
-    /// HTTP question), encoded (``ResponseEncoder``), its body written, and the exchange observed. A ``Response/later``
-    /// answer, or a deferred one whose work started, makes the connection wait for it (it is written when it arrives);
-    /// an event stream's events follow its head until its last.
-    func write(_ response: Response, for exchange: Exchange, context: ChannelHandlerContext) {
+    /// Writes `response` to `exchange`: settled, written (``ResponseWriter``) and observed. A ``Response/later`` answer,
+    /// or a deferred one whose work started, is awaited; an event stream's events follow its head until its last.
+    /// `closing`: the connection closes after it whatever the request asked.
+    func write(_ response: Response, for exchange: Exchange, closing: Bool = false, context: ChannelHandlerContext) {
         var exchange = exchange
-        guard let settled = response.settled(for: &exchange, closing: state.mustClose(exchange), blocks: services.blocks) else {
+        let closing = closing || state.mustClose(exchange)
+        guard let settled = response.settled(for: &exchange, closing: closing, blocks: services.blocks) else {
             return awaitResponse(for: exchange, context: context)
         }
-        let fileRange = encoder.encodeHead(settled, isHTTP10: exchange.isHTTP10, date: date.current(), into: &headScratch)
-        context.write(wrapOutboundOut(headScratch), promise: nil)
-        let written = settled.reservation.map { reservation in
-            // The body's budget is given back once the socket has taken it, or when the write fails (closed).
-            let promise = context.eventLoop.makePromise(of: Void.self)
-            promise.futureResult.whenComplete { _ in reservation.release() }
-            return promise
-        }
-        switch settled.body {
-        case .none:
-            written?.succeed()
-        case .bytes(let body):
-            context.write(wrapOutboundOut(body), promise: written)
-        case .region(let file, _):
-            guard let range = fileRange, !range.isEmpty else {
-                written?.succeed()
-                break
-            }
-            cork(context: context)
-            let sent = context.eventLoop.makePromise(of: Void.self)
-            sent.futureResult.assumeIsolated().whenComplete { result in
-                withExtendedLifetime(file) {}
-                switch result {
-                case .success: written?.succeed()
-                case .failure(let error): written?.fail(error)
-                }
-            }
-            let region = FileRegion(fileHandle: file.handle, readerIndex: file.offset + range.lowerBound, endIndex: file.offset + range.upperBound)
-            context.write(NIOAny(IOData.fileRegion(region)), promise: sent)
-        case .events(let source):
+        if let source = writer.write(settled, isHTTP10: exchange.isHTTP10, context: context, cork: { cork(context: context) }) {
             return streamEvents(source, exchange: exchange, context: context)
         }
         finish(exchange, status: settled.status, bytes: settled.bodyBytes, close: settled.close, context: context)
     }
 
-    /// Answers `error` with its status and a JSON body `{"error":"…","status":N}`; `forceClose` closes the connection
-    /// after it.
-    func writeError(_ error: RequestError, exchange: Exchange, forceClose: Bool = false, context: ChannelHandlerContext) {
-        write(.error(error, extraHeaders: "", close: forceClose), for: exchange, context: context)
+    /// Answers a request the decoder could not parse, or whose body outgrew its limit, then closes the connection.
+    func answerMalformed(_ error: RequestError, context: ChannelHandlerContext) {
+        write(.error(error), for: Exchange(malformedAt: .now()), closing: true, context: context)
+    }
+
+    /// Starts waiting for a ``Response/later`` answer to `exchange` (none for work whose client already closed its
+    /// side: ``abandonWork(context:)``).
+    func awaitResponse(for exchange: Exchange, context: ChannelHandlerContext) {
+        state.awaitResponse(for: exchange)
+        abandonWork(context: context)
+    }
+
+    /// After an answer of `bytes` body bytes: observed, then the connection closes once written if the answer said so,
+    /// else it waits for the next request.
+    func finish(_ exchange: Exchange, status: HTTPStatus, bytes: Int, close: Bool, context: ChannelHandlerContext) {
+        let now = NIODeadline.now()
+        observer.observe(exchange, status: status, bytes: bytes, now: now) { context.channel.remoteAddress }
+        if close { return closeAfterWrites(context: context) }
+        state.answered(now: now)
     }
 
     /// Writes a source's events after its head (``EventStream``), each as it comes; the exchange is observed, and the
@@ -56,19 +42,22 @@ extension ConnectionHandler {
     private func streamEvents(_ source: any EventSource, exchange: Exchange, context: ChannelHandlerContext) {
         awaitResponse(for: exchange, context: context)
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        var sent = 0
-        let stream = EventStream(source: source, loop: context.eventLoop) { bytes, last in
-            let handler = handler.value
-            guard let context = handler.context else { return }
-            sent += bytes.readableBytes
-            context.writeAndFlush(handler.wrapOutboundOut(bytes), promise: nil)
-            if last {
-                handler.events = nil
-                _ = handler.state.responseArrived()
-                handler.finish(exchange, status: .ok, bytes: sent, close: true, context: context)
-            }
+        events = EventStream(source: source, context: context) { sent in
+            handler.value.events = nil
+            _ = handler.value.state.responseArrived()
+            handler.value.finish(exchange, status: .ok, bytes: sent, close: true, context: context)
         }
-        events = stream
-        stream.start()
+        events?.start()
+    }
+
+    /// When the client has closed its side while work for its answer is awaited (a render), cancels the work and
+    /// closes the connection, returning `true`: like nginx's 499, a render costs seconds of a render thread and its
+    /// memory, and a client that closed its side has most likely left (a browser navigating away).
+    @discardableResult
+    package func abandonWork(context: ChannelHandlerContext) -> Bool {
+        guard state.inputClosed, let work = state.awaited?.work else { return false }
+        work.cancel()
+        closeAfterWrites(context: context)
+        return true
     }
 }

@@ -12,6 +12,12 @@ extension ConnectionState {
         }
     }
 
+    /// Whether the connection is in its lingering close (reading and dropping what the client still sends).
+    package var isLingering: Bool {
+        if case .lingering = phase { return true }
+        return false
+    }
+
     /// The exchange whose response is awaited, if any.
     package var awaited: Exchange? {
         if case .awaiting(let exchange) = phase { return exchange }

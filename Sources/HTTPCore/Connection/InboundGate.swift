@@ -1,7 +1,7 @@
 import NIOCore
 
 /// The first handler of a connection: it only moves bytes. Each read from the socket is announced to the
-/// connection's state machine (``ConnectionHandler/bytesArrived(_:)``), which says whether the bytes go on to the
+/// connection's state machine (``ConnectionState/bytesArrived(_:now:)``), which says whether the bytes go on to the
 /// decoders, are dropped (a lingering close) or end the connection; the half-close of the client's side is passed
 /// on likewise. Time is the state machine's: the gate keeps none.
 package final class InboundGate: ChannelInboundHandler, RemovableChannelHandler {
@@ -16,7 +16,7 @@ package final class InboundGate: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch connection.bytesArrived(unwrapInboundIn(data).readableBytes) {
+        switch connection.state.bytesArrived(unwrapInboundIn(data).readableBytes, now: .now()) {
         case .decode:
             context.fireChannelRead(data)
         case .discard:
@@ -27,7 +27,7 @@ package final class InboundGate: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     package func channelReadComplete(context: ChannelHandlerContext) {
-        if connection.isLingering {
+        if connection.state.isLingering {
             // The handlers behind this one hold their reads while closing: a linger asks for more here.
             context.read()
         } else {
@@ -36,7 +36,7 @@ package final class InboundGate: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if connection.isLingering, let event = event as? ChannelEvent, event == .inputClosed {
+        if connection.state.isLingering, let event = event as? ChannelEvent, event == .inputClosed {
             // The client finished sending: the linger is over.
             return context.close(promise: nil)
         }
@@ -44,7 +44,7 @@ package final class InboundGate: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if connection.isLingering { return context.close(promise: nil) }
+        if connection.state.isLingering { return context.close(promise: nil) }
         context.fireErrorCaught(error)
     }
 }

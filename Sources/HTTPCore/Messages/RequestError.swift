@@ -19,6 +19,9 @@ package struct RequestError: Error, Sendable, CustomStringConvertible {
     /// 404: nothing here (`message` names what was not found).
     package static func notFound(_ message: String) -> RequestError { RequestError(status: .notFound, message: message) }
 
+    /// The 408 of a request that did not arrive within its time.
+    package static let requestTimeout = RequestError(status: .requestTimeout, message: "the request did not arrive in time")
+
     package var description: String { "\(status.rawValue) \(message)" }
 
     /// `{"error":"…","status":N}`: the body of every JSON error response.

@@ -2,24 +2,28 @@ import NIOCore
 
 /// One Server-Sent Events answer being written (``Response/events(_:)``): the source's current event now and after
 /// each change, at most ``minimumGap`` apart (changes in between are merged into the next event), until its last
-/// event; then the connection closes. Lives on the connection's event loop.
+/// event; then the connection closes. Each event is written and flushed to the connection's channel as it is made.
+/// Lives on the connection's event loop.
 package final class EventStream {
     /// The least time between two events: at most 10 a second.
     package static let minimumGap = TimeAmount.milliseconds(100)
 
     package let source: any EventSource
-    private let loop: any EventLoop
-    /// Writes one event's bytes; `last` after the source's last event (the writer then closes).
-    private let send: (ByteBuffer, _ last: Bool) -> Void
+    private let context: ChannelHandlerContext
+    private var loop: any EventLoop { context.eventLoop }
+    /// Called after the source's last event, with the body bytes written (the connection then closes).
+    private let finished: (_ bytes: Int) -> Void
+    private var sent = 0
     private var watcher: UInt64?
     private var lastSent: NIODeadline?
     private var scheduled: Scheduled<Void>?
     private var ended = false
 
-    package init(source: any EventSource, loop: any EventLoop, send: @escaping (ByteBuffer, _ last: Bool) -> Void) {
+    /// A stream of `source`'s events to `context`'s channel; `finished` is called after the last.
+    package init(source: any EventSource, context: ChannelHandlerContext, finished: @escaping (_ bytes: Int) -> Void) {
         self.source = source
-        self.loop = loop
-        self.send = send
+        self.context = context
+        self.finished = finished
     }
 
     /// Sends the current event and follows the source.
@@ -60,6 +64,8 @@ package final class EventStream {
         let (event, last) = source.currentEvent()
         lastSent = .now()
         if last { stop() }
-        send(event, last)
+        sent += event.readableBytes
+        context.writeAndFlush(NIOAny(event), promise: nil)
+        if last { finished(sent) }
     }
 }
