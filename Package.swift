@@ -3,8 +3,8 @@ import PackageDescription
 
 /// Tiler: a tiled large-image server. Targets follow dependency lines, each using only those below it
 /// (docs/architecture.md draws them): the C shims; JSONText, TileGeometry, ImageCodecs, Archive, Slicing, TileCache;
-/// the server's HTTPCore < TileSources < Rendering, SliceJobs < TileServer; ObjectStore (S3 and HTTP range reads);
-/// and a thin `tiler` executable.
+/// the server's HTTPCore < TileSources < Rendering, SliceJobs < TileServer; ObjectStore (S3 and HTTP range reads) <
+/// ObjectSources (archives in a bucket); and a thin `tiler` executable.
 // The server's targets call each other on every request; in release builds their function bodies cross the
 // module boundaries so that the optimiser inlines and specializes across them as it did inside one module.
 let serverTargetSettings: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
@@ -70,7 +70,8 @@ let package = Package(
         .target(
             name: "TileSources",
             dependencies: [
-                "HTTPCore", "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText", "Archive", "Slicing",
+                "HTTPCore", "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText", "Archive", "Slicing", "ObjectSources",
+                "ObjectStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -105,7 +106,7 @@ let package = Package(
             name: "TileServer",
             dependencies: [
                 "HTTPCore", "TileSources", "Rendering", "SliceJobs", "TileGeometry", "TileCache", "ImageCodecs", "CFileIO", "JSONText",
-                "Archive", "Slicing",
+                "Archive", "Slicing", "ObjectStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -136,11 +137,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Archives that live in an object store (issue #47): an object read with ranged GETs pinned to its ETag, as the
+        // Archive target's asynchronous byte source. Apart, so that neither Archive nor ObjectStore depends on the other.
+        .target(
+            name: "ObjectSources",
+            dependencies: [
+                "Archive", "ObjectStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // Benchmarks (run with -c release; not tests).
         .executableTarget(name: "codec-bench", dependencies: ["ImageCodecs"], path: "bench/codec-bench"),
         .executableTarget(name: "geometry-bench", dependencies: ["TileGeometry", "TestSupport"], path: "bench/geometry-bench"),
         // What the tests and benchmarks share: the seeded generator and the temporary folder.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // The real S3 the object-store tests share: a Ceph RADOS Gateway, named by S3_* or started on first use.
+        .target(name: "ObjectStoreTestSupport", dependencies: ["ObjectStore", "TestSupport"], path: "Tests/ObjectStoreTestSupport"),
 
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
@@ -152,6 +164,7 @@ let package = Package(
             name: "TileServerTests",
             dependencies: [
                 "TileServer", "HTTPCore", "TileSources", "Rendering", "SliceJobs", "TileGeometry", "ImageCodecs", "Archive", "Slicing", "TestSupport",
+                "ObjectStore", "ObjectStoreTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -172,10 +185,18 @@ let package = Package(
         .testTarget(
             name: "ObjectStoreTests",
             dependencies: [
-                "ObjectStore", "TestSupport",
+                "ObjectStore", "ObjectStoreTestSupport", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "ObjectSourcesTests",
+            dependencies: [
+                "ObjectSources", "Archive", "ObjectStore", "ObjectStoreTestSupport", "Slicing", "ImageCodecs", "SampleImage", "TileGeometry",
+                "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "TilerTests", dependencies: ["tiler", "ImageCodecs", "Slicing", "TestSupport"]),

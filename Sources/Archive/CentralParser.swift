@@ -7,16 +7,24 @@ struct CentralParser {
     var nameStarts: [Int] = []
     var headerOffsets: [UInt64] = []
     var sizes: [UInt64] = []
+    /// Each entry's general purpose flags (bit 3: a data descriptor follows its bytes).
+    var flags: [UInt16] = []
+    /// Each entry's extra field length in the central directory (its local header's may differ).
+    var extraLengths: [UInt16] = []
 
     init(label: String, directoryOffset: UInt64) {
         self.label = label
         self.directoryOffset = directoryOffset
     }
 
+    /// Entry `index`'s name bytes.
+    func name(_ index: Int) -> ArraySlice<UInt8> {
+        names[nameStarts[index]..<(index + 1 < nameStarts.count ? nameStarts[index + 1] : names.count)]
+    }
+
     /// Entry `index`'s name for an error message.
     func describe(_ index: Int) -> String {
-        let end = index + 1 < nameStarts.count ? nameStarts[index + 1] : names.count
-        return String(decoding: names[nameStarts[index]..<end], as: UTF8.self)
+        String(decoding: name(index), as: UTF8.self)
     }
 
     /// Parses `count` entries from `bytes`, which must hold exactly them.
@@ -26,6 +34,8 @@ struct CentralParser {
         nameStarts.reserveCapacity(count)
         headerOffsets.reserveCapacity(count)
         sizes.reserveCapacity(count)
+        flags.reserveCapacity(count)
+        extraLengths.reserveCapacity(count)
         var at = 0
         for _ in 0..<count {
             at = try entry(bytes, at: at)
@@ -69,6 +79,8 @@ struct CentralParser {
         names.append(contentsOf: name)
         headerOffsets.append(offset)
         sizes.append(size)
+        self.flags.append(flags)
+        extraLengths.append(UInt16(extraLength))
         return next
     }
 

@@ -1,5 +1,3 @@
-import Glibc
-
 /// An archive's end of central directory record, with the ZIP64 record's values where the short fields say
 /// "see ZIP64": how many entries, and where the central directory lies. Checked against the file's size.
 struct EndRecord {
@@ -10,12 +8,18 @@ struct EndRecord {
     /// The central directory's size in bytes.
     let directorySize: UInt64
 
-    /// Finds and checks the end record of the archive open as `fd`.
-    init(fd: Int32, fileSize: UInt64, label: String) throws(ArchiveError) {
+    /// The bytes at the end of an archive the end record is searched in: the record and the longest comment it can
+    /// have. A reader that fetches at least these first never fetches twice to find the record.
+    static let searchLength = ZIPLayout.endSize + ZIPLayout.maxCommentLength
+
+    /// Finds and checks the end record of the archive `source` reads: one read of its last ``searchLength`` bytes,
+    /// and two small ones (the ZIP64 locator and record) when the short fields say "see ZIP64".
+    init(source: some ArchiveByteSource, label: String) throws(ArchiveError) {
+        let fileSize = source.size
         guard fileSize >= UInt64(ZIPLayout.endSize) else { throw ArchiveError("\(label): too short to be a ZIP archive (\(fileSize) bytes)") }
-        let tailLength = Int(min(fileSize, UInt64(ZIPLayout.endSize + ZIPLayout.maxCommentLength)))
+        let tailLength = Int(min(fileSize, UInt64(Self.searchLength)))
         let tailStart = fileSize - UInt64(tailLength)
-        let tail = try ZIPDirectory.read(fd, at: tailStart, count: tailLength, label: label)
+        let tail = try source.read(at: tailStart, count: tailLength)
         let found: (position: Int, fields: (UInt16, UInt16, UInt32, UInt32))? = tail.withUnsafeBytes { bytes in
             // The record whose comment runs exactly to the end of the file, nearest the end.
             var position = tailLength - ZIPLayout.endSize
@@ -43,7 +47,7 @@ struct EndRecord {
         let needsZIP64 = total == ZIPLayout.marker16 || size == ZIPLayout.marker32 || offset == ZIPLayout.marker32
         var limit = endOffset
         if needsZIP64 {
-            let zip64 = try Self.zip64(fd: fd, endOffset: endOffset, label: label)
+            let zip64 = try Self.zip64(source: source, endOffset: endOffset, label: label)
             // A short field that is not a marker must agree with the ZIP64 record.
             guard total == ZIPLayout.marker16 || UInt64(total) == zip64.count, size == ZIPLayout.marker32 || UInt64(size) == zip64.size,
                 offset == ZIPLayout.marker32 || UInt64(offset) == zip64.offset
@@ -63,14 +67,14 @@ struct EndRecord {
     }
 
     /// The ZIP64 end record the locator before the end record at `endOffset` points to.
-    private static func zip64(fd: Int32, endOffset: UInt64, label: String) throws(ArchiveError) -> (
+    private static func zip64(source: some ArchiveByteSource, endOffset: UInt64, label: String) throws(ArchiveError) -> (
         count: UInt64, size: UInt64, offset: UInt64, recordOffset: UInt64
     ) {
         guard endOffset >= UInt64(ZIPLayout.zip64LocatorSize + ZIPLayout.zip64EndSize) else {
             throw ArchiveError("\(label): the end record asks for ZIP64 but there is no room for its records")
         }
         let locatorOffset = endOffset - UInt64(ZIPLayout.zip64LocatorSize)
-        let locator = try ZIPDirectory.read(fd, at: locatorOffset, count: ZIPLayout.zip64LocatorSize, label: label)
+        let locator = try source.read(at: locatorOffset, count: ZIPLayout.zip64LocatorSize)
         let (signature, recordOffset, disks) = locator.withUnsafeBytes {
             ($0.readLE(0, as: UInt32.self), $0.readLE(8, as: UInt64.self), $0.readLE(16, as: UInt32.self))
         }
@@ -81,7 +85,7 @@ struct EndRecord {
         guard recordOffset <= locatorOffset - UInt64(ZIPLayout.zip64EndSize) else {
             throw ArchiveError("\(label): the ZIP64 locator points past itself (\(recordOffset))")
         }
-        let record = try ZIPDirectory.read(fd, at: recordOffset, count: ZIPLayout.zip64EndSize, label: label)
+        let record = try source.read(at: recordOffset, count: ZIPLayout.zip64EndSize)
         return try record.withUnsafeBytes { bytes in
             Result { () throws(ArchiveError) in
                 guard bytes.readLE(0, as: UInt32.self) == ZIPLayout.zip64EndSignature else {

@@ -8,7 +8,14 @@ import TileGeometry
 /// Everything in ``ZIPDirectory`` is checked, and further: one top folder, exactly one descriptor in it, a valid
 /// descriptor, and every tile inside its level's grid. Other entries (libvips' `vips-properties.xml`) are ignored;
 /// a tile missing from the archive is simply absent.
+///
+/// A file is opened with ``init(path:)`` or ``init(fd:label:)``, every local header read; an archive in an object
+/// store with ``init(source:label:tailBytes:)`` (in `SZIArchive+Remote.swift`), in one or two reads. Tiles are looked
+/// up with ``tile(level:column:row:)`` and read, local header checked, with ``readTile(level:column:row:from:)``
+/// (`SZIArchive+Tiles.swift`).
 public struct SZIArchive: Sendable {
+    /// The archive's name in errors (its path, or its object's URL).
+    public let label: String
     /// The archive's size in bytes.
     public let fileSize: UInt64
     /// The top folder's name.
@@ -31,12 +38,21 @@ public struct SZIArchive: Sendable {
     /// Where the associated images a sliced slide keeps lie (`TOP/STEM_files/associated/KIND.jpg`, `tiler slice`'s),
     /// by kind: 1–64 letters, digits, `-` and `_`, at most ``maxAssociatedBytes`` each.
     public let associated: [String: (offset: UInt64, size: Int)]
-    private let levelStarts: [Int]
+    /// How the tiles' offsets were found: every local header read, or derived (each then checked when read).
+    public let localHeaders: ZIPDirectory.LocalHeaders
+    let levelStarts: [Int]
     /// Dense: one slot per cell of the grid (`slots` empty). Sparse: one per tile present, in slot order (`slots`).
-    private let offsets: [UInt64]
-    private let sizes: [UInt32]
+    let offsets: [UInt64]
+    let sizes: [UInt32]
+    /// Each tile's local extra field length: its local header is 30 + name + this many bytes before its offset.
+    let extraLengths: [UInt16]
     /// The slots of a sparse index, ascending; empty for a dense one.
-    private let slots: [Int]
+    let slots: [Int]
+    /// Every tile's name is these bytes (`TOP/STEM_files/`, as tile names were matched), `LEVEL/COLUMN_ROW`, then
+    /// ``tileNameSuffix``.
+    let tileNamePrefix: [UInt8]
+    /// `.FORMAT`.
+    let tileNameSuffix: [UInt8]
 
     /// The longest descriptor read, in bytes.
     public static let maxDescriptorBytes = 1 << 16
@@ -45,7 +61,7 @@ public struct SZIArchive: Sendable {
     /// The largest associated image indexed, in bytes (a larger one is left out).
     public static let maxAssociatedBytes = 64 << 20
     /// A slot with no tile.
-    private static let absent = UInt64.max
+    static let absent = UInt64.max
 
     /// Opens and indexes the SZI at `path`.
     public init(path: String) throws(ArchiveError) {
@@ -61,17 +77,28 @@ public struct SZIArchive: Sendable {
     /// Indexes the SZI open as `fd`; `label` names it in errors.
     ///
     /// - Throws: ``ArchiveError`` with one line saying what is wrong.
-    /// - Complexity: O(n log n) for n entries; about four allocations per archive for the index, none per tile.
+    /// - Complexity: O(n log n) for n entries; about five allocations per archive for the index, none per tile.
     public init(fd: Int32, label: String) throws(ArchiveError) {
-        let directory = try ZIPDirectory(fd: fd, label: label)
+        try self.init(source: FileByteSource(fd: fd, label: label), label: label)
+    }
+
+    /// Indexes the SZI `source` reads; `label` names it in errors.
+    ///
+    /// - Parameter localHeaders: as ``ZIPDirectory/init(source:label:localHeaders:)`` takes it. The descriptor and
+    ///   properties are read with their local headers, which are checked either way.
+    /// - Throws: ``ArchiveError`` with one line saying what is wrong.
+    /// - Complexity: O(n log n) for n entries; about five allocations per archive for the index, none per tile.
+    public init(source: some ArchiveByteSource, label: String, localHeaders: ZIPDirectory.LocalHeaders = .readEach) throws(ArchiveError) {
+        let directory = try ZIPDirectory(source: source, label: label, localHeaders: localHeaders)
+        self.label = label
+        self.localHeaders = localHeaders
         let top = try Self.topFolder(of: directory, label: label)
         let descriptorIndex = try Self.descriptorEntry(of: directory, top: top, label: label)
         let descriptorName = directory.name(descriptorIndex).dropFirst(top.count + 1)
         stem = String(decoding: descriptorName.dropLast(4), as: UTF8.self)
         topFolder = String(decoding: top, as: UTF8.self)
         guard directory.sizes[descriptorIndex] <= UInt64(Self.maxDescriptorBytes) else { throw ArchiveError("\(label): the descriptor is too large") }
-        descriptorBytes = try ZIPDirectory.read(
-            fd, at: directory.dataOffsets[descriptorIndex], count: Int(directory.sizes[descriptorIndex]), label: label)
+        descriptorBytes = try directory.readEntry(descriptorIndex, from: source, label: label)
         do {
             descriptor = try DZIDescriptor(xml: String(decoding: descriptorBytes, as: UTF8.self))
         } catch {
@@ -92,7 +119,8 @@ public struct SZIArchive: Sendable {
         let dense = total <= max(4 * directory.count, 1 << 16)
         var offsets = dense ? [UInt64](repeating: Self.absent, count: total) : []
         var sizes = dense ? [UInt32](repeating: 0, count: total) : []
-        var sparse: [(slot: Int, offset: UInt64, size: UInt32)] = []
+        var extras = dense ? [UInt16](repeating: 0, count: total) : []
+        var sparse: [(slot: Int, offset: UInt64, size: UInt32, extra: UInt16)] = []
         let prefix = Array(top) + [UInt8(ascii: "/")] + Array(stem.utf8) + Array("_files/".utf8)
         let suffix = Array(".\(descriptor.format)".utf8)
         var tiles = 0
@@ -133,8 +161,9 @@ public struct SZIArchive: Sendable {
                 }
                 offsets[slot] = directory.dataOffsets[index]
                 sizes[slot] = UInt32(directory.sizes[index])
+                extras[slot] = UInt16(directory.localExtraLength(index))
             } else {
-                sparse.append((slot, directory.dataOffsets[index], UInt32(directory.sizes[index])))
+                sparse.append((slot, directory.dataOffsets[index], UInt32(directory.sizes[index]), UInt16(directory.localExtraLength(index))))
             }
             tiles += 1
         }
@@ -143,18 +172,22 @@ public struct SZIArchive: Sendable {
             if zip(sparse, sparse.dropFirst()).contains(where: { $0.slot == $1.slot }) { throw ArchiveError("\(label): a tile appears twice") }
             offsets = sparse.map(\.offset)
             sizes = sparse.map(\.size)
+            extras = sparse.map(\.extra)
         }
         guard tiles > 0 else {
             throw ArchiveError("\(label): no tile named as its descriptor says (\(topFolder)/\(stem)_files/LEVEL/COLUMN_ROW.\(descriptor.format))")
         }
         self.offsets = offsets
         self.sizes = sizes
+        extraLengths = extras
+        tileNamePrefix = prefix
+        tileNameSuffix = suffix
         slots = dense ? [] : sparse.map(\.slot)
         tileCount = tiles
         otherEntries = others
         let small = { (index: Int?) throws(ArchiveError) -> [UInt8]? in
             guard let index, directory.sizes[index] <= UInt64(Self.maxPropertiesBytes) else { return nil }
-            return try ZIPDirectory.read(fd, at: directory.dataOffsets[index], count: Int(directory.sizes[index]), label: label)
+            return try directory.readEntry(index, from: source, label: label)
         }
         propertiesXML = try small(propertiesIndex)
         scanPropertiesXML = try small(scanIndex)
@@ -173,28 +206,6 @@ public struct SZIArchive: Sendable {
     public static func isAssociatedKind(_ kind: some Collection<UInt8>) -> Bool {
         (1...64).contains(kind.count)
             && kind.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F }
-    }
-
-    /// Where tile (`level`, `column`, `row`)'s bytes lie in the file, or nil when the archive lacks it (or the address
-    /// is outside the pyramid). - Complexity: O(1); O(log n) in the tiles for a sparse index (a grid far larger than
-    /// the archive's entries).
-    public func tile(level: Int, column: Int, row: Int) -> (offset: UInt64, size: Int)? {
-        guard level >= 0, level < levelStarts.count else { return nil }
-        let grid = descriptor.pyramid.grid(level)
-        guard column >= 0, column < grid.columns, row >= 0, row < grid.rows else { return nil }
-        let slot = levelStarts[level] + row * grid.columns + column
-        guard !slots.isEmpty else {
-            guard offsets[slot] != Self.absent else { return nil }
-            return (offsets[slot], Int(sizes[slot]))
-        }
-        var low = 0
-        var high = slots.count
-        while low < high {
-            let middle = (low + high) / 2
-            if slots[middle] < slot { low = middle + 1 } else { high = middle }
-        }
-        guard low < slots.count, slots[low] == slot else { return nil }
-        return (offsets[low], Int(sizes[low]))
     }
 
     /// The one top folder every entry is in.

@@ -6,7 +6,8 @@ import Glibc
 /// central directory must lie inside the file; every entry must be stored (not compressed, not encrypted), its name a
 /// relative path without `.` or `..` components and unique; its local header must be where the directory says, name
 /// the same entry, and its bytes must lie before the central directory without overlapping another entry's. Anything
-/// else is refused with one line.
+/// else is refused with one line. How the local headers are checked — each one read now, or derived now and checked
+/// by whoever reads the entry — is ``LocalHeaders``.
 ///
 /// Compact: names in one byte array, offsets and sizes in two more — a few allocations whatever the entry count.
 public struct ZIPDirectory: Sendable {
@@ -14,12 +15,16 @@ public struct ZIPDirectory: Sendable {
     let names: [UInt8]
     /// Where each entry's name starts in ``names``; entry `i`'s name ends where entry `i + 1`'s starts.
     let nameStarts: [Int]
+    /// Where each entry's local header starts in the file.
+    let headerOffsets: [UInt64]
     /// Where each entry's bytes start in the file.
     public let dataOffsets: [UInt64]
     /// Each entry's size in bytes.
     public let sizes: [UInt64]
     /// The file's size in bytes.
     public let fileSize: UInt64
+    /// How ``dataOffsets`` were found: every local header read, or derived from the central directory.
+    public let localHeaders: LocalHeaders
 
     /// The largest central directory read, in bytes (a 22,000-tile SZI's is about 1.7 MB).
     public static let maxDirectoryBytes: UInt64 = 512 << 20
@@ -32,28 +37,55 @@ public struct ZIPDirectory: Sendable {
         names[nameStarts[index]..<(index + 1 < nameStarts.count ? nameStarts[index + 1] : names.count)]
     }
 
-    /// Reads and checks the archive open as `fd` (reading with `pread`, so the offset is not moved). `label` names it
-    /// in errors.
+    /// The length of entry `index`'s local extra field, in bytes: its bytes start this far after its name.
+    func localExtraLength(_ index: Int) -> Int {
+        Int(dataOffsets[index] - headerOffsets[index]) - ZIPLayout.localHeaderSize - name(index).count
+    }
+
+    /// Reads and checks the archive open as `fd` (reading with `pread`, so the offset is not moved), every local
+    /// header included. `label` names it in errors.
     ///
     /// - Throws: ``ArchiveError`` saying what is wrong.
     /// - Complexity: O(n log n) for n entries; one read of the central directory and one small read per entry.
     public init(fd: Int32, label: String) throws(ArchiveError) {
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { throw ArchiveError("\(label): cannot read", errno: errno) }
-        let fileSize = UInt64(status.st_size)
-        let end = try EndRecord(fd: fd, fileSize: fileSize, label: label)
+        try self.init(source: FileByteSource(fd: fd, label: label), label: label)
+    }
+
+    /// Reads and checks the archive `source` reads; `label` names it in errors.
+    ///
+    /// - Parameter localHeaders: ``LocalHeaders/readEach`` (one small read per entry: right for a file) or
+    ///   ``LocalHeaders/derive`` (no read per entry: for a source where each read is a round trip).
+    /// - Throws: ``ArchiveError`` saying what is wrong.
+    /// - Complexity: O(n log n) for n entries; reads: the end record's (one, three with ZIP64), the central directory
+    ///   (one), and with ``LocalHeaders/readEach`` one per entry.
+    public init(source: some ArchiveByteSource, label: String, localHeaders: LocalHeaders = .readEach) throws(ArchiveError) {
+        let end = try EndRecord(source: source, label: label)
         guard end.directorySize <= Self.maxDirectoryBytes else {
             throw ArchiveError("\(label): central directory of \(end.directorySize) bytes is larger than \(Self.maxDirectoryBytes)")
         }
-        let directory = try Self.read(fd, at: end.directoryOffset, count: Int(end.directorySize), label: label)
+        let directory = try source.read(at: end.directoryOffset, count: Int(end.directorySize))
         var parser = CentralParser(label: label, directoryOffset: end.directoryOffset)
-        try directory.withUnsafeBytes { bytes in Result { () throws(ArchiveError) in try parser.parse(bytes, count: end.count) } }.get()
+        try directory.withArchiveBytes { (bytes) throws(ArchiveError) in try parser.parse(bytes, count: end.count) }
         self.names = parser.names
         self.nameStarts = parser.nameStarts
+        self.headerOffsets = parser.headerOffsets
         self.sizes = parser.sizes
-        self.fileSize = fileSize
-        self.dataOffsets = try Self.locateData(fd: fd, parser: parser, label: label)
+        self.fileSize = source.size
+        self.localHeaders = localHeaders
+        switch localHeaders {
+        case .readEach: self.dataOffsets = try Self.readDataOffsets(source: source, parser: parser, label: label)
+        case .derive: self.dataOffsets = try Self.deriveDataOffsets(source: source, parser: parser, label: label)
+        }
         try checkUniqueNames(label: label)
+    }
+
+    /// Entry `index`'s bytes, read from `source` with its local header in one read, the header checked.
+    ///
+    /// - Complexity: one read of 30 + name + extra + size bytes.
+    func readEntry(_ index: Int, from source: some ArchiveByteSource, label: String) throws(ArchiveError) -> [UInt8] {
+        let headerLength = Int(dataOffsets[index] - headerOffsets[index])
+        let record = try source.read(at: headerOffsets[index], count: headerLength + Int(sizes[index]))
+        return try LocalHeader.entryBytes(record, name: name(index), headerLength: headerLength, label: label)
     }
 
     /// Reads `count` bytes at `offset`, all of them or an error.
@@ -70,54 +102,6 @@ public struct ZIPDirectory: Sendable {
             done += got
         }
         return bytes
-    }
-
-    /// Finds each entry's bytes after its local header, checking the header against the central directory and that
-    /// no two entries overlap.
-    private static func locateData(fd: Int32, parser: CentralParser, label: String) throws(ArchiveError) -> [UInt64] {
-        var offsets = [UInt64](repeating: 0, count: parser.headerOffsets.count)
-        var header = [UInt8](repeating: 0, count: ZIPLayout.localHeaderSize + 0xFFFF)
-        for index in offsets.indices {
-            let start = parser.nameStarts[index]
-            let end = index + 1 < parser.nameStarts.count ? parser.nameStarts[index + 1] : parser.names.count
-            let nameLength = end - start
-            let at = parser.headerOffsets[index]
-            let wanted = ZIPLayout.localHeaderSize + nameLength
-            guard at + UInt64(wanted) <= parser.directoryOffset else {
-                throw ArchiveError("\(label): entry \(parser.describe(index)) has its local header past the central directory")
-            }
-            let got = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, wanted, off_t(at)) }
-            guard got == wanted else { throw ArchiveError("\(label): cannot read the local header of \(parser.describe(index))") }
-            let local = header.withUnsafeBytes { bytes in
-                (
-                    signature: bytes.readLE(0, as: UInt32.self), flags: bytes.readLE(6, as: UInt16.self), method: bytes.readLE(8, as: UInt16.self),
-                    compressedSize: bytes.readLE(18, as: UInt32.self), size: bytes.readLE(22, as: UInt32.self),
-                    nameLength: Int(bytes.readLE(26, as: UInt16.self)),
-                    extraLength: Int(bytes.readLE(28, as: UInt16.self))
-                )
-            }
-            guard local.signature == ZIPLayout.localHeaderSignature, local.method == 0, local.nameLength == nameLength,
-                header[ZIPLayout.localHeaderSize..<wanted].elementsEqual(parser.names[start..<end])
-            else {
-                throw ArchiveError("\(label): the local header of \(parser.describe(index)) does not match the central directory")
-            }
-            // Sizes in the local header too (unless a data descriptor follows the data, or ZIP64's extra field holds
-            // them): a reader that walks local headers, `unzip` among them, must find the same entry there.
-            let described = local.flags & ZIPLayout.flagDataDescriptor != 0
-            let inZIP64 = local.compressedSize == ZIPLayout.marker32 || local.size == ZIPLayout.marker32
-            guard described || inZIP64 || (UInt64(local.compressedSize) == parser.sizes[index] && UInt64(local.size) == parser.sizes[index]) else {
-                throw ArchiveError("\(label): the local header of \(parser.describe(index)) gives other sizes than the central directory")
-            }
-            offsets[index] = at + UInt64(wanted + local.extraLength)
-            guard offsets[index] + parser.sizes[index] <= parser.directoryOffset else {
-                throw ArchiveError("\(label): entry \(parser.describe(index)) reaches past the start of the central directory")
-            }
-        }
-        let order = offsets.indices.sorted { parser.headerOffsets[$0] < parser.headerOffsets[$1] }
-        for (previous, next) in zip(order, order.dropFirst()) where offsets[previous] + parser.sizes[previous] > parser.headerOffsets[next] {
-            throw ArchiveError("\(label): entries \(parser.describe(previous)) and \(parser.describe(next)) overlap")
-        }
-        return offsets
     }
 
     /// Refuses an archive with two entries of one name: sorts entry numbers by name (no per-entry allocation).

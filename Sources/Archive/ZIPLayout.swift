@@ -42,6 +42,11 @@ extension [UInt8] {
     mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
+
+    /// `withUnsafeBytes` for a body that throws ``ArchiveError`` (the standard library's form rethrows `any Error`).
+    func withArchiveBytes<T>(_ body: (UnsafeRawBufferPointer) throws(ArchiveError) -> T) throws(ArchiveError) -> T {
+        try withUnsafeBytes { bytes in Result { () throws(ArchiveError) in try body(bytes) } }.get()
+    }
 }
 
 extension UnsafeRawBufferPointer {

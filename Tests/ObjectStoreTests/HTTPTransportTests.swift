@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import ObjectStoreTestSupport
 import Synchronization
 import Testing
 

@@ -24,6 +24,8 @@ package enum HTTPStatus: Int, CaseIterable, Sendable {
     case lengthRequired = 411
     case unsupportedMediaType = 415
     case insufficientStorage = 507
+    case badGateway = 502
+    case gatewayTimeout = 504
 
     /// The reason phrase, e.g. `Not Found`.
     package var reason: String {
@@ -50,6 +52,8 @@ package enum HTTPStatus: Int, CaseIterable, Sendable {
         case .lengthRequired: "Length Required"
         case .unsupportedMediaType: "Unsupported Media Type"
         case .insufficientStorage: "Insufficient Storage"
+        case .badGateway: "Bad Gateway"
+        case .gatewayTimeout: "Gateway Timeout"
         }
     }
 
@@ -81,6 +85,8 @@ package enum HTTPStatus: Int, CaseIterable, Sendable {
         case .lengthRequired: 19
         case .unsupportedMediaType: 20
         case .insufficientStorage: 21
+        case .badGateway: 22
+        case .gatewayTimeout: 23
         }
     }
 }

@@ -20,6 +20,11 @@ extension Router {
         guard target.path.hasPrefix(prefix) else {
             return .refused(refuseMethod(head, exchange: &exchange, message: "PUT is for uploads: /api/images/NAME"))
         }
+        // Uploads are sliced into ROOT: a server of object-store roots alone has none.
+        guard services.catalog.scansFolder else {
+            let message = "this server serves object stores only: uploads need a folder (tiler serve ROOT s3://…)"
+            return .refused(.error(RequestError(status: .conflict, message: message)))
+        }
         let name = target.path.dropFirst(prefix.count)
         let query = QueryString(text: target.query)
         let replace: Bool

@@ -219,7 +219,8 @@ struct Router {
         return .later
     }
 
-    /// The response to a file read (or not): the file, 404 when it is missing, 503 while shutting down, else 500.
+    /// The response to a file read (or not): the file, 404 when it is missing, 503 while shutting down, 502/503/504 when
+    /// the store it lives in failed (``SourceUnavailable``), else 500.
     static func response(
         to result: Result<LoadedFile, any Error>, profile: ResponseProfile, extraHeaders: ByteBuffer?, route: RouteLabel, services: Services
     ) -> Response {
@@ -228,6 +229,13 @@ struct Router {
             return .file(file, profile: profile, extraHeaders: extraHeaders)
         case .failure(let error as FileLoadError) where error.kind != .unreadable:
             return .error(.notFound(route == .tile ? "tile not found" : "no such file"))
+        case .failure(let error as SourceUnavailable):
+            // The store behind the image failed: said as such, with when to ask again; logged like a failed read.
+            let text = String(describing: error)
+            services.readFailures.note("Reading from a store failed: \(text)", key: String(text.prefix { $0 != ":" }))
+            let message = error.status == .gatewayTimeout ? "the image's store did not answer in time" : "the image's store failed"
+            let retry = error.retryAfterSeconds.map { "Retry-After: \($0)\r\n" } ?? ""
+            return .error(RequestError(status: error.status, message: message), extraHeaders: retry, close: false)
         case .failure(let error as TileStore.RenderBudgetFull):
             return .error(
                 RequestError(status: .serviceUnavailable, message: "\(error); retry shortly"), extraHeaders: "Retry-After: 1\r\n", close: false)

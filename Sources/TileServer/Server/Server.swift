@@ -36,6 +36,8 @@ public final class Server: Sendable {
         let parts = try ServerRuntime(configuration)
         do {
             _ = try await parts.threadPool.runIfActive { parts.context.catalog.rescan() }
+            // Wrong credentials, a missing bucket: one clear line at start, not a server that serves nothing.
+            if let problem = parts.objectStoreProblem() { throw ServerError(problem) }
             let channel = try await parts.bootstrap().bind(host: configuration.host, port: configuration.port).get()
             guard let metricsPort = configuration.metricsPort else { return Server(parts: parts, channel: channel, metricsChannel: nil) }
             do {
@@ -78,7 +80,8 @@ public final class Server: Sendable {
         }
         parts.context.inbox?.start()
         let count = catalog.count
-        configuration.logger.info("Serving \(count) image\(count == 1 ? "" : "s") from \(catalog.root) at \(url)")
+        let roots = ([catalog.root].filter { !$0.isEmpty } + catalog.objectRoots.map(\.name)).joined(separator: " and ")
+        configuration.logger.info("Serving \(count) image\(count == 1 ? "" : "s") from \(roots) at \(url)")
         if let viewer = parts.context.staticFiles?.root {
             configuration.logger.info("The viewer is served from \(viewer)")
         } else {
@@ -147,8 +150,10 @@ public final class Server: Sendable {
                         // Renders wait for tile reads on the file threads: stop them first.
                         renders.shutdownGracefully { _ in
                             warmer.shutdownGracefully { _ in
-                                pool.shutdownGracefully { _ in
-                                    group.shutdownGracefully(queue: .global()) { _ in stopped.leave() }
+                                parts.shutdownObjectStores {
+                                    pool.shutdownGracefully { _ in
+                                        group.shutdownGracefully(queue: .global()) { _ in stopped.leave() }
+                                    }
                                 }
                             }
                         }

@@ -5,6 +5,7 @@ import HTTPCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import ObjectStore
 import Rendering
 import SliceJobs
 import TileSources
@@ -16,15 +17,25 @@ struct ServerRuntime: Sendable {
     let threadPool: NIOThreadPool
     let context: Services
     let loops: [ObjectIdentifier: LoopResources]
+    /// The object-store roots' clients, closed at shutdown.
+    let objectClients: [S3Client]
 
     /// Validates `configuration`, resolves its folders and starts the threads.
     ///
     /// - Throws: ``ServerError`` for a bad setting, a missing ROOT or a missing `--public` folder.
     init(_ configuration: ServerConfiguration) throws(ServerError) {
         try Self.validate(configuration)
-        guard let root = PathContainment.realPath(configuration.root), FileSignature.isDirectory(root) else {
-            throw ServerError("ROOT \(configuration.root) is not a folder")
+        // Only object-store roots: no folder is scanned (and nothing can be uploaded).
+        let root: String
+        if configuration.root.isEmpty && !configuration.objectRoots.isEmpty {
+            root = ""
+        } else {
+            guard let real = PathContainment.realPath(configuration.root), FileSignature.isDirectory(real) else {
+                throw ServerError("ROOT \(configuration.root) is not a folder")
+            }
+            root = real
         }
+        let stores = try Self.objectStores(configuration)
         let publicDirectory = StaticFiles.locate(explicit: configuration.publicDirectory)
         if let explicit = configuration.publicDirectory, publicDirectory == nil {
             throw ServerError("the public folder \(explicit) is not a folder")
@@ -53,7 +64,9 @@ struct ServerRuntime: Sendable {
             root: root, maxDepth: configuration.maxScanDepth, logger: configuration.logger,
             directories: LevelDirectoryCache(capacity: configuration.levelDirectoryBudget(descriptorLimit: descriptorLimit)),
             storedFiles: StoredFileCache(capacity: configuration.levelDirectoryBudget(descriptorLimit: descriptorLimit)),
-            fullWalkEvery: configuration.scansPerFullWalk)
+            fullWalkEvery: configuration.scansPerFullWalk, objectRoots: stores.map(\.catalog),
+            objectRescanInterval: TimeAmount(configuration.storeRescanInterval))
+        objectClients = stores.map(\.client)
         var loops: [ObjectIdentifier: LoopResources] = [:]
         let openTileFiles = min(configuration.openTileFilesPerLoop, descriptorLimit / 2 / configuration.eventLoopThreads)
         let sink = configuration.accessLog.map { _ in AccessLogSink() }
@@ -241,6 +254,7 @@ struct ServerRuntime: Sendable {
         }
         await context.renders.shutdown()
         await context.warmer.shutdown()
+        for client in objectClients { try? await client.shutdown().get() }
         try? await threadPool.shutdownGracefully()
         try? await group.shutdownGracefully()
     }

@@ -7,8 +7,16 @@ import NIOHTTP1
 /// Everything ``Server/start(_:)`` needs: where the pyramids are, where to listen, and the limits that keep the
 /// server well behaved. Defaults suit `tiler serve`; tests shorten the timeouts.
 public struct ServerConfiguration: Sendable {
-    /// The folder whose `*.dzi` pyramids are served (searched recursively, dot-files and dot-folders skipped).
+    /// The folder whose `*.dzi` pyramids are served (searched recursively, dot-files and dot-folders skipped); empty
+    /// when only ``objectRoots`` are served (then nothing can be uploaded: uploads are sliced into ROOT).
     public var root: String
+    /// Object-store roots served beside ROOT (or alone), in order: `s3://BUCKET/PREFIX`, credentials, region and
+    /// endpoint from the AWS variables in ``environment`` (``ObjectStore/S3Configuration/fromEnvironment(_:environment:addressingStyle:)``).
+    public var objectRoots: [String] = []
+    /// How often the object-store roots are listed again (each listing is `ListObjectsV2`, a page per 1,000 objects).
+    public var storeRescanInterval: Duration = .seconds(60)
+    /// The environment the object-store roots' credentials and endpoints are read from; nil: the process's.
+    public var environment: [String: String]?
     /// The access policy file (``AccessPolicy/init(file:environment:)``), or nil: every image is public.
     public var accessFile: String?
     /// The address to bind, e.g. `127.0.0.1` (the default: local clients only) or `0.0.0.0`.

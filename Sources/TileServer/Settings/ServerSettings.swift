@@ -94,6 +94,7 @@ extension ServerSettings {
     public static let all: [AnyServerSetting] =
         server + [
             publicFolder.erased, access.erased, metricsHost.erased, metricsPort.erased, maxUploadMB.erased, sliceJobs.erased, inbox.erased,
+            store.erased, storeRescan.erased,
         ] + IIIFSettings.all
 }
 
@@ -136,6 +137,17 @@ extension ServerSettings {
     public static let sliceJobs = ServerSetting<Int>(
         "slice-jobs", "Uploads and inbox files sliced at once (each at a lower CPU priority than serving); the rest wait in line.",
         default: 1, accepts: "1…64", valid: { (1...64).contains($0) }, read: { $0.sliceJobs }, write: { $0.sliceJobs = $1 })
+    /// Object-store roots served beside ROOT.
+    public static let store = ServerSetting<[String]>(
+        "store",
+        "An object-store root whose *.szi pyramids are served beside ROOT, s3://BUCKET/PREFIX (repeatable; AWS_* variables for keys and endpoint).",
+        default: [], kind: .repeatable, accepts: "s3://BUCKET[/PREFIX]",
+        valid: { roots in roots.allSatisfy { $0.lowercased().hasPrefix("s3://") && $0.count > 5 } },
+        read: { $0.objectRoots }, write: { $0.objectRoots = $1 })
+    /// How often object-store roots are listed again.
+    public static let storeRescan = seconds(
+        "store-rescan", "Seconds between listings of each s3:// root (new, replaced and removed objects); SIGHUP lists at once.",
+        default: 60, read: { $0.storeRescanInterval }, write: { $0.storeRescanInterval = $1 })
     /// The inbox folder.
     public static let inbox = ServerSetting<String?>(
         "inbox",

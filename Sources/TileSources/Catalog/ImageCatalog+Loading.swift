@@ -1,5 +1,6 @@
 import HTTPCore
 import ImageCodecs
+import NIOCore
 import Slicing
 import TileGeometry
 
@@ -157,6 +158,10 @@ package struct ScanState {
     package var counts = ScanCounts()
     /// Refused names already reported, by their bytes (canonically equal names are different entries here).
     package var refusedReported: Set<[UInt8]> = []
+    /// The object-store roots' images, by name (``ImageCatalog/settleObjects(into:changes:state:)``).
+    package var objects: [String: ObjectEntry] = [:]
+    /// When the object-store roots were last listed.
+    package var objectsListed: NIODeadline?
 }
 
 /// What a refused file was refused as: its identity and, for a slide of several files, the identities of the files

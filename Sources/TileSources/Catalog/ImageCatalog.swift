@@ -13,8 +13,12 @@ import TileGeometry
 /// when the catalog's version moves. A scan looks again only at the descriptors of folders that changed (see
 /// ``CatalogScanner``) and at those not ready yet; a scan that runs out of descriptors changes nothing.
 package final class ImageCatalog: Sendable {
-    /// ROOT's real path.
+    /// ROOT's real path; empty when only object-store roots are served (``scansFolder`` is then false).
     package let root: String
+    /// The object-store roots served beside ROOT (or alone), in the order given.
+    package let objectRoots: [ObjectCatalog]
+    /// How often they are listed again (a full rescan lists them at once).
+    package let objectRescanInterval: TimeAmount
     /// The level folders held open for tile reads, shared by every image (see ``LevelDirectories``).
     package let directories: LevelDirectoryCache
     /// The files of pyramids stored in one file held open for tile reads, shared by every such image.
@@ -33,9 +37,12 @@ package final class ImageCatalog: Sendable {
     package init(
         root: String, maxDepth: Int, logger: Logger, directories: LevelDirectoryCache = LevelDirectoryCache(capacity: 64),
         storedFiles: StoredFileCache = StoredFileCache(capacity: 64), fullWalkEvery: Int = 60,
-        list: @escaping CatalogScanner.Lister = DirectoryWalker.list
+        list: @escaping CatalogScanner.Lister = DirectoryWalker.list, objectRoots: [ObjectCatalog] = [],
+        objectRescanInterval: TimeAmount = .seconds(60)
     ) {
         self.root = root
+        self.objectRoots = objectRoots
+        self.objectRescanInterval = objectRescanInterval
         self.directories = directories
         self.storedFiles = storedFiles
         self.logger = logger
@@ -43,6 +50,9 @@ package final class ImageCatalog: Sendable {
         let scanner = CatalogScanner(root: root, maxDepth: maxDepth, fullWalkEvery: fullWalkEvery, list: list)
         self.scanState = Mutex(ScanState(scanner: scanner))
     }
+
+    /// Whether a folder (ROOT) is scanned: false when only object-store roots are served.
+    package var scansFolder: Bool { !root.isEmpty }
 
     /// The image table and its version when the catalog has changed since `seen` (`nil` when it has not).
     package func images(changedSince seen: Int) -> (images: [Substring: CatalogImage], version: Int)? {
@@ -80,17 +90,24 @@ package final class ImageCatalog: Sendable {
             for image in result.escaped.compactMap({ id in current.sorted.first { $0.id == id } }) {
                 logger.warning("A level folder of \(image.name) left the served folder: no longer read through it")
             }
-            let found: CatalogScanner.Changes
-            do {
-                found = try state.scanner.scan(full: full)
-            } catch {
-                shortages.note("Rescanning \(root) failed: out of file descriptors; still serving the last catalog (\(count) images)")
-                return result
-            }
-            report(found.refused, state: &state)
             var next = snapshot.withLock { $0.images }
-            let examined = settle(found, into: &next, changes: &result, state: &state)
-            state.counts = ScanCounts(scanner: state.scanner.lastCounts, descriptorsExamined: examined)
+            if scansFolder {
+                let found: CatalogScanner.Changes
+                do {
+                    found = try state.scanner.scan(full: full)
+                } catch {
+                    shortages.note("Rescanning \(root) failed: out of file descriptors; still serving the last catalog (\(count) images)")
+                    return result
+                }
+                report(found.refused, state: &state)
+                let examined = settle(found, into: &next, changes: &result, state: &state)
+                state.counts = ScanCounts(scanner: state.scanner.lastCounts, descriptorsExamined: examined)
+            }
+            let now = NIODeadline.now()
+            if full || state.objectsListed.map({ now - $0 >= objectRescanInterval }) ?? true {
+                state.objectsListed = now
+                settleObjects(into: &next, changes: &result, state: &state)
+            }
             guard !result.added.isEmpty || !result.removed.isEmpty else { return result }
             let updated = CatalogSnapshot(images: next)
             snapshot.withLock { $0 = updated }

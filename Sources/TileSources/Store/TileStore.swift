@@ -21,6 +21,8 @@ package final class TileStore: Sendable, TileReading {
     package let warmingLag = WarmingLag()
     /// Tile files larger than this are refused.
     package let maxTileBytes: Int
+    /// The default of ``maxTileBytes``: 64 MiB.
+    package static let defaultMaxTileBytes = 64 << 20
     /// The memory tiles made from a stored pyramid's pixels may hold while made, shared with IIIF renders.
     package let renderBudget: RenderBudget
     /// The requests waiting for each tile being made (see ``abandoned(_:)``): a tile every one of whose requests was
@@ -30,7 +32,10 @@ package final class TileStore: Sendable, TileReading {
 
     /// Creates an empty store holding at most `budget` bytes, reading on `threadPool` what is not in the page cache;
     /// tiles made from stored pixels reserve their working memory in `renderBudget`.
-    package init(budget: Int, threadPool: NIOThreadPool, maxTileBytes: Int = 64 << 20, renderBudget: RenderBudget = RenderBudget(limit: Int.max)) {
+    package init(
+        budget: Int, threadPool: NIOThreadPool, maxTileBytes: Int = TileStore.defaultMaxTileBytes,
+        renderBudget: RenderBudget = RenderBudget(limit: Int.max)
+    ) {
         // Sized for tiles of about 16 KiB.
         self.cache = ConcurrentLRUCache(budget: budget, admission: .frequency(expectedEntries: budget >> 14))
         self.threadPool = threadPool
@@ -105,8 +110,9 @@ package final class TileStore: Sendable, TileReading {
                 loaded = try readTile(key, of: image, pageCacheOnly: true)
             }
             guard let file = loaded else {
-                // On disk only: wait for a file thread like any other caller.
+                // On disk only: wait for a file thread like any other caller (or for the network: no thread waits).
                 _ = flights.join(key, onResult: onResult)
+                if fetch(key, of: image) { return .reading }
                 // The file opened for this miss is the file read: the thread gets the descriptor, not the name.
                 threadPool.submit { [self] state in read(key, of: image, opened: opened, state: state) }
                 return .reading
@@ -138,23 +144,29 @@ package final class TileStore: Sendable, TileReading {
         guard image.isServed, !cache.contains(key), flights.waiterCount(for: key) == nil else { return }
         // Lost a race with a request's miss: that read will do.
         guard flights.lead(key, otherwise: { _ in }) else { return }
-        let result: Result<LoadedFile, any Error>
-        if let file = cache.peek(key) {
-            result = .success(file)
-        } else {
-            do {
-                guard var file = try readTile(key, of: image, pageCacheOnly: false) else {
-                    throw FileLoadError(kind: .unreadable, message: "tile not read")
-                }
-                file.claimMark = ClaimMark()
-                warmingReads.add(1, ordering: .relaxed)
-                result = .success(store(file, for: key, of: image))
-                warmingLag.record(nanoseconds: (NIODeadline.now() - queuedAt).nanoseconds)
-            } catch {
-                result = .failure(error)
-            }
+        if let file = cache.peek(key) { return complete(key, with: .success(file)) }
+        // A source read over the network is asked and not waited for: the warming thread goes on to the next tile.
+        let fetching = image.source.fetch(key, of: image) { [self] result in
+            complete(key, with: result.map { warmed($0, for: key, of: image, queuedAt: queuedAt) })
         }
-        complete(key, with: result)
+        guard !fetching else { return }
+        do {
+            guard let file = try readTile(key, of: image, pageCacheOnly: false) else {
+                throw FileLoadError(kind: .unreadable, message: "tile not read")
+            }
+            complete(key, with: .success(warmed(file, for: key, of: image, queuedAt: queuedAt)))
+        } catch {
+            complete(key, with: .failure(error))
+        }
+    }
+
+    /// Caches a tile warming read, marked so that the first request for it is counted, and counts its lag.
+    private func warmed(_ file: LoadedFile, for key: TileKey, of image: CatalogImage, queuedAt: NIODeadline) -> LoadedFile {
+        var file = file
+        file.claimMark = ClaimMark()
+        warmingReads.add(1, ordering: .relaxed)
+        defer { warmingLag.record(nanoseconds: (NIODeadline.now() - queuedAt).nanoseconds) }
+        return store(file, for: key, of: image)
     }
 
     /// Loads tile `key` of `image` and calls `onResult` once, on a thread-pool thread: with the tile, or with a
@@ -185,7 +197,16 @@ package final class TileStore: Sendable, TileReading {
     }
 
     package func startLoad(_ key: TileKey, of image: CatalogImage) {
+        if fetch(key, of: image) { return }
         threadPool.submit { [self] state in read(key, of: image, state: state) }
+    }
+
+    /// Starts the flight's read over the network when `image`'s source is read so (``TileSource/fetch(_:of:onResult:)``);
+    /// `false` when it is read on a file thread instead.
+    private func fetch(_ key: TileKey, of image: CatalogImage) -> Bool {
+        image.source.fetch(key, of: image) { [self] result in
+            complete(key, with: result.map { store($0, for: key, of: image) })
+        }
     }
 
     /// The file-thread side of a flight: reads (unless cached meanwhile or shutting down) and completes it.

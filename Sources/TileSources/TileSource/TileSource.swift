@@ -21,6 +21,12 @@ package protocol TileSource: Sendable {
     /// - Throws: ``FileLoadError`` (`notFound` for a tile the source lacks), a render's errors for a made tile.
     func read(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool, reserving: Bool, store: any TileReading) throws -> LoadedFile?
 
+    /// For a source whose reads wait on a network rather than a disk (an object store): starts reading tile `key` of
+    /// `image` and calls `onResult` once, on any thread, holding no thread while it waits; returns `true`. Returns
+    /// `false` for a source read on the file threads (every local one), whose misses then go to
+    /// ``read(_:of:pageCacheOnly:reserving:store:)`` there.
+    func fetch(_ key: TileKey, of image: CatalogImage, onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void) -> Bool
+
     /// Tile `key` of `image` opened to be sent straight from its file (`sendfile`), or nil when it cannot be (a tile
     /// that is made, over `maxBytes`, a level folder not open): the caller then reads it.
     func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenFile?
@@ -56,6 +62,9 @@ package protocol TileSource: Sendable {
 }
 
 extension TileSource {
+    package func fetch(_ key: TileKey, of image: CatalogImage, onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void) -> Bool {
+        false
+    }
     package var makesTiles: Bool { false }
     package var mayLackTiles: Bool { true }
     package var isIntact: Bool { true }

@@ -28,7 +28,12 @@ struct Serve: ParsableCommand {
     private typealias S = ServerSettings
     private typealias I = IIIFSettings
 
-    @Argument(help: "The folder whose *.dzi pyramids and pyramidal TIFFs are served (searched recursively).")
+    @Argument(
+        help: """
+            The folder whose *.dzi pyramids and pyramidal TIFFs are served (searched recursively), or an object-store \
+            root (s3://BUCKET/PREFIX) whose *.szi pyramids are (keys and endpoint from AWS_ACCESS_KEY_ID, \
+            AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL, AWS_PROFILE and ~/.aws).
+            """)
     var root: String = "."
 
     @Option(S.host) var host: String
@@ -66,6 +71,8 @@ struct Serve: ParsableCommand {
     @Option(S.maxUploadMB) var maxUploadMB: Int
     @Option(S.sliceJobs) var sliceJobs: Int
     @Option(S.inbox) var inbox: String?
+    @Option(S.store) var stores: [String]
+    @Option(S.storeRescan) var storeRescan: Double
 
     /// The options `TILER_*` environment variables can set (see ``EnvironmentDefaults``): every setting, and ROOT.
     static let environmentOptions: [EnvironmentDefaults.Option] =
@@ -74,7 +81,7 @@ struct Serve: ParsableCommand {
 
     /// The server's configuration from these options, each applied through its setting.
     func configuration() -> ServerConfiguration {
-        var configuration = ServerConfiguration(root: root)
+        var configuration = ServerConfiguration(root: Self.isObjectRoot(root) ? "" : root)
         S.host.apply(host, to: &configuration)
         S.port.apply(port, to: &configuration)
         S.cacheMB.apply(cacheMB, to: &configuration)
@@ -98,6 +105,10 @@ struct Serve: ParsableCommand {
         S.maxUploadMB.apply(maxUploadMB, to: &configuration)
         S.sliceJobs.apply(sliceJobs, to: &configuration)
         S.inbox.apply(inbox, to: &configuration)
+        S.store.apply(stores, to: &configuration)
+        S.storeRescan.apply(storeRescan, to: &configuration)
+        // ROOT itself may be an object-store root: then it is the first.
+        if Self.isObjectRoot(root) { configuration.objectRoots.insert(root, at: 0) }
         I.publicURL.apply(publicURL, to: &configuration)
         I.trustProxy.apply(trustProxy, to: &configuration)
         I.maxWidth.apply(iiifMaxWidth, to: &configuration)
@@ -120,7 +131,7 @@ struct Serve: ParsableCommand {
             throw ValidationError("--" + problem)
         }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard Self.isObjectRoot(root) || (FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) && isDirectory.boolValue) else {
             throw ValidationError("ROOT \(root) is not a folder")
         }
         if let access {
@@ -176,6 +187,11 @@ struct Serve: ParsableCommand {
             FileHandle.standardOutput.write(Data(text.utf8))
         }
         BlockingBridge.run { await server.waitUntilStopped() }
+    }
+
+    /// Whether `text` names an object-store root rather than a folder.
+    static func isObjectRoot(_ text: String) -> Bool {
+        ["s3://", "http://", "https://"].contains { text.lowercased().hasPrefix($0) }
     }
 
     /// One line for a server that could not start; a busy port says so plainly instead of NIO's bind() text.

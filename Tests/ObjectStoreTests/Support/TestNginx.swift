@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import ObjectStoreTestSupport
 import TestSupport
 
 /// A real nginx (Debian's, /usr/sbin/nginx) serving a temporary folder on 127.0.0.1: static files with ETags, ranges

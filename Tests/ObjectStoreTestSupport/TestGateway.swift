@@ -1,8 +1,5 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
 import ObjectStore
-import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -10,15 +7,20 @@ import TestSupport
 
 /// The real S3 the tests talk to: a Ceph RADOS Gateway (Tests/Support/s3/ceph-rgw.sh). The one named by `S3_ENDPOINT`,
 /// `S3_ACCESS_KEY`, `S3_SECRET_KEY` and `S3_REGION` when they are set; otherwise one started by the script on first
-/// use, once per test process, and stopped when the process exits.
-struct TestGateway: Sendable {
-    let endpoint: String
-    let accessKey: String
-    let secretKey: String
-    let region: String
+/// use, once per test process, and stopped when the process exits. Shared by the test targets that need a real S3
+/// (ObjectStoreTests, ObjectSourcesTests).
+public struct TestGateway: Sendable {
+    /// `http://127.0.0.1:PORT`.
+    public let endpoint: String
+    /// The test user's access key id.
+    public let accessKey: String
+    /// The test user's secret key.
+    public let secretKey: String
+    /// The region requests are signed for.
+    public let region: String
 
     /// The gateway, started on first use; a failure to start fails every test that needs it.
-    static func shared() throws -> TestGateway {
+    public static func shared() throws -> TestGateway {
         try started.get()
     }
 
@@ -78,12 +80,12 @@ struct TestGateway: Sendable {
     /// Tests/Support/s3/ceph-rgw.sh, found from this file's place in the package.
     static let script: String = {
         let here = URL(fileURLWithPath: #filePath)
-        let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return root.appendingPathComponent("Tests/Support/s3/ceph-rgw.sh").path
     }()
 
     /// A client of a new bucket (named after `label`, made unique) on the gateway, created before it is returned.
-    func makeBucket(_ label: String, prefix: String = "", secret: String? = nil, options: ObjectStoreOptions = ObjectStoreOptions())
+    public func makeBucket(_ label: String, prefix: String = "", secret: String? = nil, options: ObjectStoreOptions = ObjectStoreOptions())
         async throws -> S3Client
     {
         let bucket = "t-\(label.lowercased())-\(UInt32.random(in: 0...UInt32.max))"
@@ -94,7 +96,7 @@ struct TestGateway: Sendable {
     }
 
     /// A client of `bucket` with this gateway's keys (or another `secret`).
-    func client(bucket: String, prefix: String, secret: String?, options: ObjectStoreOptions = ObjectStoreOptions()) throws -> S3Client {
+    public func client(bucket: String, prefix: String, secret: String?, options: ObjectStoreOptions = ObjectStoreOptions()) throws -> S3Client {
         let credentials = S3Credentials(accessKeyID: accessKey, secretAccessKey: secret ?? secretKey, source: "test gateway")
         let configuration = try S3Configuration(
             location: S3Location(bucket: bucket, prefix: prefix), endpoint: endpoint, region: region, credentials: credentials)
@@ -103,7 +105,14 @@ struct TestGateway: Sendable {
 }
 
 /// Why the test gateway is not there.
-struct GatewayError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+public struct GatewayError: Error, CustomStringConvertible {
+    /// What failed, with the end of the script's log.
+    public let message: String
+
+    /// An error saying `message`.
+    public init(message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
 }

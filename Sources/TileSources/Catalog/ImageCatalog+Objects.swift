@@ -1,0 +1,86 @@
+import Archive
+import HTTPCore
+import ObjectSources
+import ObjectStore
+
+extension ImageCatalog {
+    /// Brings the object-store roots' images in `next` up to date with their listings: an SZI listed for the first
+    /// time, or with a new ETag or size, is opened (a replaced object is a new version, its old entry removed); one no
+    /// longer listed is removed. A name ROOT already serves stays ROOT's; of two roots listing one name, the first
+    /// given wins. A root whose listing failed keeps its images; an archive the store failed to give is tried again at
+    /// the next scan (its previous version, if any, still listed meanwhile), a damaged one is refused until it changes.
+    func settleObjects(into next: inout [Substring: CatalogImage], changes: inout CatalogChanges, state: inout ScanState) {
+        guard !objectRoots.isEmpty else { return }
+        var wanted: [String: (root: Int, info: ObjectInfo)] = [:]
+        for (index, root) in objectRoots.enumerated() {
+            guard let listed = root.list() else {
+                for (name, entry) in state.objects where entry.root == index { wanted[name] = (index, entry.info) }
+                continue
+            }
+            for info in listed {
+                guard let name = ObjectCatalog.imageName(info.key), wanted[name] == nil else { continue }
+                // A local image of that name: ROOT's, unless it is this root's own entry.
+                if let held = next[name[...]], state.objects[name]?.image !== held { continue }
+                wanted[name] = (index, info)
+            }
+        }
+        for (name, entry) in state.objects where wanted[name] == nil {
+            state.objects[name] = nil
+            if let image = entry.image, next[name[...]] === image {
+                next[name[...]] = nil
+                changes.removed.append(image)
+            }
+        }
+        let stale = wanted.filter { name, want in
+            guard let entry = state.objects[name] else { return true }
+            return entry.root != want.root || entry.info != want.info
+        }
+        for root in objectRoots.indices {
+            let toOpen = stale.filter { $0.value.root == root }.sorted { $0.key < $1.key }
+            let results = objectRoots[root].open(toOpen.map(\.value.info))
+            for ((name, want), result) in zip(toOpen, results) {
+                switch result {
+                case .success(let archive):
+                    let image = objectImage(archive, name: name, root: objectRoots[root], id: state.nextID)
+                    state.nextID += 1
+                    if let old = state.objects[name]?.image, next[name[...]] === old { changes.removed.append(old) }
+                    state.objects[name] = ObjectEntry(root: root, info: want.info, image: image)
+                    next[name[...]] = image
+                    changes.added.append(image)
+                case .failure(let error) where ObjectCatalog.isStoreFailure(error):
+                    logger.warning("Not serving \(name) yet: \(error.message); trying again at the next scan")
+                case .failure(let error):
+                    logger.warning("Not serving \(objectRoots[root].name)\(want.info.key): \(error.message)")
+                    if let old = state.objects[name]?.image, next[name[...]] === old {
+                        next[name[...]] = nil
+                        changes.removed.append(old)
+                    }
+                    state.objects[name] = ObjectEntry(root: root, info: want.info, image: nil)
+                }
+            }
+        }
+    }
+
+    /// The entry for the SZI `archive` of `root`: its descriptor the archive's own, its version the object's ETag
+    /// and size.
+    private func objectImage(_ archive: ObjectSZIArchive, name: String, root: ObjectCatalog, id: Int) -> CatalogImage {
+        let info = archive.source.info
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in info.etag.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let seconds = Int(info.lastModified?.timeIntervalSince1970 ?? 0)
+        let signature = FileSignature(size: info.size, seconds: seconds, nanoseconds: 0, inode: hash, device: 0)
+        let descriptor = LoadedFile(bytes: archive.index.descriptorBytes, etag: "\"\(info.version)-dzi\"")
+        return CatalogImage(
+            id: id, name: name, descriptor: archive.index.descriptor, root: root.name,
+            source: ObjectArchiveTiles(archive: archive, maxTileBytes: root.maxTileBytes), descriptorFile: descriptor, signature: signature,
+            recorded: recordedProperties(archive: archive.index, image: name))
+    }
+}
+
+/// An object-store image the catalog knows of: where it was listed, the version, and its entry (nil: refused until
+/// the object changes).
+package struct ObjectEntry {
+    package let root: Int
+    package let info: ObjectInfo
+    package let image: CatalogImage?
+}

@@ -1,0 +1,96 @@
+import Archive
+import Dispatch
+import HTTPCore
+import ObjectSources
+import ObjectStore
+import Synchronization
+
+/// An SZI that lives in an object store (``ObjectSources/ObjectSZIArchive``): its index read once (one or two ranged
+/// GETs), each tile then one ranged GET pinned with `If-Match` to the version indexed, its bytes passed through as
+/// stored. Reads wait on the network, not on a disk, so misses are fetched (``fetch(_:of:onResult:)``): no file thread
+/// waits while the store answers, and warming asks for a viewport's tiles at once. There is no local file to send
+/// with `sendfile`.
+///
+/// A failing store is not a missing tile: its errors become ``SourceUnavailable`` (502, 503 or 504, with
+/// `Retry-After`); an object replaced since it was indexed fails its reads (never a mix of two versions) until the
+/// catalog indexes the new one.
+package struct ObjectArchiveTiles: TileSource {
+    /// The archive: its index and the object version read.
+    package let archive: ObjectSZIArchive
+    /// Tiles larger than this (bytes) are refused.
+    package let maxTileBytes: Int
+    /// The object's version in tiles' entity tags: the letters and digits of its ETag.
+    private let version: String
+
+    /// The source of the SZI `archive` opened, refusing tiles over `maxTileBytes` bytes.
+    package init(archive: ObjectSZIArchive, maxTileBytes: Int) {
+        self.archive = archive
+        self.maxTileBytes = maxTileBytes
+        self.version = String(archive.source.info.etag.filter { $0.isLetter || $0.isNumber || $0 == "-" }.prefix(40))
+    }
+
+    package func fetch(_ key: TileKey, of image: CatalogImage, onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void) -> Bool {
+        Task { onResult(await self.result(key, maxBytes: maxTileBytes)) }
+        return true
+    }
+
+    /// Only fetched (``fetch(_:of:onResult:)``) but where a caller on a file thread needs the tile now (a tile made
+    /// from others, an IIIF region): then it waits for the store. Never on an event loop: `pageCacheOnly` is nil.
+    package func read(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool, reserving: Bool, store: any TileReading) throws -> LoadedFile? {
+        guard !pageCacheOnly else { return nil }
+        return try Self.wait { await self.result(key, maxBytes: store.maxTileBytes) }.get()
+    }
+
+    package func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenFile? { nil }
+
+    package func keptAssociated(_ kind: String, of image: CatalogImage) throws -> [UInt8] {
+        throw FileLoadError(kind: .notFound, message: "no \(kind) image in \(archive.source.label)")
+    }
+
+    /// Tile `key`: one ranged GET.
+    func result(_ key: TileKey, maxBytes: Int) async -> Result<LoadedFile, any Error> {
+        let (level, column, row) = (Int(key.level), Int(key.column), Int(key.row))
+        guard let place = archive.index.tile(level: level, column: column, row: row) else {
+            return .failure(FileLoadError(kind: .notFound, message: "\(archive.source.label) has no tile \(level)/\(column)_\(row)"))
+        }
+        guard place.size <= maxBytes else {
+            return .failure(
+                FileLoadError(kind: .unreadable, message: "\(archive.source.label): tile \(level)/\(column)_\(row) is over \(maxBytes) bytes"))
+        }
+        do {
+            guard let bytes = try await archive.tile(level: level, column: column, row: row) else {
+                return .failure(FileLoadError(kind: .notFound, message: "\(archive.source.label) has no tile \(level)/\(column)_\(row)"))
+            }
+            let etag = "\"\(String(bytes.count, radix: 16))-\(version).\(String(place.offset, radix: 16))\""
+            return .success(LoadedFile(bytes: bytes, etag: etag))
+        } catch {
+            return .failure(Self.unavailable(error))
+        }
+    }
+
+    /// What a failed read means to a client: the store's failure as 502/503/504, a damaged archive as 500.
+    static func unavailable(_ error: ArchiveError) -> any Error {
+        guard let store = error.underlying as? ObjectStoreError else { return FileLoadError(kind: .unreadable, message: error.message) }
+        switch store.kind {
+        case .timeout: return SourceUnavailable(status: .gatewayTimeout, retryAfterSeconds: store.retryAfterSeconds, message: error.message)
+        case .unavailable:
+            return SourceUnavailable(status: .serviceUnavailable, retryAfterSeconds: store.retryAfterSeconds ?? 1, message: error.message)
+        // Replaced or gone since it was indexed: unavailable until the catalog indexes what is there now.
+        case .changed, .notFound: return SourceUnavailable(status: .serviceUnavailable, retryAfterSeconds: 1, message: error.message)
+        default: return SourceUnavailable(status: .badGateway, retryAfterSeconds: nil, message: error.message)
+        }
+    }
+
+    /// Runs `work` and waits for its result on this thread (a file thread's, never an event loop's).
+    private static func wait<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+        let done = DispatchSemaphore(value: 0)
+        let box = Mutex<T?>(nil)
+        Task {
+            let value = await work()
+            box.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return box.withLock { $0! }
+    }
+}
