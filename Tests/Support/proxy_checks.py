@@ -26,10 +26,10 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_tiler(tiler, root, *options):
-    """A `tiler serve ROOT OPTIONS…` with one event loop on a free port; returns (process, port)."""
+def start_tiler(tiler, root, *options, **popen):
+    """A `tiler serve ROOT OPTIONS…` with one event loop on a free port (`popen`: env=…, cwd=…); returns (process, port)."""
     server = subprocess.Popen([tiler, "serve", root, "--port", "0", "--threads", "1", *options],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, **popen)
     line = server.stdout.readline()
     url = next(word for word in line.split() if word.startswith("http://"))
     return server, int(url.rstrip("/").rsplit(":", 1)[1])

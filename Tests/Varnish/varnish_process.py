@@ -1,5 +1,5 @@
 """varnishd for the Varnish tests: started on the shipped VCL with its backend ports pointed at the replicas, and
-stopped, by the two scenarios (test_varnish.py, test_private_varnish.py)."""
+stopped, by the scenarios (test_varnish.py, test_bucket_varnish.py, test_private_varnish.py)."""
 
 import os
 import re

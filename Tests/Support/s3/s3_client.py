@@ -37,9 +37,10 @@ def load_env(path):
 
 
 def client(path, **config):
-    """A boto3 S3 client for the gateway whose folder (or env file) is `path`: path-style, Signature Version 4, a few
-    retries; `config` adds botocore Config settings (max_pool_connections=…, read_timeout=…)."""
-    env = load_env(path)
+    """A boto3 S3 client for the gateway whose folder (or env file) is `path`, or whose S3_* settings `path` is (a
+    dict, as load_env returns): path-style, Signature Version 4, a few retries; `config` adds botocore Config settings
+    (max_pool_connections=…, read_timeout=…)."""
+    env = path if isinstance(path, dict) else load_env(path)
     settings = dict(s3={"addressing_style": "path"}, signature_version="s3v4",
                     retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=5, read_timeout=30)
     settings.update(config)
