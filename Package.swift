@@ -199,7 +199,13 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "TilerTests", dependencies: ["tiler", "ImageCodecs", "Slicing", "TestSupport"]),
+        .testTarget(
+            name: "TilerTests",
+            dependencies: [
+                "tiler", "ImageCodecs", "Slicing", "TestSupport", "ObjectStore", "ObjectStoreTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

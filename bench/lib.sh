@@ -23,15 +23,20 @@ measure() {
 # median: the median of the numbers on stdin, one per line.
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-# prepare_serve_pyramid: builds tiler (release) and, once per BENCH_DIR, a SIZE² sample picture and its pyramid `img`;
-# sets TILER, SOURCE, ROOT and TOP (the pyramid's top level).
-prepare_serve_pyramid() {
+# prepare_sample: builds tiler (release) and, once per BENCH_DIR, a SIZE² sample picture; sets TILER and SOURCE.
+prepare_sample() {
     swift build -c release --product tiler >/dev/null
     TILER="$(swift build -c release --show-bin-path)/tiler"
     mkdir -p "$BENCH_DIR"
     SOURCE="$BENCH_DIR/serve-$SIZE.jpg"
-    ROOT="$BENCH_DIR/serve-root"
     [ -s "$SOURCE" ] || "$TILER" sample "$SOURCE" --size "${SIZE}x${SIZE}" --quiet
+}
+
+# prepare_serve_pyramid: prepare_sample, and once per BENCH_DIR its pyramid `img`; sets TILER, SOURCE, ROOT and TOP (the
+# pyramid's top level).
+prepare_serve_pyramid() {
+    prepare_sample
+    ROOT="$BENCH_DIR/serve-root"
     [ -s "$ROOT/img.dzi" ] || "$TILER" slice "$SOURCE" -o "$ROOT" --name img --quiet --force
     TOP=$("$TILER" info "$SOURCE" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["pyramid"]["maxLevel"])')
 }

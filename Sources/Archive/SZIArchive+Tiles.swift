@@ -32,8 +32,12 @@ extension SZIArchive {
         return try tileBytes(level: level, column: column, row: row, record: bytes)
     }
 
-    /// The tile's bytes from `record`, the bytes at ``tileRecord(level:column:row:)``, its local header checked.
-    func tileBytes(level: Int, column: Int, row: Int, record: [UInt8]) throws(ArchiveError) -> [UInt8] {
+    /// The tile's bytes from `record`, the bytes at ``tileRecord(level:column:row:)`` (read by the caller), its local
+    /// header checked.
+    ///
+    /// - Throws: ``ArchiveError`` when the header disagrees with the index.
+    /// - Precondition: `record` is as long as ``tileRecord(level:column:row:)`` says.
+    public func tileBytes(level: Int, column: Int, row: Int, record: [UInt8]) throws(ArchiveError) -> [UInt8] {
         guard let place = tileRecord(level: level, column: column, row: row), record.count == Int(place.offset - place.headerOffset) + place.size
         else { preconditionFailure("a tile's record is read as tileRecord(level:column:row:) gives it") }
         let name = tileName(level: level, column: column, row: row)

@@ -133,6 +133,41 @@ import Testing
         }
     }
 
+    @Test func aDeepZoomFolderIsServedAnObjectATile() async throws {
+        let (client, gateway, fixture) = try await bucket()
+        defer { Task { try? await client.shutdown() } }
+        // `maps/gamma.dzi` with its tiles but one, one object each; `delta.dzi` without a tiles folder (not yet).
+        try fixture.addPyramid("gamma", width: 600, height: 300, tileBytes: 200)
+        try FileManager.default.removeItem(atPath: fixture.root + "/gamma_files/10/2_1.jpg")
+        let walker = try #require(FileManager.default.enumerator(atPath: fixture.root + "/gamma_files"))
+        for case let relative as String in walker where relative.hasSuffix(".jpg") {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture.root + "/gamma_files/" + relative))
+            _ = try await client.put("imgs/maps/gamma_files/" + relative, body: ByteBuffer(bytes: bytes))
+        }
+        let xml = try String(contentsOfFile: fixture.root + "/gamma.dzi", encoding: .utf8)
+        _ = try await client.put("imgs/maps/gamma.dzi", body: ByteBuffer(string: xml))
+        _ = try await client.put("imgs/delta.dzi", body: ByteBuffer(string: xml))
+        let server = try await Server.start(configuration(gateway, bucket: client.configuration.location.bucket))
+        do {
+            let list = try fetch(server, "/api/images").text
+            #expect(list.contains("\"name\":\"maps/gamma\"") && !list.contains("delta"))
+            #expect(try fetch(server, "/images/maps/gamma.dzi").text == xml)
+            let tile = try fetch(server, "/images/maps/gamma_files/10/1_1.jpg")
+            #expect(tile.status == 200 && tile.body == PyramidFixture.tileBytes(level: 10, column: 1, row: 1, count: 200))
+            #expect(try fetch(server, "/images/maps/gamma_files/10/1_1.jpg").header("X-Cache") == "hit")
+            // A tile the folder lacks is absent, not a failing store.
+            #expect(try fetch(server, "/images/maps/gamma_files/10/2_1.jpg").status == 404)
+            // A tile's entity tag follows its bytes (tiles are objects replaced one by one): two tiles of one size differ.
+            let first = try fetch(server, "/images/maps/gamma_files/9/0_0.jpg").header("ETag")
+            let second = try fetch(server, "/images/maps/gamma_files/9/1_0.jpg").header("ETag")
+            #expect(first != nil && second != nil && first != second)
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+
     @Test func wrongCredentialsAreOneLineAtStartAndNeverShown() async throws {
         let (client, gateway, _) = try await bucket()
         defer { Task { try? await client.shutdown() } }

@@ -231,8 +231,8 @@ struct Router {
             return .error(.notFound(route == .tile ? "tile not found" : "no such file"))
         case .failure(let error as SourceUnavailable):
             // The store behind the image failed: said as such, with when to ask again; logged like a failed read.
-            let text = String(describing: error)
-            services.readFailures.note("Reading from a store failed: \(text)", key: String(text.prefix { $0 != ":" }))
+            // One line per source (an SZI's object, a folder's tiles) and interval.
+            services.readFailures.note("Reading from a store failed: \(error)", key: error.source)
             let message = error.status == .gatewayTimeout ? "the image's store did not answer in time" : "the image's store failed"
             let retry = error.retryAfterSeconds.map { "Retry-After: \($0)\r\n" } ?? ""
             return .error(RequestError(status: error.status, message: message), extraHeaders: retry, close: false)

@@ -4,14 +4,14 @@ import ObjectStore
 import TileSources
 
 extension ServerRuntime {
-    /// The object-store roots `configuration` names, each with its client: an S3 root's credentials, region, endpoint
-    /// and addressing come from the AWS variables and shared files (``ObjectStore/S3Configuration/fromEnvironment(_:environment:addressingStyle:)``).
+    /// The S3 settings of each object-store root `configuration` names: credentials, region, endpoint and addressing
+    /// from the AWS variables and shared files (``ObjectStore/S3Configuration/fromEnvironment(_:environment:addressingStyle:)``).
     ///
     /// - Throws: ``ServerError``, one line naming the root: not a root, a plain `https://` folder (it cannot be
     ///   listed), or a bad AWS setting. Credentials are never part of it.
-    static func objectStores(_ configuration: ServerConfiguration) throws(ServerError) -> [(catalog: ObjectCatalog, client: S3Client)] {
+    static func objectStoreSettings(_ configuration: ServerConfiguration) throws(ServerError) -> [S3Configuration] {
         let environment = configuration.environment ?? ProcessInfo.processInfo.environment
-        var stores: [(catalog: ObjectCatalog, client: S3Client)] = []
+        var settings: [S3Configuration] = []
         for text in configuration.objectRoots {
             let parsed: ObjectStoreRoot?
             do {
@@ -23,16 +23,24 @@ extension ServerRuntime {
                 let reason = parsed == nil ? "is not an object-store root" : "is a plain HTTP folder, which cannot be listed"
                 throw ServerError("\(text) \(reason): give s3://BUCKET/PREFIX")
             }
-            let s3: S3Configuration
             do {
-                s3 = try S3Configuration.fromEnvironment(location, environment: environment)
+                settings.append(try S3Configuration.fromEnvironment(location, environment: environment))
             } catch {
                 throw ServerError("\(location): \(error)")
             }
-            let client = S3Client(configuration: s3, logger: configuration.logger)
-            stores.append((ObjectCatalog(reader: client, maxTileBytes: TileStore.defaultMaxTileBytes, logger: configuration.logger), client))
         }
-        return stores
+        return settings
+    }
+
+    /// A catalog and a client for each of `settings`. Their connections live on `group`, the server's event loops: a
+    /// tile fetched for a request is asked for, and answered, on the request's own loop, with no hop between threads.
+    static func objectStores(
+        _ settings: [S3Configuration], configuration: ServerConfiguration, group: any EventLoopGroup
+    ) -> [(catalog: ObjectCatalog, client: S3Client)] {
+        settings.map { s3 in
+            let client = S3Client(configuration: s3, options: configuration.objectStoreOptions, eventLoopGroup: group, logger: configuration.logger)
+            return (ObjectCatalog(reader: client, maxTileBytes: TileStore.defaultMaxTileBytes, logger: configuration.logger), client)
+        }
     }
 
     /// Why the first listing of an object-store root failed (wrong credentials, no such bucket), as one line; nil when

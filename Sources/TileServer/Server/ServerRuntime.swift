@@ -35,7 +35,7 @@ struct ServerRuntime: Sendable {
             }
             root = real
         }
-        let stores = try Self.objectStores(configuration)
+        let storeSettings = try Self.objectStoreSettings(configuration)
         let publicDirectory = StaticFiles.locate(explicit: configuration.publicDirectory)
         if let explicit = configuration.publicDirectory, publicDirectory == nil {
             throw ServerError("the public folder \(explicit) is not a folder")
@@ -57,6 +57,7 @@ struct ServerRuntime: Sendable {
         ProcessMemory.configure()
         self.configuration = configuration
         group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)
+        let stores = Self.objectStores(storeSettings, configuration: configuration, group: group)
         let threadPool = NIOThreadPool(numberOfThreads: configuration.fileThreads)
         threadPool.start()
         self.threadPool = threadPool

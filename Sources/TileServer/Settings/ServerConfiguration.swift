@@ -3,6 +3,7 @@ import HTTPCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import ObjectStore
 
 /// Everything ``Server/start(_:)`` needs: where the pyramids are, where to listen, and the limits that keep the
 /// server well behaved. Defaults suit `tiler serve`; tests shorten the timeouts.
@@ -17,6 +18,9 @@ public struct ServerConfiguration: Sendable {
     public var storeRescanInterval: Duration = .seconds(60)
     /// The environment the object-store roots' credentials and endpoints are read from; nil: the process's.
     public var environment: [String: String]?
+    /// How the object-store roots' clients talk to their stores: requests in flight, connect, read and request
+    /// timeouts, retries (``ObjectStore/ObjectStoreOptions``; its defaults unless a test shortens them).
+    public var objectStoreOptions = ObjectStoreOptions()
     /// The access policy file (``AccessPolicy/init(file:environment:)``), or nil: every image is public.
     public var accessFile: String?
     /// The address to bind, e.g. `127.0.0.1` (the default: local clients only) or `0.0.0.0`.

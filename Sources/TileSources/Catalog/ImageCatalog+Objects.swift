@@ -2,10 +2,11 @@ import Archive
 import HTTPCore
 import ObjectSources
 import ObjectStore
+import TileGeometry
 
 extension ImageCatalog {
-    /// Brings the object-store roots' images in `next` up to date with their listings: an SZI listed for the first
-    /// time, or with a new ETag or size, is opened (a replaced object is a new version, its old entry removed); one no
+    /// Brings the object-store roots' images in `next` up to date with their listings: an SZI, or a `.dzi` whose
+    /// `NAME_files/` holds objects, listed for the first time, or with a new ETag or size, is opened (a replaced object is a new version, its old entry removed); one no
     /// longer listed is removed. A name ROOT already serves stays ROOT's; of two roots listing one name, the first
     /// given wins. A root whose listing failed keeps its images; an archive the store failed to give is tried again at
     /// the next scan (its previous version, if any, still listed meanwhile), a damaged one is refused until it changes.
@@ -13,12 +14,14 @@ extension ImageCatalog {
         guard !objectRoots.isEmpty else { return }
         var wanted: [String: (root: Int, info: ObjectInfo)] = [:]
         for (index, root) in objectRoots.enumerated() {
-            guard let listed = root.list() else {
+            guard let listing = root.list() else {
                 for (name, entry) in state.objects where entry.root == index { wanted[name] = (index, entry.info) }
                 continue
             }
-            for info in listed {
-                guard let name = ObjectCatalog.imageName(info.key), wanted[name] == nil else { continue }
+            for info in listing.objects {
+                guard let (name, isArchive) = ObjectCatalog.pyramid(info.key), wanted[name] == nil else { continue }
+                // A descriptor without tiles yet (a folder still being uploaded) is looked at again next time.
+                if !isArchive && !listing.tileFolders.contains(name + "_files/") { continue }
                 // A local image of that name: ROOT's, unless it is this root's own entry.
                 if let held = next[name[...]], state.objects[name]?.image !== held { continue }
                 wanted[name] = (index, info)
@@ -40,8 +43,11 @@ extension ImageCatalog {
             let results = objectRoots[root].open(toOpen.map(\.value.info))
             for ((name, want), result) in zip(toOpen, results) {
                 switch result {
-                case .success(let archive):
-                    let image = objectImage(archive, name: name, root: objectRoots[root], id: state.nextID)
+                case .success(let opened):
+                    guard let image = objectImage(opened, name: name, root: objectRoots[root], id: state.nextID) else {
+                        state.objects[name] = ObjectEntry(root: root, info: want.info, image: nil)
+                        continue
+                    }
                     state.nextID += 1
                     if let old = state.objects[name]?.image, next[name[...]] === old { changes.removed.append(old) }
                     state.objects[name] = ObjectEntry(root: root, info: want.info, image: image)
@@ -61,19 +67,37 @@ extension ImageCatalog {
         }
     }
 
-    /// The entry for the SZI `archive` of `root`: its descriptor the archive's own, its version the object's ETag
-    /// and size.
-    private func objectImage(_ archive: ObjectSZIArchive, name: String, root: ObjectCatalog, id: Int) -> CatalogImage {
-        let info = archive.source.info
+    /// The entry for the pyramid `opened` of `root`, its version its object's (the SZI's or the descriptor's) ETag and
+    /// size; nil, with one warning, for a descriptor that does not parse.
+    private func objectImage(_ opened: ObjectCatalog.Opened, name: String, root: ObjectCatalog, id: Int) -> CatalogImage? {
+        switch opened {
+        case .archive(let archive):
+            let descriptorFile = LoadedFile(bytes: archive.index.descriptorBytes, etag: "\"\(archive.source.info.version)-dzi\"")
+            return CatalogImage(
+                id: id, name: name, descriptor: archive.index.descriptor, root: root.name,
+                source: ObjectArchiveTiles(archive: archive, maxTileBytes: root.maxTileBytes), descriptorFile: descriptorFile,
+                signature: Self.signature(of: archive.source.info), recorded: recordedProperties(archive: archive.index, image: name))
+        case .folder(let bytes, let info):
+            let descriptor: DZIDescriptor
+            do {
+                descriptor = try DZIDescriptor(xml: String(decoding: bytes, as: UTF8.self))
+            } catch {
+                logger.warning("Not serving \(root.name)\(info.key): \(error.message)")
+                return nil
+            }
+            let tiles = ObjectFolderTiles(reader: root.reader, folder: name + "_files/", format: descriptor.format, maxTileBytes: root.maxTileBytes)
+            return CatalogImage(
+                id: id, name: name, descriptor: descriptor, root: root.name, source: tiles,
+                descriptorFile: LoadedFile(bytes: bytes, etag: "\"\(info.version)-dzi\""), signature: Self.signature(of: info))
+        }
+    }
+
+    /// An object's identity as a file's would be: its size and time, and its ETag hashed into the inode's place.
+    private static func signature(of info: ObjectInfo) -> FileSignature {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in info.etag.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let seconds = Int(info.lastModified?.timeIntervalSince1970 ?? 0)
-        let signature = FileSignature(size: info.size, seconds: seconds, nanoseconds: 0, inode: hash, device: 0)
-        let descriptor = LoadedFile(bytes: archive.index.descriptorBytes, etag: "\"\(info.version)-dzi\"")
-        return CatalogImage(
-            id: id, name: name, descriptor: archive.index.descriptor, root: root.name,
-            source: ObjectArchiveTiles(archive: archive, maxTileBytes: root.maxTileBytes), descriptorFile: descriptor, signature: signature,
-            recorded: recordedProperties(archive: archive.index, image: name))
+        return FileSignature(size: info.size, seconds: seconds, nanoseconds: 0, inode: hash, device: 0)
     }
 }
 

@@ -21,6 +21,9 @@ package final class ObjectCatalog: Sendable {
     package let openConcurrency: Int
     private let failures: OccasionalLog
     private let listingError = Mutex<String?>(nil)
+    /// Whether a listing has succeeded: before one, a failure is the start's to report (``lastListingError``), not
+    /// logged here.
+    private let listedOnce = Atomic<Bool>(false)
 
     /// A root read through `reader`; failures to list it are logged to `logger` at most once a minute.
     package init(reader: any ObjectReader, maxTileBytes: Int, logger: Logger, openConcurrency: Int = 16) {
@@ -33,23 +36,58 @@ package final class ObjectCatalog: Sendable {
     /// The root as typed, normalised (`s3://bucket/prefix/`).
     package var name: String { reader.name }
 
-    /// The image name `key` is served under, when it is a pyramid this catalog serves (`*.szi`, any case).
-    package static func imageName(_ key: String) -> String? {
-        guard key.utf8.count > 4, key.lowercased().hasSuffix(".szi"), !key.hasPrefix("/"), !key.contains("//") else { return nil }
-        return String(key.dropLast(4))
+    /// What `key` is to this catalog: the name an SZI (`NAME.szi`, any case) or a Deep Zoom descriptor
+    /// (`NAME.dzi`, served once `NAME_files/` holds objects) is served under, and which; nil for any other object.
+    package static func pyramid(_ key: String) -> (name: String, isArchive: Bool)? {
+        guard key.utf8.count > 4, !key.hasPrefix("/"), !key.contains("//") else { return nil }
+        let lower = key.lowercased()
+        if lower.hasSuffix(".szi") { return (String(key.dropLast(4)), true) }
+        if key.hasSuffix(".dzi") { return (String(key.dropLast(4)), false) }
+        return nil
+    }
+
+    /// What a listing found: the objects outside tiles folders, and the tiles folders (`NAME_files/`) that hold any.
+    package struct Listing {
+        package var objects: [ObjectInfo] = []
+        package var tileFolders: Set<String> = []
     }
 
     /// The objects under the root, or nil when the store could not list them (logged; the catalog keeps serving what
-    /// it had).
-    package func list() -> [ObjectInfo]? {
+    /// it had). An S3 root is walked a folder level at a time (`ListObjectsV2` with the delimiter `/`), so that the
+    /// tiles of Deep Zoom folders — thousands of objects each — are never listed, and at most `maxDepth` levels deep.
+    package func list(maxDepth: Int = 8) -> Listing? {
         let reader = self.reader
-        switch Self.wait({ () async throws -> [ObjectInfo] in try await reader.list(prefix: "") }) {
-        case .success(let objects):
+        let result = Self.wait { () async throws -> Listing in
+            guard let s3 = reader as? S3Client else { return Listing(objects: try await reader.list(prefix: "")) }
+            var listing = Listing()
+            var folders: [(prefix: String, depth: Int)] = [("", 0)]
+            while let (prefix, depth) = folders.popLast() {
+                var token: String?
+                repeat {
+                    let page = try await s3.listPage(prefix: prefix, delimiter: "/", continuationToken: token, on: s3.eventLoopGroup.any()).get()
+                    listing.objects += page.objects
+                    for folder in page.commonPrefixes {
+                        if folder.hasSuffix("_files/") {
+                            listing.tileFolders.insert(folder)
+                        } else if depth < maxDepth, !folder.dropLast().split(separator: "/").last!.hasPrefix(".") {
+                            folders.append((folder, depth + 1))
+                        }
+                    }
+                    token = page.nextContinuationToken
+                } while token != nil
+            }
+            return listing
+        }
+        switch result {
+        case .success(let listing):
             listingError.withLock { $0 = nil }
-            return objects
+            listedOnce.store(true, ordering: .relaxed)
+            return listing
         case .failure(let error):
             listingError.withLock { $0 = "\(error)" }
-            _ = failures.note("Listing \(name) failed: \(error); still serving what it held")
+            if listedOnce.load(ordering: .relaxed) {
+                _ = failures.note("Listing \(name) failed: \(error); still serving what it held")
+            }
             return nil
         }
     }
@@ -57,13 +95,20 @@ package final class ObjectCatalog: Sendable {
     /// Why the last listing failed, or nil when it succeeded (or none was tried).
     package var lastListingError: String? { listingError.withLock { $0 } }
 
-    /// Opens each of `objects` as an SZI, `openConcurrency` at a time; the results in the same order.
-    package func open(_ objects: [ObjectInfo]) -> [Result<ObjectSZIArchive, ArchiveError>] {
+    /// A pyramid of the root, opened: an SZI's index, or a Deep Zoom folder's descriptor.
+    package enum Opened: Sendable {
+        case archive(ObjectSZIArchive)
+        case folder(descriptor: [UInt8], info: ObjectInfo)
+    }
+
+    /// Opens each of `objects` (an SZI, or a `.dzi` descriptor), `openConcurrency` at a time; the results in the same
+    /// order.
+    package func open(_ objects: [ObjectInfo]) -> [Result<Opened, ArchiveError>] {
         let reader = self.reader
         let width = openConcurrency
-        let opened = Self.wait { () async throws -> [Result<ObjectSZIArchive, ArchiveError>] in
-            await withTaskGroup(of: (Int, Result<ObjectSZIArchive, ArchiveError>).self) { group in
-                var results = [Result<ObjectSZIArchive, ArchiveError>?](repeating: nil, count: objects.count)
+        let opened = Self.wait { () async throws -> [Result<Opened, ArchiveError>] in
+            await withTaskGroup(of: (Int, Result<Opened, ArchiveError>).self) { group in
+                var results = [Result<Opened, ArchiveError>?](repeating: nil, count: objects.count)
                 var next = 0
                 func start() {
                     let index = next
@@ -81,9 +126,20 @@ package final class ObjectCatalog: Sendable {
         return (try? opened.get()) ?? []
     }
 
-    private static func open(_ info: ObjectInfo, in reader: any ObjectReader) async -> Result<ObjectSZIArchive, ArchiveError> {
+    private static func open(_ info: ObjectInfo, in reader: any ObjectReader) async -> Result<Opened, ArchiveError> {
         do throws(ArchiveError) {
-            return .success(try await ObjectSZIArchive(source: ObjectByteSource(reader: reader, info: info)))
+            guard pyramid(info.key)?.isArchive == false else {
+                return .success(.archive(try await ObjectSZIArchive(source: ObjectByteSource(reader: reader, info: info))))
+            }
+            guard info.size <= SZIArchive.maxDescriptorBytes else {
+                throw ArchiveError("\(reader.name)\(info.key): a descriptor of \(info.size) bytes is over \(SZIArchive.maxDescriptorBytes)")
+            }
+            do {
+                let bytes = try await reader.read(info.key, range: 0..<max(1, info.size), ifMatch: info.etag.isEmpty ? nil : info.etag)
+                return .success(.folder(descriptor: Array(bytes.readableBytesView), info: info))
+            } catch {
+                throw ArchiveError("\(reader.name)\(info.key): cannot read (\(error))", underlying: error)
+            }
         } catch {
             return .failure(error)
         }

@@ -1,6 +1,7 @@
 import Archive
 import Dispatch
 import HTTPCore
+import NIOCore
 import ObjectSources
 import ObjectStore
 import Synchronization
@@ -29,9 +30,48 @@ package struct ObjectArchiveTiles: TileSource {
         self.version = String(archive.source.info.etag.filter { $0.isLetter || $0.isNumber || $0 == "-" }.prefix(40))
     }
 
+    /// One ranged GET on the store's event loops, its answer checked and completed there: no task or thread hop
+    /// between the store's answer and the tile.
     package func fetch(_ key: TileKey, of image: CatalogImage, onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void) -> Bool {
-        Task { onResult(await self.result(key, maxBytes: maxTileBytes)) }
+        let (level, column, row) = (Int(key.level), Int(key.column), Int(key.row))
+        let source = archive.source
+        guard let record = archive.index.tileRecord(level: level, column: column, row: row) else {
+            onResult(.failure(FileLoadError(kind: .notFound, message: "\(source.label) has no tile \(level)/\(column)_\(row)")))
+            return true
+        }
+        guard record.size <= maxTileBytes else {
+            onResult(
+                .failure(FileLoadError(kind: .unreadable, message: "\(source.label): tile \(level)/\(column)_\(row) is over \(maxTileBytes) bytes")))
+            return true
+        }
+        let range = Int(record.headerOffset)..<Int(record.offset) + record.size
+        let (index, version) = (archive.index, self.version)
+        let loop = source.reader.eventLoopGroup.any()
+        source.reader.read(source.info.key, range: range, ifMatch: source.info.etag, on: loop).whenComplete { result in
+            do throws(ArchiveError) {
+                let buffer = try Self.checked(result, range: range, label: source.label)
+                let bytes = try index.tileBytes(level: level, column: column, row: row, record: Array(buffer.readableBytesView))
+                let etag = "\"\(String(bytes.count, radix: 16))-\(version).\(String(record.offset, radix: 16))\""
+                onResult(.success(LoadedFile(bytes: bytes, etag: etag)))
+            } catch {
+                onResult(.failure(Self.unavailable(error, source: source.label)))
+            }
+        }
         return true
+    }
+
+    /// The bytes a ranged read gave, all of `range`, or why not (as ``ObjectSources/ObjectByteSource`` says it).
+    private static func checked(_ result: Result<ByteBuffer, any Error>, range: Range<Int>, label: String) throws(ArchiveError) -> ByteBuffer {
+        switch result {
+        case .success(let buffer) where buffer.readableBytes == range.count:
+            return buffer
+        case .success(let buffer):
+            throw ArchiveError("\(label): the file ends inside a record at byte \(range.lowerBound + buffer.readableBytes)")
+        case .failure(let error as ObjectStoreError) where error.kind == .changed:
+            throw ArchiveError("\(label): the object was replaced after it was opened (\(error))", underlying: error)
+        case .failure(let error):
+            throw ArchiveError("\(label): cannot read bytes \(range.lowerBound)-\(range.upperBound - 1) (\(error))", underlying: error)
+        }
     }
 
     /// Only fetched (``fetch(_:of:onResult:)``) but where a caller on a file thread needs the tile now (a tile made
@@ -64,20 +104,25 @@ package struct ObjectArchiveTiles: TileSource {
             let etag = "\"\(String(bytes.count, radix: 16))-\(version).\(String(place.offset, radix: 16))\""
             return .success(LoadedFile(bytes: bytes, etag: etag))
         } catch {
-            return .failure(Self.unavailable(error))
+            return .failure(Self.unavailable(error, source: archive.source.label))
         }
     }
 
     /// What a failed read means to a client: the store's failure as 502/503/504, a damaged archive as 500.
-    static func unavailable(_ error: ArchiveError) -> any Error {
+    static func unavailable(_ error: ArchiveError, source: String) -> any Error {
         guard let store = error.underlying as? ObjectStoreError else { return FileLoadError(kind: .unreadable, message: error.message) }
+        return unavailable(store, message: error.message, source: source)
+    }
+
+    /// A store's failure as 502/503/504, `message` naming the object and what failed.
+    static func unavailable(_ store: ObjectStoreError, message: String, source: String) -> SourceUnavailable {
         switch store.kind {
-        case .timeout: return SourceUnavailable(status: .gatewayTimeout, retryAfterSeconds: store.retryAfterSeconds, message: error.message)
+        case .timeout: SourceUnavailable(status: .gatewayTimeout, retryAfterSeconds: store.retryAfterSeconds, message: message, source: source)
         case .unavailable:
-            return SourceUnavailable(status: .serviceUnavailable, retryAfterSeconds: store.retryAfterSeconds ?? 1, message: error.message)
+            SourceUnavailable(status: .serviceUnavailable, retryAfterSeconds: store.retryAfterSeconds ?? 1, message: message, source: source)
         // Replaced or gone since it was indexed: unavailable until the catalog indexes what is there now.
-        case .changed, .notFound: return SourceUnavailable(status: .serviceUnavailable, retryAfterSeconds: 1, message: error.message)
-        default: return SourceUnavailable(status: .badGateway, retryAfterSeconds: nil, message: error.message)
+        case .changed, .notFound: SourceUnavailable(status: .serviceUnavailable, retryAfterSeconds: 1, message: message, source: source)
+        default: SourceUnavailable(status: .badGateway, retryAfterSeconds: nil, message: message, source: source)
         }
     }
 

@@ -10,12 +10,15 @@ package struct SourceUnavailable: Error, Sendable, CustomStringConvertible {
     package let retryAfterSeconds: Int?
     /// One line naming the store, the object and what failed (for the log; clients get a generic line).
     package let message: String
+    /// What failed, for logging once per interval each: the object of an SZI, the tiles folder of a Deep Zoom folder.
+    package let source: String
 
     package var description: String { message }
 
-    package init(status: HTTPStatus, retryAfterSeconds: Int?, message: String) {
+    package init(status: HTTPStatus, retryAfterSeconds: Int?, message: String, source: String) {
         self.status = status
         self.retryAfterSeconds = retryAfterSeconds
         self.message = message
+        self.source = source
     }
 }

@@ -123,6 +123,9 @@ struct Serve: ParsableCommand {
     /// Checks every setting (the library's checks, each naming its setting, written here as its option) and the
     /// folders.
     func validate() throws {
+        if ["http://", "https://"].contains(where: { root.lowercased().hasPrefix($0) }) {
+            throw ValidationError("ROOT \(root): a plain HTTP folder cannot be listed; give a folder or s3://BUCKET/PREFIX")
+        }
         // Before applying: a value the configuration cannot hold (an unknown log level) must not be mapped away.
         for problem in [S.logLevel.problem(with: logLevel), S.logFormat.problem(with: logFormat)].compactMap({ $0 }) {
             throw ValidationError("--" + problem)
@@ -191,7 +194,7 @@ struct Serve: ParsableCommand {
 
     /// Whether `text` names an object-store root rather than a folder.
     static func isObjectRoot(_ text: String) -> Bool {
-        ["s3://", "http://", "https://"].contains { text.lowercased().hasPrefix($0) }
+        text.lowercased().hasPrefix("s3://")
     }
 
     /// One line for a server that could not start; a busy port says so plainly instead of NIO's bind() text.

@@ -59,7 +59,8 @@ def create_bucket(s3, bucket):
     """Creates `bucket`; one that this user already owns is fine."""
     try:
         s3.create_bucket(Bucket=bucket)
-    except s3.exceptions.BucketAlreadyOwnedByYou:
+    except (s3.exceptions.BucketAlreadyOwnedByYou, s3.exceptions.BucketAlreadyExists):
+        # Ceph 16 answers BucketAlreadyExists to the owner too.
         pass
 
 
