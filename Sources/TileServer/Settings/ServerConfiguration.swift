@@ -18,9 +18,10 @@ public struct ServerConfiguration: Sendable {
     public var storeRescanInterval: Duration = .seconds(60)
     /// The environment the object-store roots' credentials and endpoints are read from; nil: the process's.
     public var environment: [String: String]?
-    /// How the object-store roots' clients talk to their stores: requests in flight, connect, read and request
-    /// timeouts, retries (``ObjectStore/ObjectStoreOptions``; its defaults unless a test shortens them).
-    public var objectStoreOptions = ObjectStoreOptions()
+    /// How the object-store roots' clients talk to their stores (``ObjectStore/ObjectStoreOptions``): 64 requests in
+    /// flight (`--store-connections`), 3 s to connect and 10 s to answer a read (`--store-timeout`), three attempts.
+    public var objectStoreOptions = ObjectStoreOptions(
+        maxConcurrentRequests: 64, connectTimeout: .seconds(3), readTimeout: .seconds(10), requestTimeout: .seconds(10))
     /// The access policy file (``AccessPolicy/init(file:environment:)``), or nil: every image is public.
     public var accessFile: String?
     /// The address to bind, e.g. `127.0.0.1` (the default: local clients only) or `0.0.0.0`.

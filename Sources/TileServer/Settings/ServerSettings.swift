@@ -94,7 +94,7 @@ extension ServerSettings {
     public static let all: [AnyServerSetting] =
         server + [
             publicFolder.erased, access.erased, metricsHost.erased, metricsPort.erased, maxUploadMB.erased, sliceJobs.erased, inbox.erased,
-            store.erased, storeRescan.erased,
+            store.erased, storeRescan.erased, storeConnections.erased, storeTimeout.erased,
         ] + IIIFSettings.all
 }
 
@@ -144,6 +144,22 @@ extension ServerSettings {
         default: [], kind: .repeatable, accepts: "s3://BUCKET[/PREFIX]",
         valid: { roots in roots.allSatisfy { $0.lowercased().hasPrefix("s3://") && $0.count > 5 } },
         read: { $0.objectRoots }, write: { $0.objectRoots = $1 })
+    /// Requests in flight to each object store.
+    public static let storeConnections = ServerSetting<Int>(
+        "store-connections", "Requests in flight to each s3:// root at most (its kept-alive connections); more wait in line.",
+        default: 64, accepts: "1…1024", valid: { (1...1024).contains($0) }, read: { $0.objectStoreOptions.maxConcurrentRequests },
+        write: { $0.objectStoreOptions.maxConcurrentRequests = $1 })
+    /// How long a store may take.
+    public static let storeTimeout = seconds(
+        "store-timeout",
+        "Seconds an s3:// root may take to answer one read (and at most 3 to connect) before it is tried again, then 504.",
+        default: 10, read: { .nanoseconds($0.objectStoreOptions.requestTimeout.nanoseconds) },
+        write: { configuration, timeout in
+            let amount = TimeAmount(timeout)
+            configuration.objectStoreOptions.requestTimeout = amount
+            configuration.objectStoreOptions.readTimeout = amount
+            configuration.objectStoreOptions.connectTimeout = min(amount, .seconds(3))
+        })
     /// How often object-store roots are listed again.
     public static let storeRescan = seconds(
         "store-rescan", "Seconds between listings of each s3:// root (new, replaced and removed objects); SIGHUP lists at once.",

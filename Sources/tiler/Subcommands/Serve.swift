@@ -73,6 +73,8 @@ struct Serve: ParsableCommand {
     @Option(S.inbox) var inbox: String?
     @Option(S.store) var stores: [String]
     @Option(S.storeRescan) var storeRescan: Double
+    @Option(S.storeConnections) var storeConnections: Int
+    @Option(S.storeTimeout) var storeTimeout: Double
 
     /// The options `TILER_*` environment variables can set (see ``EnvironmentDefaults``): every setting, and ROOT.
     static let environmentOptions: [EnvironmentDefaults.Option] =
@@ -107,6 +109,8 @@ struct Serve: ParsableCommand {
         S.inbox.apply(inbox, to: &configuration)
         S.store.apply(stores, to: &configuration)
         S.storeRescan.apply(storeRescan, to: &configuration)
+        S.storeConnections.apply(storeConnections, to: &configuration)
+        S.storeTimeout.apply(storeTimeout, to: &configuration)
         // ROOT itself may be an object-store root: then it is the first.
         if Self.isObjectRoot(root) { configuration.objectRoots.insert(root, at: 0) }
         I.publicURL.apply(publicURL, to: &configuration)
