@@ -16,6 +16,8 @@
 # Usage: bench/viewport-real.sh [RUNS]        (default 2 rounds: 4 sessions; release build)
 # Env:   MODES ("on blocked")  SIZE (24000)  CACHE_MB (24)  BENCH_DIR (.bench-data/viewport-real)  TILER_BIN (a tiler to measure instead of
 #        building this checkout's)  KEEP_WORK=1 keeps the work folder (access logs, metrics, session files)
+#        STORE=s3: the pyramid is an SZI in an S3 bucket, served by `tiler serve s3://BUCKET/` (the gateway S3_* names,
+#        else a one-node Ceph RADOS Gateway started for the run): what warming hides of the store's latency
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
@@ -39,7 +41,27 @@ cleanup() {
 }
 trap cleanup EXIT
 
-PYRAMID_MB=$(($(du -sb "$ROOT/img_files" | cut -f1) >> 20))
+SERVED=$ROOT
+if [ "${STORE:-}" = s3 ]; then
+    scripts/setup python3-boto3
+    SZI="$BENCH_DIR/img-$SIZE.szi"
+    [ -s "$SZI" ] || "$TILER" slice "$SOURCE" -o "$SZI" --quiet --force
+    if [ -z "${S3_ENDPOINT:-}" ]; then
+        Tests/Support/s3/ceph-rgw.sh start "$WORK/gw" >/dev/null
+        trap 'Tests/Support/s3/ceph-rgw.sh stop "$WORK/gw" >/dev/null 2>&1 || true; cleanup' EXIT
+        set -a
+        source "$WORK/gw/env"
+        set +a
+    fi
+    export AWS_ACCESS_KEY_ID=$S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3_SECRET_KEY AWS_ENDPOINT_URL=$S3_ENDPOINT AWS_REGION=${S3_REGION:-us-east-1}
+    BUCKET="viewport-$RANDOM$RANDOM"
+    /usr/bin/python3 bench/object-store-prepare.py <(env | grep '^S3_') "$BUCKET" "$SZI" "$WORK/store" >/dev/null
+    SERVED="s3://$BUCKET/"
+fi
+# start_tiler serves ROOT: the bucket instead when STORE=s3.
+ROOT=$SERVED
+
+PYRAMID_MB=$(($(du -sb "${SZI:-$ROOT/img_files}" | cut -f1) >> 20))
 if (sync && echo 3 >/proc/sys/vm/drop_caches) 2>/dev/null; then DROP=yes; else DROP="no (not allowed here: runs start with a warm page cache)"; fi
 echo "pyramid ${SIZE}² ($PYRAMID_MB MiB of tiles), --cache-mb $CACHE_MB, page cache dropped before each run: $DROP; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 

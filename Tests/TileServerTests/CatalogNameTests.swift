@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 import Testing
 
 @testable import TileServer
@@ -9,28 +8,6 @@ import Testing
 /// Names the catalog cannot serve as they are: twins that differ only in Unicode normalisation (one served, the other
 /// refused and reported once, no flapping) and names with control characters (refused, never listed).
 @Suite struct CatalogNameTests {
-    /// A log handler keeping every message, for checking what was logged and how often.
-    final class Recorder: Sendable {
-        let lines = Mutex<[String]>([])
-
-        var logger: Logger {
-            Logger(label: "test") { _ in Handler(recorder: self) }
-        }
-
-        struct Handler: LogHandler {
-            let recorder: Recorder
-            var logLevel: Logger.Level = .trace
-            var metadata: Logger.Metadata = [:]
-            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-                get { metadata[key] }
-                set { metadata[key] = newValue }
-            }
-            func log(event: LogEvent) {
-                recorder.lines.withLock { $0.append(event.message.description) }
-            }
-        }
-    }
-
     static let nfc = "caf\u{E9}"
     static let nfd = "cafe\u{301}"
 
@@ -43,7 +20,7 @@ import Testing
             try FileManager.default.createDirectory(atPath: fixture.root + "/" + folder, withIntermediateDirectories: true)
             try fixture.addPyramid("city", width: 100, height: 100, in: fixture.root + "/" + folder)
         }
-        let recorder = Recorder()
+        let recorder = LogRecorder(level: .trace)
         let catalog = ImageCatalog(root: fixture.root, maxDepth: 4, logger: recorder.logger, fullWalkEvery: 1)
         let first = catalog.rescan()
         #expect(first.added.count == 2)
@@ -53,7 +30,7 @@ import Testing
             let again = catalog.rescan()
             #expect(again.added.isEmpty && again.removed.isEmpty)
         }
-        let lines = recorder.lines.withLock { $0 }
+        let lines = recorder.lines
         #expect(lines.filter { $0.hasPrefix("Not serving") }.count == 2, "\(lines)")
         #expect(lines.contains("Not serving \(Self.nfc).dzi: its name differs from \(Self.nfd).dzi's only in its Unicode normalisation"))
         #expect(!lines.contains { $0.hasPrefix("Stopped serving") })
@@ -69,12 +46,12 @@ import Testing
         try FileManager.default.createDirectory(atPath: fixture.root + "/tab\there", withIntermediateDirectories: true)
         try fixture.addPyramid("inside", width: 100, height: 100, in: fixture.root + "/tab\there")
         try fixture.addPyramid("fine", width: 300, height: 200)
-        let recorder = Recorder()
+        let recorder = LogRecorder(level: .trace)
         let catalog = ImageCatalog(root: fixture.root, maxDepth: 4, logger: recorder.logger, fullWalkEvery: 1)
         catalog.rescan()
         catalog.rescan()
         #expect(catalog.images.map(\.name) == ["fine"])
-        let refusals = recorder.lines.withLock { $0 }.filter { $0.hasPrefix("Not serving") }
+        let refusals = recorder.lines.filter { $0.hasPrefix("Not serving") }
         #expect(refusals.count == 3, "\(refusals)")
         #expect(refusals.allSatisfy { $0.hasSuffix("its name has a control character") })
         #expect(!String(decoding: catalog.listJSON.readableBytesView, as: UTF8.self).contains("evil"))

@@ -56,11 +56,11 @@ import Testing
 
     @Test func eachDamagedArchiveIsReportedOnceAndNotListed() throws {
         let (fixture, words) = try Self.makeFixture()
-        let recorder = CatalogNameTests.Recorder()
+        let recorder = LogRecorder(level: .trace)
         let catalog = ImageCatalog(root: fixture.root, maxDepth: 4, logger: recorder.logger, fullWalkEvery: 1)
         for _ in 0..<3 { catalog.rescan() }
         #expect(catalog.images.map(\.name) == ["good"])
-        let lines = recorder.lines.withLock { $0 }.filter { $0.hasPrefix("Not serving") }
+        let lines = recorder.lines.filter { $0.hasPrefix("Not serving") }
         #expect(lines.count == words.count, "\(lines)")
         for (name, word) in words {
             let line = lines.filter { $0.contains("/\(name).szi:") }

@@ -140,7 +140,7 @@ import Testing
         try fixture.addArchive(
             "scanned", width: 600, height: 400, tileBytes: 100,
             extra: [("scanned/scan-properties.xml", Array(try #require(Self.recorded.scanXML()).utf8))])
-        let catalog = ImageCatalog(root: fixture.root, maxDepth: 4, logger: CatalogNameTests.Recorder().logger, fullWalkEvery: 1)
+        let catalog = ImageCatalog(root: fixture.root, maxDepth: 4, logger: LogRecorder(level: .trace).logger, fullWalkEvery: 1)
         catalog.rescan()
         let image = try #require(catalog.current.images["scanned"[...]])
         #expect(image.facts.vendor == "hamamatsu" && image.facts.micronsPerPixel?.x == 0.2265 && image.facts.objectivePower == 40)
@@ -154,7 +154,7 @@ import Testing
         try fixture.addArchive(
             "packed", width: 600, height: 400, tileBytes: 100, extra: [("packed/packed_files/vips-properties.xml", Array(text.utf8))])
         try text.write(toFile: fixture.root + "/sliced_files/vips-properties.xml", atomically: true, encoding: .utf8)
-        let recorder = CatalogNameTests.Recorder()
+        let recorder = LogRecorder(level: .trace)
         let catalog = ImageCatalog(root: fixture.root, maxDepth: 4, logger: recorder.logger, fullWalkEvery: 1)
         catalog.rescan()
         catalog.rescan()
@@ -163,7 +163,7 @@ import Testing
             let image = try #require(catalog.current.images[name[...]])
             #expect(image.recorded == nil && image.facts.micronsPerPixel == nil)
         }
-        let lines = recorder.lines.withLock { $0 }.filter { $0.contains("without its recorded properties") }
+        let lines = recorder.lines.filter { $0.contains("without its recorded properties") }
         // The archive's oversized entry is not read at all (not an error); the folder's is refused in one line.
         let expected = text.utf8.count > PyramidProperties.maxXMLBytes ? 1 : 2
         #expect(lines.count == expected, "\(lines)")
