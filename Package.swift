@@ -152,7 +152,13 @@ let package = Package(
         // What the tests and benchmarks share: the seeded generator and the temporary folder.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // The real S3 the object-store tests share: a Ceph RADOS Gateway, named by S3_* or started on first use.
-        .target(name: "ObjectStoreTestSupport", dependencies: ["ObjectStore", "TestSupport"], path: "Tests/ObjectStoreTestSupport"),
+        .target(
+            name: "ObjectStoreTestSupport",
+            dependencies: [
+                "ObjectStore", "TestSupport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/ObjectStoreTestSupport"
+        ),
 
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),

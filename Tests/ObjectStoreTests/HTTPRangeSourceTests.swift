@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import ObjectStoreTestSupport
 import Testing
 
 @testable import ObjectStore

@@ -168,6 +168,38 @@ import Testing
         await server.shutdown()
     }
 
+    @Test func oneSZIOnAPlainHTTPServerThatAnswersRanges() async throws {
+        let nginx = try await TestNginx()
+        defer { nginx.stop() }
+        let fixture = try PyramidFixture()
+        try fixture.addArchive("alpha", width: 1000, height: 700, tileBytes: 300, fileName: "first.szi")
+        try fixture.addArchive("alpha", width: 1000, height: 700, tileBytes: 400, fileName: "second.szi")
+        let served = nginx.root.file("alpha.szi")
+        try FileManager.default.copyItem(atPath: fixture.root + "/first.szi", toPath: served)
+        var configuration = testConfiguration(root: "")
+        configuration.objectRoots = [nginx.url + "alpha.szi"]
+        configuration.rescanInterval = .seconds(3600)
+        configuration.fullRescanInterval = .seconds(3600)
+        configuration.storeRescanInterval = .seconds(3600)
+        let server = try await Server.start(configuration)
+        do {
+            #expect(try fetch(server, "/api/images").text.contains("\"name\":\"alpha\""))
+            let tile = try fetch(server, "/images/alpha_files/10/2_1.jpg")
+            #expect(tile.status == 200 && tile.body == PyramidFixture.tileBytes(level: 10, column: 2, row: 1, count: 300))
+            // Replaced on the server: its ETag moves, so a read of the old index is refused (If-Match), never mixed.
+            try FileManager.default.removeItem(atPath: served)
+            try FileManager.default.copyItem(atPath: fixture.root + "/second.szi", toPath: served)
+            #expect(try fetch(server, "/images/alpha_files/10/3_1.jpg").status == 503)
+            _ = await server.rescan()
+            let fresh = try fetch(server, "/images/alpha_files/10/3_1.jpg")
+            #expect(fresh.status == 200 && fresh.body == PyramidFixture.tileBytes(level: 10, column: 3, row: 1, count: 400))
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+
     @Test func wrongCredentialsAreOneLineAtStartAndNeverShown() async throws {
         let (client, gateway, _) = try await bucket()
         defer { Task { try? await client.shutdown() } }

@@ -17,8 +17,8 @@ struct ServerRuntime: Sendable {
     let threadPool: NIOThreadPool
     let context: Services
     let loops: [ObjectIdentifier: LoopResources]
-    /// The object-store roots' clients, closed at shutdown.
-    let objectClients: [S3Client]
+    /// How each object-store root's client is closed, at shutdown.
+    let objectClients: [@Sendable () -> EventLoopFuture<Void>]
 
     /// Validates `configuration`, resolves its folders and starts the threads.
     ///
@@ -35,7 +35,7 @@ struct ServerRuntime: Sendable {
             }
             root = real
         }
-        let storeSettings = try Self.objectStoreSettings(configuration)
+        let storeRoots = try Self.objectStoreRoots(configuration)
         let publicDirectory = StaticFiles.locate(explicit: configuration.publicDirectory)
         if let explicit = configuration.publicDirectory, publicDirectory == nil {
             throw ServerError("the public folder \(explicit) is not a folder")
@@ -57,7 +57,7 @@ struct ServerRuntime: Sendable {
         ProcessMemory.configure()
         self.configuration = configuration
         group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)
-        let stores = Self.objectStores(storeSettings, configuration: configuration, group: group)
+        let stores = Self.objectStores(storeRoots, configuration: configuration, group: group)
         let threadPool = NIOThreadPool(numberOfThreads: configuration.fileThreads)
         threadPool.start()
         self.threadPool = threadPool
@@ -67,7 +67,7 @@ struct ServerRuntime: Sendable {
             storedFiles: StoredFileCache(capacity: configuration.levelDirectoryBudget(descriptorLimit: descriptorLimit)),
             fullWalkEvery: configuration.scansPerFullWalk, objectRoots: stores.map(\.catalog),
             objectRescanInterval: TimeAmount(configuration.storeRescanInterval))
-        objectClients = stores.map(\.client)
+        objectClients = stores.map(\.shutdown)
         var loops: [ObjectIdentifier: LoopResources] = [:]
         let openTileFiles = min(configuration.openTileFilesPerLoop, descriptorLimit / 2 / configuration.eventLoopThreads)
         let sink = configuration.accessLog.map { _ in AccessLogSink() }
@@ -255,7 +255,7 @@ struct ServerRuntime: Sendable {
         }
         await context.renders.shutdown()
         await context.warmer.shutdown()
-        for client in objectClients { try? await client.shutdown().get() }
+        for shutdown in objectClients { try? await shutdown().get() }
         try? await threadPool.shutdownGracefully()
         try? await group.shutdownGracefully()
     }

@@ -56,7 +56,7 @@ extension ImageCatalog {
                 case .failure(let error) where ObjectCatalog.isStoreFailure(error):
                     logger.warning("Not serving \(name) yet: \(error.message); trying again at the next scan")
                 case .failure(let error):
-                    logger.warning("Not serving \(objectRoots[root].name)\(want.info.key): \(error.message)")
+                    logger.warning("Not serving \(objectRoots[root].reader.name)\(want.info.key): \(error.message)")
                     if let old = state.objects[name]?.image, next[name[...]] === old {
                         next[name[...]] = nil
                         changes.removed.append(old)
@@ -82,7 +82,7 @@ extension ImageCatalog {
             do {
                 descriptor = try DZIDescriptor(xml: String(decoding: bytes, as: UTF8.self))
             } catch {
-                logger.warning("Not serving \(root.name)\(info.key): \(error.message)")
+                logger.warning("Not serving \(root.reader.name)\(info.key): \(error.message)")
                 return nil
             }
             let tiles = ObjectFolderTiles(reader: root.reader, folder: name + "_files/", format: descriptor.format, maxTileBytes: root.maxTileBytes)

@@ -19,6 +19,9 @@ package final class ObjectCatalog: Sendable {
     package let maxTileBytes: Int
     /// How many archives are opened at once (their first reads in flight together).
     package let openConcurrency: Int
+    /// The one object a root that cannot be listed serves (a plain HTTP server's `…/NAME.szi`), or nil: the root is
+    /// listed.
+    package let object: String?
     private let failures: OccasionalLog
     private let listingError = Mutex<String?>(nil)
     /// Whether a listing has succeeded: before one, a failure is the start's to report (``lastListingError``), not
@@ -26,15 +29,16 @@ package final class ObjectCatalog: Sendable {
     private let listedOnce = Atomic<Bool>(false)
 
     /// A root read through `reader`; failures to list it are logged to `logger` at most once a minute.
-    package init(reader: any ObjectReader, maxTileBytes: Int, logger: Logger, openConcurrency: Int = 16) {
+    package init(reader: any ObjectReader, maxTileBytes: Int, logger: Logger, openConcurrency: Int = 16, object: String? = nil) {
         self.reader = reader
+        self.object = object
         self.maxTileBytes = maxTileBytes
         self.openConcurrency = openConcurrency
         self.failures = OccasionalLog(logger: logger, level: .warning, interval: .seconds(60))
     }
 
-    /// The root as typed, normalised (`s3://bucket/prefix/`).
-    package var name: String { reader.name }
+    /// The root as typed, normalised (`s3://bucket/prefix/`, `https://host/folder/NAME.szi`).
+    package var name: String { reader.name + (object ?? "") }
 
     /// What `key` is to this catalog: the name an SZI (`NAME.szi`, any case) or a Deep Zoom descriptor
     /// (`NAME.dzi`, served once `NAME_files/` holds objects) is served under, and which; nil for any other object.
@@ -56,8 +60,10 @@ package final class ObjectCatalog: Sendable {
     /// it had). An S3 root is walked a folder level at a time (`ListObjectsV2` with the delimiter `/`), so that the
     /// tiles of Deep Zoom folders — thousands of objects each — are never listed, and at most `maxDepth` levels deep.
     package func list(maxDepth: Int = 8) -> Listing? {
-        let reader = self.reader
+        let (reader, object) = (self.reader, self.object)
         let result = Self.wait { () async throws -> Listing in
+            // A root that cannot be listed names its one object: asked for its size and version (a HEAD).
+            if let object { return Listing(objects: [try await reader.info(object)]) }
             guard let s3 = reader as? S3Client else { return Listing(objects: try await reader.list(prefix: "")) }
             var listing = Listing()
             var folders: [(prefix: String, depth: Int)] = [("", 0)]

@@ -31,8 +31,9 @@ struct Serve: ParsableCommand {
     @Argument(
         help: """
             The folder whose *.dzi pyramids and pyramidal TIFFs are served (searched recursively), or an object-store \
-            root (s3://BUCKET/PREFIX) whose *.szi pyramids are (keys and endpoint from AWS_ACCESS_KEY_ID, \
-            AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL, AWS_PROFILE and ~/.aws).
+            root (s3://BUCKET/PREFIX) whose *.szi pyramids and Deep Zoom folders are, or one SZI on an HTTP(S) server that \
+            answers ranges (https://HOST/PATH/NAME.szi); an S3 root's keys and endpoint from AWS_ACCESS_KEY_ID, \
+            AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL, AWS_PROFILE and ~/.aws.
             """)
     var root: String = "."
 
@@ -127,8 +128,9 @@ struct Serve: ParsableCommand {
     /// Checks every setting (the library's checks, each naming its setting, written here as its option) and the
     /// folders.
     func validate() throws {
-        if ["http://", "https://"].contains(where: { root.lowercased().hasPrefix($0) }) {
-            throw ValidationError("ROOT \(root): a plain HTTP folder cannot be listed; give a folder or s3://BUCKET/PREFIX")
+        if ["http://", "https://"].contains(where: { root.lowercased().hasPrefix($0) }) && !Self.isObjectRoot(root) {
+            throw ValidationError(
+                "ROOT \(root): a plain HTTP folder cannot be listed; give a folder, s3://BUCKET/PREFIX or http(s)://HOST/PATH/NAME.szi")
         }
         // Before applying: a value the configuration cannot hold (an unknown log level) must not be mapped away.
         for problem in [S.logLevel.problem(with: logLevel), S.logFormat.problem(with: logFormat)].compactMap({ $0 }) {
@@ -198,7 +200,8 @@ struct Serve: ParsableCommand {
 
     /// Whether `text` names an object-store root rather than a folder.
     static func isObjectRoot(_ text: String) -> Bool {
-        text.lowercased().hasPrefix("s3://")
+        let lower = text.lowercased()
+        return lower.hasPrefix("s3://") || ((lower.hasPrefix("http://") || lower.hasPrefix("https://")) && lower.hasSuffix(".szi"))
     }
 
     /// One line for a server that could not start; a busy port says so plainly instead of NIO's bind() text.

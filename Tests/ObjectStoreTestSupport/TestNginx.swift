@@ -1,23 +1,22 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import ObjectStoreTestSupport
 import TestSupport
 
 /// A real nginx (Debian's, /usr/sbin/nginx) serving a temporary folder on 127.0.0.1: static files with ETags, ranges
 /// and `If-Match`, as the plain-HTTP range source meets them. One process in the foreground (no master, no daemon),
 /// stopped by ``stop()``.
 // Process is not Sendable; it is only started in init and stopped once.
-final class TestNginx: @unchecked Sendable {
+public final class TestNginx: @unchecked Sendable {
     /// The folder it serves (files written here are served at `/images/NAME`).
-    let root: TemporaryDirectory
-    let port: Int
+    public let root: TemporaryDirectory
+    public let port: Int
     private let process: Process
     private let folder: TemporaryDirectory
 
     /// Starts nginx on a free port. The port is found by binding 0 and closing, so another process (the test gateway
     /// picks its ports the same way) can take it first: nginx then exits at once, and it is started again on another.
-    init() async throws {
+    public init() async throws {
         folder = try TemporaryDirectory(prefix: "nginx")
         root = try TemporaryDirectory(prefix: "nginx-www")
         for _ in 0..<5 {
@@ -34,10 +33,10 @@ final class TestNginx: @unchecked Sendable {
     }
 
     /// The served folder's URL.
-    var url: String { "http://127.0.0.1:\(port)/images/" }
+    public var url: String { "http://127.0.0.1:\(port)/images/" }
 
     /// Stops nginx.
-    func stop() {
+    public func stop() {
         // SIGKILL, not terminate(): a child spawned from a Dispatch or NIO thread inherits its blocked SIGTERM.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
