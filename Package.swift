@@ -121,8 +121,10 @@ let package = Package(
             name: "tiler",
             dependencies: [
                 "TileGeometry", "ImageCodecs", "Slicing", "SampleImage", "TileServer", "HTTPCore", "TileSources", "JSONText", "Archive",
+                "ObjectStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The object-store client (issue #47): S3 (SigV4, ranged reads, listing, multipart) and plain HTTP range sources.
@@ -208,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "TilerTests",
             dependencies: [
-                "tiler", "ImageCodecs", "Slicing", "TestSupport", "ObjectStore", "ObjectStoreTestSupport",
+                "tiler", "ImageCodecs", "Slicing", "TestSupport", "ObjectStore", "ObjectStoreTestSupport", "Archive",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

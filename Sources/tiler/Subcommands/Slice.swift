@@ -17,14 +17,18 @@ struct Slice: ParsableCommand {
             the destination and moved into place only when complete: on any error or interruption nothing is left \
             behind, and an existing pyramid is replaced (with --force) only once the new one is whole. Hidden folders \
             that killed slices left in the output folder are removed first (those of running slices and of other \
-            hosts are kept), one line on standard error each.
+            hosts are kept), one line on standard error each. With -o s3://BUCKET/PREFIX/NAME.szi (or .tif) the file is \
+            sliced in the temporary folder and published with a multipart upload, keys and endpoint from the AWS \
+            variables: the object appears only once whole, the bucket is checked before slicing.
             """
     )
 
     @Argument(help: "The PNG, JPEG, TIFF or BigTIFF to slice (recognised by its content).")
     var input: String
 
-    @Option(name: .shortAndLong, help: "The folder to write into (created if missing), or DIR/NAME.szi or DIR/NAME.tif for one file.")
+    @Option(
+        name: .shortAndLong,
+        help: "The folder to write into (created if missing), DIR/NAME.szi or DIR/NAME.tif for one file, or s3://BUCKET/PREFIX/NAME.szi.")
     var output = "."
 
     @Option(help: "How to store the pyramid: folder (NAME.dzi + NAME_files/), szi (one NAME.szi) or tiff (one NAME.tif).")
@@ -114,6 +118,7 @@ struct Slice: ParsableCommand {
     }
 
     func run() throws {
+        if StoreDestination.names(output) { return try runToStore(StoreDestination(parsing: output)) }
         let destination = destination
         if let name = destination.name { try SliceRequest.validate(name: name, source: self.name == nil ? "-o \(output)" : "--name") }
         let request = SliceRequest(
@@ -124,7 +129,33 @@ struct Slice: ParsableCommand {
             pngLevel: pngLevel, optimizeHuffman: optimizeHuffman, lossless: lossless,
             threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, force: force, autorotate: !noAutorotate, decodeOptions: decodeOptions())
         let (summary, header) = try request.run(showProgress: !quiet)
-        let report = SliceReport(input: input, summary: summary, header: header, autorotate: !noAutorotate, keptColour: keepColour)
+        self.report(SliceReport(input: input, summary: summary, header: header, autorotate: !noAutorotate, keptColour: keepColour))
+    }
+
+    /// `-o s3://BUCKET/PREFIX/NAME.szi`: checks the bucket, slices into a private staging folder in the temporary
+    /// folder, publishes the file with a multipart upload, and removes the staging folder whatever happens.
+    private func runToStore(_ store: StoreDestination) throws {
+        let publisher = try StorePublisher(store, environment: ProcessInfo.processInfo.environment)
+        defer { publisher.shutdown() }
+        try publisher.check(force: force)
+        let staging = try StagingFolder.create()
+        defer { staging.remove() }
+        let request = SliceRequest(
+            input: input, output: staging.path, name: store.name, container: store.container, containerExtension: store.fileExtension,
+            bigTIFF: bigtiff, tileSize: tileSize, overlap: overlap, format: format, quality: quality, pngLevel: pngLevel,
+            optimizeHuffman: optimizeHuffman, lossless: lossless, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
+            force: force, autorotate: !noAutorotate, decodeOptions: decodeOptions())
+        let (sliced, header) = try request.run(showProgress: !quiet)
+        var summary = sliced
+        for line in try publisher.sweepLeftovers() { StandardError.print("tiler: \(line)") }
+        let started = Date()
+        summary.fileBytes = try publisher.publish(summary.path)
+        summary.seconds += Date().timeIntervalSince(started)
+        summary.path = store.url
+        report(SliceReport(input: input, summary: summary, header: header, autorotate: !noAutorotate, keptColour: keepColour))
+    }
+
+    private func report(_ report: SliceReport) {
         if json {
             print(report.json)
         } else if !quiet {

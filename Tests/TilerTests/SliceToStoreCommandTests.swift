@@ -1,0 +1,168 @@
+import Archive
+import Foundation
+import NIOCore
+import ObjectStore
+import ObjectStoreTestSupport
+import Testing
+
+/// `tiler slice IMAGE -o s3://BUCKET/PREFIX/NAME.szi` (or `.tif`) as a user runs it, against a real Ceph RADOS Gateway:
+/// the object equals a local slice of the same input, no multipart upload is left behind, the staging folder in TMPDIR
+/// is removed; wrong keys, a folder key and an interrupt each end with one line and leave no object.
+@Suite struct SliceToStoreCommandTests {
+    /// A new bucket, the variables that reach it (with TMPDIR a fixture folder), and that folder.
+    private func bucket(_ fixtures: Fixtures) async throws -> (client: S3Client, environment: [String: String], temporary: String) {
+        let gateway = try TestGateway.shared()
+        let client = try await gateway.makeBucket("slice")
+        let temporary = fixtures.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let environment = [
+            "AWS_ACCESS_KEY_ID": gateway.accessKey, "AWS_SECRET_ACCESS_KEY": gateway.secretKey, "AWS_ENDPOINT_URL": gateway.endpoint,
+            "AWS_REGION": gateway.region, "TMPDIR": temporary,
+        ]
+        return (client, environment, temporary)
+    }
+
+    /// The object at `key`, written to `path`.
+    private func download(_ client: S3Client, _ key: String, to path: String) async throws {
+        let body = try await client.get(key)
+        try Data(body.readableBytesView).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Each entry's name and bytes, in archive order.
+    private func entries(_ path: String) throws -> [(name: String, bytes: [UInt8])] {
+        let fd = open(path, O_RDONLY)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let directory = try ZIPDirectory(fd: fd, label: path)
+        return try (0..<directory.count).map { index in
+            let bytes = try ZIPDirectory.read(fd, at: directory.dataOffsets[index], count: Int(directory.sizes[index]), label: path)
+            return (String(decoding: directory.name(index), as: UTF8.self), bytes)
+        }
+    }
+
+    @Test func slicesIntoABucketAsIntoAFile() async throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let (client, environment, temporary) = try await bucket(fixtures)
+        defer { Task { try? await client.shutdown() } }
+        let input = try fixtures.image("pic.jpg", width: 900, height: 700, format: .jpeg())
+        let destination = "s3://\(client.configuration.location.bucket)/imgs/pic.szi"
+        let result = try TilerProcess.run(
+            ["slice", input, "-o", destination, "--tile-size", "128", "--json"], environment: environment, timeout: 120)
+        #expect(result.status == 0 && !result.timedOut, "\(result.stderr)")
+        #expect(result.stdout.contains("\"path\":\"\(destination)\""), "\(result.stdout)")
+        let local = fixtures.path("local/pic.szi")
+        #expect(try TilerProcess.run(["slice", input, "-o", local, "--tile-size", "128", "--quiet"]).status == 0)
+        let published = fixtures.path("published.szi")
+        try await download(client, "imgs/pic.szi", to: published)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: published)[.size] as? Int)
+        #expect(result.stdout.contains("\"fileBytes\":\(size)"), "\(result.stdout)")
+        let (ours, theirs) = (try entries(published), try entries(local))
+        #expect(ours.count == theirs.count && ours.count > 10)
+        // Entry for entry (the tiles' order in the file follows the encoding threads, so it may differ).
+        let reference = Dictionary(theirs.map { ($0.name, $0.bytes) }) { first, _ in first }
+        let differing = ours.filter { reference[$0.name] != $0.bytes }.map(\.name)
+        #expect(reference.count == theirs.count && differing.isEmpty, "\(differing)")
+        let (archive, localArchive) = (try SZIArchive(path: published), try SZIArchive(path: local))
+        #expect(archive.descriptorBytes == localArchive.descriptorBytes && archive.tileCount == localArchive.tileCount)
+        #expect(try await client.pendingUploads().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
+    }
+
+    @Test func slicesATIFFIntoABucket() async throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let (client, environment, temporary) = try await bucket(fixtures)
+        defer { Task { try? await client.shutdown() } }
+        let input = try fixtures.image("pic.jpg", width: 900, height: 700, format: .jpeg())
+        let destination = "s3://\(client.configuration.location.bucket)/a/b/pic.tif"
+        let result = try TilerProcess.run(["slice", input, "-o", destination], environment: environment, timeout: 120)
+        #expect(result.status == 0 && !result.timedOut, "\(result.stderr)")
+        #expect(result.stderr.contains("wrote \(destination): 900 × 700"), "\(result.stderr)")
+        let local = fixtures.path("local/pic.tif")
+        #expect(try TilerProcess.run(["slice", input, "-o", local, "--quiet"]).status == 0)
+        let published = fixtures.path("published/pic.tif")
+        try FileManager.default.createDirectory(atPath: fixtures.path("published"), withIntermediateDirectories: true)
+        try await download(client, "a/b/pic.tif", to: published)
+        let (ours, theirs) = (try Data(contentsOf: URL(fileURLWithPath: published)), try Data(contentsOf: URL(fileURLWithPath: local)))
+        #expect(ours.count == theirs.count && ours.starts(with: [0x49, 0x49, 0x2A, 0x00]))
+        // The same pyramid: `tiler info` reads both alike (the bytes differ only in the TIFF's DateTime).
+        let info = try TilerProcess.run(["info", published]).stdout.replacingOccurrences(of: published, with: "FILE")
+        let reference = try TilerProcess.run(["info", local]).stdout.replacingOccurrences(of: local, with: "FILE")
+        #expect(info == reference && info.contains("3 levels"), "\(info)")
+        #expect(try await client.pendingUploads().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
+    }
+
+    @Test func wrongKeysFailBeforeSlicing() async throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let (client, environment, temporary) = try await bucket(fixtures)
+        defer { Task { try? await client.shutdown() } }
+        // Not an image: a slice would fail on it, so a 403 shows that the bucket was asked first.
+        let input = try fixtures.file("pic.jpg", bytes: Array("not an image".utf8))
+        let secret = "wrong-secret-0123456789abcdef"
+        var wrong = environment
+        wrong["AWS_SECRET_ACCESS_KEY"] = secret
+        let destination = "s3://\(client.configuration.location.bucket)/imgs/pic.szi"
+        let result = try TilerProcess.run(["slice", input, "-o", destination], environment: wrong, timeout: 60)
+        #expect(result.status != 0 && !result.timedOut)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains(destination) && lines[0].contains("403"), "\(result.stderr)")
+        #expect(!result.stderr.contains(secret) && !result.stdout.contains(secret))
+        #expect(try await client.list(prefix: "", pageSize: 10).isEmpty)
+        #expect(try await client.pendingUploads().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
+    }
+
+    @Test(arguments: ["imgs/", "imgs/pic.dzi", "pic"])
+    func aFolderKeyIsRefused(key: String) async throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let (client, environment, _) = try await bucket(fixtures)
+        defer { Task { try? await client.shutdown() } }
+        let input = try fixtures.image("pic.jpg", width: 300, height: 200, format: .jpeg())
+        let destination = "s3://\(client.configuration.location.bucket)/\(key)"
+        let result = try TilerProcess.run(["slice", input, "-o", destination], environment: environment, timeout: 60)
+        #expect(result.status != 0 && !result.timedOut)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains(destination) && lines[0].contains("folder pyramid"), "\(result.stderr)")
+        #expect(try await client.list(prefix: "", pageSize: 10).isEmpty)
+    }
+
+    @Test func anInterruptedUploadLeavesNothing() async throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let (client, environment, temporary) = try await bucket(fixtures)
+        defer { Task { try? await client.shutdown() } }
+        // Uncompressed PNG tiles: a file of several 16 MiB parts, so that the upload takes a while.
+        let input = try fixtures.image("big.jpg", width: 4000, height: 4000, format: .jpeg())
+        let destination = "s3://\(client.configuration.location.bucket)/imgs/big.szi"
+        let process = Process()
+        process.executableURL = TilerProcess.executable
+        process.arguments = ["slice", input, "-o", destination, "--format", "png", "--png-level", "0", "--quiet"]
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILER_") }.merging(environment) { _, new in new }
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // Wait for the multipart upload to exist, then interrupt the slice while it is sending parts.
+        var uploading = false
+        let deadline = Date().addingTimeInterval(120)
+        while !uploading, process.isRunning, Date() < deadline {
+            uploading = try await !client.pendingUploads().isEmpty
+            if !uploading { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(uploading, "the upload was never seen")
+        kill(process.processIdentifier, SIGTERM)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(stderr)")
+        let lines = stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("SIGTERM") && lines[0].contains(destination), "\(stderr)")
+        #expect(try await client.list(prefix: "", pageSize: 10).isEmpty)
+        #expect(try await client.pendingUploads().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
+    }
+}
