@@ -48,13 +48,20 @@ import Testing
                 try connection.send("GET /healthz HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n")
             }
             let start = ContinuousClock.now
-            let normal = try RawHTTPConnection(port: server.port)
-            for _ in 0..<5 {
-                try normal.request("/healthz")
-                #expect(try normal.readResponse().status == 200)
-                for connection in trickling { try? connection.send("x") }
-                try await Task.sleep(for: .milliseconds(300))
+            // On a thread of its own: a task resumed after its sleep may wait in a loaded run's queue for longer than
+            // the idle timeout, and the server would rightly have closed the idle connection meanwhile.
+            let answered = try await blocking {
+                let normal = try RawHTTPConnection(port: server.port)
+                var statuses: [Int] = []
+                for _ in 0..<5 {
+                    try normal.request("/healthz")
+                    statuses.append(try normal.readResponse().status)
+                    for connection in trickling { try? connection.send("x") }
+                    usleep(300_000)
+                }
+                return statuses
             }
+            #expect(answered == [200, 200, 200, 200, 200])
             let outcomes = try await blocking {
                 (silent + trickling).map { connection in
                     // A 408, unless the deadline passed before the server had even read the head (a loaded machine):

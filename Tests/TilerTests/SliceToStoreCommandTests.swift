@@ -135,27 +135,31 @@ import Testing
         defer { fixtures.remove() }
         let (client, environment, temporary) = try await bucket(fixtures)
         defer { Task { try? await client.shutdown() } }
-        // Uncompressed PNG tiles: a file of several 16 MiB parts, so that the upload takes a while.
-        let input = try fixtures.image("big.jpg", width: 4000, height: 4000, format: .jpeg())
+        // The slice reaches the store through a proxy that goes silent once the upload is begun: its parts then wait
+        // for an answer that never comes, and the interrupt lands mid-upload however fast the machine is.
+        let proxy = try await FaultProxy(upstream: try #require(environment["AWS_ENDPOINT_URL"]))
+        defer { Task { await proxy.close() } }
+        var throughProxy = environment
+        throughProxy["AWS_ENDPOINT_URL"] = proxy.origin
+        let input = try fixtures.image("big.jpg", width: 1000, height: 1000, format: .jpeg())
         let destination = "s3://\(client.configuration.location.bucket)/imgs/big.szi"
         let process = Process()
         process.executableURL = TilerProcess.executable
-        process.arguments = ["slice", input, "-o", destination, "--format", "png", "--png-level", "0", "--quiet"]
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILER_") }.merging(environment) { _, new in new }
+        process.arguments = ["slice", input, "-o", destination, "--quiet"]
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILER_") }.merging(throughProxy) { _, new in new }
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
+        // The bucket check and the request that begins the upload pass; its first part, and all after, wait.
+        try await proxy.set(.silentFrom("partNumber="))
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        // Wait for the multipart upload to exist, then interrupt the slice while it is sending parts.
-        var uploading = false
-        let deadline = Date().addingTimeInterval(120)
-        while !uploading, process.isRunning, Date() < deadline {
-            uploading = try await !client.pendingUploads().isEmpty
-            if !uploading { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        #expect(uploading, "the upload was never seen")
+        // The upload exists at the store (asked directly, not through the proxy), and its first part is held.
+        #expect(await eventually { (try? await client.pendingUploads().isEmpty) == false })
+        #expect(await eventually { proxy.requests.contains { $0.contains("partNumber=") } }, "\(proxy.requests)")
         kill(process.processIdentifier, SIGTERM)
+        // Its abort must reach the store.
+        try await proxy.set(.none)
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130, "\(stderr)")
@@ -164,5 +168,14 @@ import Testing
         #expect(try await client.list(prefix: "", pageSize: 10).isEmpty)
         #expect(try await client.pendingUploads().isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
+    }
+
+    /// Polls `condition` every 20 ms for at most 30 s; whether it held.
+    private func eventually(_ condition: () async -> Bool) async -> Bool {
+        for _ in 0..<1500 {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 }

@@ -10,9 +10,9 @@ import Synchronization
 /// A fault is decided per request: each piece of a request the client writes is matched against the fault of the
 /// moment (a client's request head arrives in one piece), so a kept-alive connection that passed one request through
 /// meets the fault at its next.
-final class FaultProxy: Sendable {
+public final class FaultProxy: Sendable {
     /// What the proxy does with a request.
-    enum Fault: Sendable, Equatable {
+    public enum Fault: Sendable, Equatable {
         /// Passes it to the store and the answer back.
         case none
         /// The port is closed (connections refused) and every open connection reset.
@@ -21,6 +21,9 @@ final class FaultProxy: Sendable {
         case reset
         /// Reads the request and never answers (the connection stays open).
         case silent
+        /// Passes requests through until one whose request line contains `marker`; from that one on, ``silent``
+        /// (a fault that lands between two requests of a client, however fast it sends them).
+        case silentFrom(String)
         /// Answers `status` itself, with `headers` and an S3 error body naming `code`, and closes the connection.
         case answer(status: Int, code: String, headers: [String] = [])
         /// Passes the request to the store, then the answer's head and its first `keeping` body bytes (at most all but
@@ -59,11 +62,12 @@ final class FaultProxy: Sendable {
             let line = String(buffer: piece).prefix { !$0.isNewline }
             return state.withLock { state in
                 if line.hasSuffix(" HTTP/1.1") { state.requests.append(String(line)) }
+                if case .silentFrom(let marker) = state.fault, line.contains(marker) { state.fault = .silent }
                 return state.fault
             }
         }
 
-        var requests: [String] { state.withLock { $0.requests } }
+        public var requests: [String] { state.withLock { $0.requests } }
 
         func opened(_ channel: any Channel) {
             state.withLock { $0.connections[ObjectIdentifier(channel)] = channel }
@@ -77,10 +81,10 @@ final class FaultProxy: Sendable {
     private let board: Board
     private let listener: Mutex<(any Channel)?>
     /// The port it listens on (the same after a ``Fault/down`` and back).
-    let port: Int
+    public let port: Int
 
     /// Listens on a free port of 127.0.0.1, passing requests to `upstream` (`http://HOST:PORT`).
-    init(upstream: String) async throws {
+    public init(upstream: String) async throws {
         let address = upstream.dropFirst("http://".count).split(separator: ":")
         guard upstream.hasPrefix("http://"), address.count == 2, let upstreamPort = Int(address[1]) else {
             throw ProxyError(description: "not an http://HOST:PORT origin: \(upstream)")
@@ -92,14 +96,14 @@ final class FaultProxy: Sendable {
     }
 
     /// The origin to point clients at.
-    var origin: String { "http://127.0.0.1:\(port)" }
+    public var origin: String { "http://127.0.0.1:\(port)" }
 
     /// The request lines seen so far (`GET /bucket/key HTTP/1.1`), whatever was done with them.
-    var requests: [String] { board.requests }
+    public var requests: [String] { board.requests }
 
     /// The fault played from now on. Going ``Fault/down`` closes the port and resets the open connections; leaving it
     /// listens on the same port again.
-    func set(_ fault: Fault) async throws {
+    public func set(_ fault: Fault) async throws {
         let (previous, open) = board.swap(fault)
         if fault == .down && previous != .down {
             try await takeListener()?.close()
@@ -111,7 +115,7 @@ final class FaultProxy: Sendable {
     }
 
     /// Stops listening and resets every connection.
-    func close() async {
+    public func close() async {
         let (_, open) = board.swap(.down)
         try? await takeListener()?.close()
         for channel in open { Self.reset(channel) }

@@ -43,7 +43,7 @@ final class FaultProxyConnection: ChannelInboundHandler {
         let fault = board.fault(for: piece)
         guard !silenced else { return }
         switch fault {
-        case .none:
+        case .none, .silentFrom:
             cut = nil
             forward(piece, on: context.eventLoop)
         case .cut(let keeping, let reset):
