@@ -41,17 +41,28 @@ public struct ObjectByteSource: AsyncArchiveByteSource {
     public func read(at offset: UInt64, count: Int) async throws(ArchiveError) -> [UInt8] {
         precondition(count >= 1, "a ranged read asks for at least one byte")
         let range = Int(offset)..<Int(offset) + count
-        let buffer: ByteBuffer
+        let result: Result<ByteBuffer, any Error>
         do {
-            buffer = try await reader.read(info.key, range: range, ifMatch: info.etag)
-        } catch let error as ObjectStoreError where error.kind == .changed {
-            throw ArchiveError("\(label): the object was replaced after it was opened (\(error))", underlying: error)
+            result = .success(try await reader.read(info.key, range: range, ifMatch: info.etag))
         } catch {
+            result = .failure(error)
+        }
+        return Array(try Self.checked(result, range: range, label: label).readableBytesView)
+    }
+
+    /// The bytes a ranged read of `range` of the object `label` names gave: all of them, or why not — a replaced
+    /// object (``Archive/ArchiveError/underlying`` the ``ObjectStoreError``), a failed read, or an object shorter than
+    /// the range (`the file ends inside a record at byte N`, as for a file). For readers that chain on the future.
+    public static func checked(_ result: Result<ByteBuffer, any Error>, range: Range<Int>, label: String) throws(ArchiveError) -> ByteBuffer {
+        switch result {
+        case .success(let buffer) where buffer.readableBytes == range.count:
+            return buffer
+        case .success(let buffer):
+            throw ArchiveError("\(label): the file ends inside a record at byte \(range.lowerBound + buffer.readableBytes)")
+        case .failure(let error as ObjectStoreError) where error.kind == .changed:
+            throw ArchiveError("\(label): the object was replaced after it was opened (\(error))", underlying: error)
+        case .failure(let error):
             throw ArchiveError("\(label): cannot read bytes \(range.lowerBound)-\(range.upperBound - 1) (\(error))", underlying: error)
         }
-        guard buffer.readableBytes == count else {
-            throw ArchiveError("\(label): the file ends inside a record at byte \(range.lowerBound + buffer.readableBytes)")
-        }
-        return Array(buffer.readableBytesView)
     }
 }

@@ -54,6 +54,10 @@ import Testing
         #expect(String(decoding: list, as: UTF8.self).contains("\"name\":\"pic\""))
         let (tile, response) = try await URLSession.shared.data(from: try #require(URL(string: url + "images/pic_files/10/0_0.jpg")))
         #expect((response as? HTTPURLResponse)?.statusCode == 200 && tile.starts(with: [0xFF, 0xD8]))
+        // A region rendered from the tiles: read on a render thread, which waits for the store's answer.
+        let regionURL = try #require(URL(string: url + "iiif/3/pic/0,0,400,300/200,/0/default.jpg"))
+        let (region, rendered) = try await URLSession.shared.data(from: regionURL)
+        #expect((rendered as? HTTPURLResponse)?.statusCode == 200 && region.starts(with: [0xFF, 0xD8]))
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)

@@ -1,10 +1,8 @@
 import Archive
-import Dispatch
 import HTTPCore
 import NIOCore
 import ObjectSources
 import ObjectStore
-import Synchronization
 
 /// An SZI that lives in an object store (``ObjectSources/ObjectSZIArchive``): its index read once (one or two ranged
 /// GETs), each tile then one ranged GET pinned with `If-Match` to the version indexed, its bytes passed through as
@@ -49,7 +47,7 @@ package struct ObjectArchiveTiles: TileSource {
         let loop = source.reader.eventLoopGroup.any()
         source.reader.read(source.info.key, range: range, ifMatch: source.info.etag, on: loop).whenComplete { result in
             do throws(ArchiveError) {
-                let buffer = try Self.checked(result, range: range, label: source.label)
+                let buffer = try ObjectByteSource.checked(result, range: range, label: source.label)
                 let bytes = try index.tileBytes(level: level, column: column, row: row, record: Array(buffer.readableBytesView))
                 let etag = "\"\(String(bytes.count, radix: 16))-\(version).\(String(record.offset, radix: 16))\""
                 onResult(.success(LoadedFile(bytes: bytes, etag: etag)))
@@ -60,52 +58,17 @@ package struct ObjectArchiveTiles: TileSource {
         return true
     }
 
-    /// The bytes a ranged read gave, all of `range`, or why not (as ``ObjectSources/ObjectByteSource`` says it).
-    private static func checked(_ result: Result<ByteBuffer, any Error>, range: Range<Int>, label: String) throws(ArchiveError) -> ByteBuffer {
-        switch result {
-        case .success(let buffer) where buffer.readableBytes == range.count:
-            return buffer
-        case .success(let buffer):
-            throw ArchiveError("\(label): the file ends inside a record at byte \(range.lowerBound + buffer.readableBytes)")
-        case .failure(let error as ObjectStoreError) where error.kind == .changed:
-            throw ArchiveError("\(label): the object was replaced after it was opened (\(error))", underlying: error)
-        case .failure(let error):
-            throw ArchiveError("\(label): cannot read bytes \(range.lowerBound)-\(range.upperBound - 1) (\(error))", underlying: error)
-        }
-    }
-
     /// Only fetched (``fetch(_:of:onResult:)``) but where a caller on a file thread needs the tile now (a tile made
     /// from others, an IIIF region): then it waits for the store. Never on an event loop: `pageCacheOnly` is nil.
     package func read(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool, reserving: Bool, store: any TileReading) throws -> LoadedFile? {
         guard !pageCacheOnly else { return nil }
-        return try Self.wait { await self.result(key, maxBytes: store.maxTileBytes) }.get()
+        return try fetchedNow(key, of: image)
     }
 
     package func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenFile? { nil }
 
     package func keptAssociated(_ kind: String, of image: CatalogImage) throws -> [UInt8] {
         throw FileLoadError(kind: .notFound, message: "no \(kind) image in \(archive.source.label)")
-    }
-
-    /// Tile `key`: one ranged GET.
-    func result(_ key: TileKey, maxBytes: Int) async -> Result<LoadedFile, any Error> {
-        let (level, column, row) = (Int(key.level), Int(key.column), Int(key.row))
-        guard let place = archive.index.tile(level: level, column: column, row: row) else {
-            return .failure(FileLoadError(kind: .notFound, message: "\(archive.source.label) has no tile \(level)/\(column)_\(row)"))
-        }
-        guard place.size <= maxBytes else {
-            return .failure(
-                FileLoadError(kind: .unreadable, message: "\(archive.source.label): tile \(level)/\(column)_\(row) is over \(maxBytes) bytes"))
-        }
-        do {
-            guard let bytes = try await archive.tile(level: level, column: column, row: row) else {
-                return .failure(FileLoadError(kind: .notFound, message: "\(archive.source.label) has no tile \(level)/\(column)_\(row)"))
-            }
-            let etag = "\"\(String(bytes.count, radix: 16))-\(version).\(String(place.offset, radix: 16))\""
-            return .success(LoadedFile(bytes: bytes, etag: etag))
-        } catch {
-            return .failure(Self.unavailable(error, source: archive.source.label))
-        }
     }
 
     /// What a failed read means to a client: the store's failure as 502/503/504, a damaged archive as 500.
@@ -124,18 +87,5 @@ package struct ObjectArchiveTiles: TileSource {
         case .changed, .notFound: SourceUnavailable(status: .serviceUnavailable, retryAfterSeconds: 1, message: message, source: source)
         default: SourceUnavailable(status: .badGateway, retryAfterSeconds: nil, message: message, source: source)
         }
-    }
-
-    /// Runs `work` and waits for its result on this thread (a file thread's, never an event loop's).
-    private static func wait<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-        let done = DispatchSemaphore(value: 0)
-        let box = Mutex<T?>(nil)
-        Task {
-            let value = await work()
-            box.withLock { $0 = value }
-            done.signal()
-        }
-        done.wait()
-        return box.withLock { $0! }
     }
 }

@@ -42,8 +42,7 @@ package struct ObjectFolderTiles: TileSource {
     /// Only fetched, but where a caller on a file thread needs the tile now (an IIIF region): then it waits.
     package func read(_ key: TileKey, of image: CatalogImage, pageCacheOnly: Bool, reserving: Bool, store: any TileReading) throws -> LoadedFile? {
         guard !pageCacheOnly else { return nil }
-        let result = Result { try reader.read(objectKey(key), range: 0..<maxTileBytes + 1, ifMatch: nil, on: reader.eventLoopGroup.next()).wait() }
-        return try Self.tile(result, label: reader.name + objectKey(key), folder: reader.name + folder, limit: maxTileBytes).get()
+        return try fetchedNow(key, of: image)
     }
 
     package func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenFile? { nil }
