@@ -10,10 +10,6 @@ enum IIIFResponses {
     static func etag(of request: IIIFImageRequest, image: CatalogImage) -> String {
         let signature = image.signature
         let text = "r1|\(image.name)|\(signature.size)|\(signature.seconds).\(signature.nanoseconds)|\(request.canonicalParameters)"
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return "\"iiif-\(String(hash, radix: 16))\""
+        return "\"iiif-\(String(FNV1a.hash(text.utf8), radix: 16))\""
     }
 }

@@ -94,10 +94,8 @@ extension ImageCatalog {
 
     /// An object's identity as a file's would be: its size and time, and its ETag hashed into the inode's place.
     private static func signature(of info: ObjectInfo) -> FileSignature {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in info.etag.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let seconds = Int(info.lastModified?.timeIntervalSince1970 ?? 0)
-        return FileSignature(size: info.size, seconds: seconds, nanoseconds: 0, inode: hash, device: 0)
+        return FileSignature(size: info.size, seconds: seconds, nanoseconds: 0, inode: FNV1a.hash(info.etag.utf8), device: 0)
     }
 }
 

@@ -57,9 +57,7 @@ package struct ObjectFolderTiles: TileSource {
         case .success(let buffer) where buffer.readableBytes > limit:
             return .failure(FileLoadError(kind: .unreadable, message: "\(label) is over \(limit) bytes"))
         case .success(let buffer):
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in buffer.readableBytesView { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-            let etag = "\"\(String(buffer.readableBytes, radix: 16))-\(String(hash, radix: 16))\""
+            let etag = "\"\(String(buffer.readableBytes, radix: 16))-\(String(FNV1a.hash(buffer.readableBytesView), radix: 16))\""
             return .success(LoadedFile(bytes: Array(buffer.readableBytesView), etag: etag))
         case .failure(let error as ObjectStoreError) where error.kind == .notFound:
             return .failure(FileLoadError(kind: .notFound, message: "\(label): no such object"))

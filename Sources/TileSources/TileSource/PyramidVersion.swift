@@ -13,15 +13,13 @@ package enum PyramidVersion {
     /// The version of the pyramid whose descriptor is `descriptorFile`, read when its `.dzi` had `signature` (and a
     /// slide's other files had `companions`: nil for one missing). O(descriptor bytes + companions).
     package static func of(descriptorFile: LoadedFile, signature: FileSignature, companions: [FileSignature?] = []) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        for byte in "v1|\(signature.size)|\(signature.seconds).\(signature.nanoseconds)|".utf8 { mix(byte) }
+        var hash = FNV1a()
+        hash.mix("v1|\(signature.size)|\(signature.seconds).\(signature.nanoseconds)|".utf8)
         for companion in companions {
-            let text = companion.map { "\($0.size).\($0.seconds).\($0.nanoseconds).\($0.inode)|" } ?? "-|"
-            for byte in text.utf8 { mix(byte) }
+            hash.mix((companion.map { "\($0.size).\($0.seconds).\($0.nanoseconds).\($0.inode)|" } ?? "-|").utf8)
         }
-        for byte in descriptorFile.body { mix(byte) }
-        let hex = String(hash, radix: 16)
+        hash.mix(descriptorFile.body)
+        let hex = String(hash.value, radix: 16)
         return String((String(repeating: "0", count: 16 - hex.count) + hex).prefix(length))
     }
 
