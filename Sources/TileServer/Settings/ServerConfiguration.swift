@@ -178,6 +178,12 @@ extension ServerConfiguration {
         ServerSettings.all.compactMap { $0.problem(self) }
     }
 
+    /// Whether `text` names an object-store root rather than a folder: `s3://…`, or one SZI on an HTTP(S) server
+    /// (`https://HOST/PATH/NAME.szi`).
+    public static func isObjectRoot(_ text: String) -> Bool {
+        text.lowercased().hasPrefix("s3://") || ServerRuntime.httpObject(text) != nil
+    }
+
     /// Why `origin` cannot be a ``corsOrigins`` entry (one line), or `nil` when it can: `*`, or
     /// `scheme://host[:port]` as browsers send it in `Origin`.
     public static func corsOriginProblem(_ origin: String) -> String? {

@@ -61,29 +61,7 @@ package final class ObjectCatalog: Sendable {
     /// tiles of Deep Zoom folders — thousands of objects each — are never listed, and at most `maxDepth` levels deep.
     package func list(maxDepth: Int = 8) -> Listing? {
         let (reader, object) = (self.reader, self.object)
-        let result = Self.wait { () async throws -> Listing in
-            // A root that cannot be listed names its one object: asked for its size and version (a HEAD).
-            if let object { return Listing(objects: [try await reader.info(object)]) }
-            guard let s3 = reader as? S3Client else { return Listing(objects: try await reader.list(prefix: "")) }
-            var listing = Listing()
-            var folders: [(prefix: String, depth: Int)] = [("", 0)]
-            while let (prefix, depth) = folders.popLast() {
-                var token: String?
-                repeat {
-                    let page = try await s3.listPage(prefix: prefix, delimiter: "/", continuationToken: token, on: s3.eventLoopGroup.any()).get()
-                    listing.objects += page.objects
-                    for folder in page.commonPrefixes {
-                        if folder.hasSuffix("_files/") {
-                            listing.tileFolders.insert(folder)
-                        } else if depth < maxDepth, !folder.dropLast().split(separator: "/").last!.hasPrefix(".") {
-                            folders.append((folder, depth + 1))
-                        }
-                    }
-                    token = page.nextContinuationToken
-                } while token != nil
-            }
-            return listing
-        }
+        let result = Result { try BlockingBridge.run { try await Self.walk(reader, object: object, maxDepth: maxDepth) } }
         switch result {
         case .success(let listing):
             listingError.withLock { $0 = nil }
@@ -96,6 +74,31 @@ package final class ObjectCatalog: Sendable {
             }
             return nil
         }
+    }
+
+    /// The listing of ``list(maxDepth:)``.
+    private static func walk(_ reader: any ObjectReader, object: String?, maxDepth: Int) async throws -> Listing {
+        // A root that cannot be listed names its one object: asked for its size and version (a HEAD).
+        if let object { return Listing(objects: [try await reader.info(object)]) }
+        guard let s3 = reader as? S3Client else { return Listing(objects: try await reader.list(prefix: "")) }
+        var listing = Listing()
+        var folders: [(prefix: String, depth: Int)] = [("", 0)]
+        while let (prefix, depth) = folders.popLast() {
+            var token: String?
+            repeat {
+                let page = try await s3.listPage(prefix: prefix, delimiter: "/", continuationToken: token, on: s3.eventLoopGroup.any()).get()
+                listing.objects += page.objects
+                for folder in page.commonPrefixes {
+                    if folder.hasSuffix("_files/") {
+                        listing.tileFolders.insert(folder)
+                    } else if depth < maxDepth, !folder.dropLast().split(separator: "/").last!.hasPrefix(".") {
+                        folders.append((folder, depth + 1))
+                    }
+                }
+                token = page.nextContinuationToken
+            } while token != nil
+        }
+        return listing
     }
 
     /// Why the last listing failed, or nil when it succeeded (or none was tried).
@@ -112,7 +115,7 @@ package final class ObjectCatalog: Sendable {
     package func open(_ objects: [ObjectInfo]) -> [Result<Opened, ArchiveError>] {
         let reader = self.reader
         let width = openConcurrency
-        let opened = Self.wait { () async throws -> [Result<Opened, ArchiveError>] in
+        let opened = try? BlockingBridge.run { () async throws -> [Result<Opened, ArchiveError>] in
             await withTaskGroup(of: (Int, Result<Opened, ArchiveError>).self) { group in
                 var results = [Result<Opened, ArchiveError>?](repeating: nil, count: objects.count)
                 var next = 0
@@ -129,7 +132,7 @@ package final class ObjectCatalog: Sendable {
                 return results.map { $0! }
             }
         }
-        return (try? opened.get()) ?? []
+        return opened ?? []
     }
 
     private static func open(_ info: ObjectInfo, in reader: any ObjectReader) async -> Result<Opened, ArchiveError> {
@@ -156,23 +159,5 @@ package final class ObjectCatalog: Sendable {
     package static func isStoreFailure(_ error: ArchiveError) -> Bool {
         guard let store = error.underlying as? ObjectStoreError else { return false }
         return store.kind != .malformed
-    }
-
-    /// Runs `work` and waits for it on this thread (a file thread's, never an event loop's).
-    private static func wait<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> Result<T, any Error> {
-        let done = DispatchSemaphore(value: 0)
-        let box = Mutex<Result<T, any Error>?>(nil)
-        Task {
-            let result: Result<T, any Error>
-            do {
-                result = .success(try await work())
-            } catch {
-                result = .failure(error)
-            }
-            box.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        return box.withLock { $0! }
     }
 }

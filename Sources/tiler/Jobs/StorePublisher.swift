@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import ObjectStore
 import Slicing
+import TileSources
 
 /// The client of a ``StoreDestination``'s bucket for one `tiler slice` run: checks the bucket before slicing, sweeps
 /// uploads killed slices left, and publishes the staged file. Call ``shutdown()`` before the process exits.

@@ -3,6 +3,7 @@ import Foundation
 import HTTPCore
 import Logging
 import TileServer
+import TileSources
 
 /// `tiler serve`: serves every `*.dzi` pyramid and pyramidal TIFF under ROOT over HTTP until SIGINT or SIGTERM.
 struct Serve: ParsableCommand {
@@ -200,8 +201,7 @@ struct Serve: ParsableCommand {
 
     /// Whether `text` names an object-store root rather than a folder.
     static func isObjectRoot(_ text: String) -> Bool {
-        let lower = text.lowercased()
-        return lower.hasPrefix("s3://") || ((lower.hasPrefix("http://") || lower.hasPrefix("https://")) && lower.hasSuffix(".szi"))
+        ServerConfiguration.isObjectRoot(text)
     }
 
     /// One line for a server that could not start; a busy port says so plainly instead of NIO's bind() text.

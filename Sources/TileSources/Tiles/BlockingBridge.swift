@@ -1,13 +1,13 @@
 import Dispatch
 import Synchronization
 
-/// Runs the servers' async lifecycle from a command's synchronous `run()`: the one place the command line blocks a
-/// thread on async code (the libraries only offer async entry points).
-enum BlockingBridge {
+/// Runs async code from synchronous code and waits for it: a command's `run()` (the servers' async lifecycle), a
+/// catalog scan on a file thread (the object stores' listings). The one place a thread is blocked on async code.
+package enum BlockingBridge {
     /// Runs `operation` on the concurrency pool and blocks the calling thread until it has finished; returns its
     /// result or rethrows its error. Never call it from async code (it would hold a pool thread).
     @available(*, noasync, message: "await the operation instead")
-    static func run<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) throws -> Value {
+    package static func run<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) throws -> Value {
         let finished = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Value, any Error>?>(nil)
         Task {
@@ -26,7 +26,7 @@ enum BlockingBridge {
 
     /// ``run(_:)`` for an operation that cannot fail.
     @available(*, noasync, message: "await the operation instead")
-    static func run(_ operation: @escaping @Sendable () async -> Void) {
+    package static func run(_ operation: @escaping @Sendable () async -> Void) {
         // A non-throwing operation's result cannot be an error.
         try? run { () async throws -> Void in await operation() }
     }
