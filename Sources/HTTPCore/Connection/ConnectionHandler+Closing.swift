@@ -13,7 +13,7 @@ extension ConnectionHandler {
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         context.closeOutputAfterWrites(inputClosed: inputClosed) {
             handler.value.state.startLingering(now: .now())
-            handler.value.rescheduleCheck(context: context)
+            handler.value.scheduleCheck(context: context)
             context.read()
         }
         if uncork { context.setCork(false) }
@@ -27,10 +27,5 @@ extension ConnectionHandler {
         let (flush, uncork) = state.flushed()
         if flush { context.flush() }
         if uncork { context.setCork(false) }
-    }
-
-    /// Corks the socket until the next flush, unless it is already (``ChannelHandlerContext/setCork(_:)``).
-    package func cork(context: ChannelHandlerContext) {
-        if state.cork() { context.setCork(true) }
     }
 }

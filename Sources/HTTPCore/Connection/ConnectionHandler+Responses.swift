@@ -10,7 +10,8 @@ extension ConnectionHandler {
         guard let settled = response.settled(for: &exchange, closing: closing, blocks: services.blocks) else {
             return awaitResponse(for: exchange, context: context)
         }
-        if let source = writer.write(settled, isHTTP10: exchange.isHTTP10, context: context, cork: { cork(context: context) }) {
+        let cork = { if self.state.cork() { context.setCork(true) } }
+        if let source = writer.write(settled, isHTTP10: exchange.isHTTP10, context: context, cork: cork) {
             return streamEvents(source, exchange: exchange, context: context)
         }
         finish(exchange, status: settled.status, bytes: settled.bodyBytes, close: settled.close, context: context)
@@ -22,10 +23,10 @@ extension ConnectionHandler {
     }
 
     /// Starts waiting for a ``Response/later`` answer to `exchange` (none for work whose client already closed its
-    /// side: ``abandonWork(context:)``).
+    /// side: ``ConnectionState/abandonWork()``).
     func awaitResponse(for exchange: Exchange, context: ChannelHandlerContext) {
         state.awaitResponse(for: exchange)
-        abandonWork(context: context)
+        if state.abandonWork() { closeAfterWrites(context: context) }
     }
 
     /// After an answer of `bytes` body bytes: observed, then the connection closes once written if the answer said so,
@@ -48,16 +49,5 @@ extension ConnectionHandler {
             handler.value.finish(exchange, status: .ok, bytes: sent, close: true, context: context)
         }
         events?.start()
-    }
-
-    /// When the client has closed its side while work for its answer is awaited (a render), cancels the work and
-    /// closes the connection, returning `true`: like nginx's 499, a render costs seconds of a render thread and its
-    /// memory, and a client that closed its side has most likely left (a browser navigating away).
-    @discardableResult
-    package func abandonWork(context: ChannelHandlerContext) -> Bool {
-        guard state.inputClosed, let work = state.awaited?.work else { return false }
-        work.cancel()
-        closeAfterWrites(context: context)
-        return true
     }
 }

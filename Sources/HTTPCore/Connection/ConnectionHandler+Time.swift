@@ -1,16 +1,12 @@
 import NIOCore
 
 extension ConnectionHandler {
-    /// Schedules the connection's one timer at its state's next deadline, or a tick later for the send watch.
+    /// Schedules the connection's one timer at its state's next deadline (which a transition may have brought closer),
+    /// or a tick later for the send watch.
     package func scheduleCheck(context: ChannelHandlerContext) {
+        timer?.cancel()
         let at = state.nextCheck(now: .now())
         timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: at) { [self] in check(context: context) }
-    }
-
-    /// Moves the timer to the state's next deadline, which a transition brought closer.
-    package func rescheduleCheck(context: ChannelHandlerContext) {
-        timer?.cancel()
-        scheduleCheck(context: context)
     }
 
     /// Acts on what the state says is due: nothing (look again at its next deadline), a close, a 408 then close, or a

@@ -19,15 +19,13 @@ package final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
     let observer: ExchangeObserver
     var writer: ResponseWriter
     private let makeResponder: (@escaping ResponseDelivery) -> any Responder
-    /// Answers requests (made when the handler joins its channel), and where its later answers are delivered.
-    private(set) var responder: (any Responder)?
+    /// What to do with each request part read (made when the handler joins its channel), and where later answers go.
+    var intake: RequestIntake?
     private(set) var deliver: ResponseDelivery?
     var context: ChannelHandlerContext?
     package internal(set) var state: ConnectionState
     /// The connection's one timer, at the state's next deadline (see `ConnectionHandler+Time.swift`).
     var timer: Scheduled<Void>?
-    /// The upload whose body streams in (see `ConnectionHandler+Upload.swift`).
-    var upload: UploadStream?
     /// The event stream being written, if any.
     var events: EventStream?
 
@@ -49,7 +47,9 @@ package final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
         let (loop, handler) = (context.eventLoop, NIOLoopBound(self, eventLoop: context.eventLoop))
         let deliver: ResponseDelivery = { response in loop.execute { handler.value.responseArrived(response) } }
         self.deliver = deliver
-        responder = makeResponder(deliver)
+        // Hops to the loop's next turn: the sink may tell of a refusal while the intake is busy with the body.
+        let notify: (RequestError?) -> Void = { refusal in loop.execute { handler.value.uploadNotified(refusal) } }
+        intake = RequestIntake(admission: services.admission, responder: makeResponder(deliver), notify: notify)
         if context.channel.isActive { scheduleCheck(context: context) }
     }
 
@@ -67,9 +67,7 @@ package final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
     package func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
-        // The client has gone: work for an answer it still waits for is wasted, and its answer has nowhere to go.
-        state.awaited?.work?.cancel()
-        upload.take()?.abort(clientLeft: true, error: nil)
+        intake?.abortUpload(clientLeft: true, error: nil)
         events?.stop()
         events = nil
         state.closed()
@@ -106,7 +104,7 @@ package final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        upload.take()?.abort(clientLeft: (error as? HTTPParserError) == .invalidEOFState, error: error)
+        intake?.abortUpload(clientLeft: (error as? HTTPParserError) == .invalidEOFState, error: error)
         // I/O errors (a reset connection): nothing to answer.
         guard let parserError = error as? HTTPParserError else { return context.close(promise: nil) }
         let refusal = RequestAdmission.refusal(for: parserError, maxHeadBytes: services.maxHeadBytes)
@@ -121,61 +119,25 @@ package final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
             closeIfIdle(context: context)
         } else if let event = event as? ChannelEvent, event == .inputClosed {
             // The client stopped sending inside an upload's body: it can never be completed.
-            if let upload = upload.take() {
-                upload.abort(clientLeft: true, error: nil)
-                return context.close(promise: nil)
-            }
+            if intake?.abortUpload(clientLeft: true, error: nil) == true { return context.close(promise: nil) }
             state.closeInput()
-            if !abandonWork(context: context) { closeIfIdle(context: context) }
+            state.abandonWork() ? closeAfterWrites(context: context) : closeIfIdle(context: context)
         } else {
             context.fireUserInboundEventTriggered(event)
         }
     }
 
-    /// Answers a simple request, or takes a request part: a head is admitted, a body kept or dropped, an end answered.
+    /// Carries out what the intake says of `inbound` (``RequestIntake/take(_:state:channel:)``).
     private func process(_ inbound: ConnectionState.Inbound, context: ChannelHandlerContext) {
-        switch inbound {
-        case .simple(let request):
-            state.requestComplete()
-            var exchange = Exchange(request)
-            write(responder!.respond(to: request, exchange: &exchange), for: exchange, context: context)
-        case .part(.head(let head)):
-            admit(head, context: context)
-        case .part(.body(let body)):
-            if let upload {
-                if let refusal = upload.receive(body, state: &state, now: .now()) { refuseUpload(refusal, context: context) }
-                return
-            }
-            // Bodies of GET, HEAD and OPTIONS mean nothing here: read and dropped, up to the limit.
-            if state.receiveBody(count: body.readableBytes) > services.admission.maxBodyBytes, !state.isClosing {
-                if state.receiveEnd() == nil { state.requestComplete() }
-                answerMalformed(RequestAdmission.bodyTooLarge(limit: services.admission.maxBodyBytes), context: context)
-            }
-        case .part(.end):
-            guard let head = state.receiveEnd() else { return }
-            var exchange = Exchange(head: head)
-            if let upload = upload.take() {
-                write(.later, for: upload.end(exchange, state: &state), context: context)
-                return upload.sink.finish(deliver!)
-            }
-            write(responder!.respond(to: head, exchange: &exchange, channel: context.channel), for: exchange, context: context)
-        }
-    }
-
-    /// Acts on the admission stage's step for `head`.
-    private func admit(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        switch services.admission.step(for: head, responder: responder!) {
-        case .answer(let response, let route):
-            state.requestComplete()
-            var exchange = Exchange(head: head)
-            exchange.route = route ?? exchange.route
-            write(response, for: exchange, context: context)
-        case .upload(let sendContinue):
-            beginUpload(head, sendContinue: sendContinue, context: context)
-        case .receive(let bodyFollows, let sendContinue):
-            // Every earlier answer is written (requests are processed in order): the interim answer comes in its place.
-            if sendContinue { context.writeAndFlush(wrapOutboundOut(services.blocks.continue), promise: nil) }
-            state.receiveHead(head, bodyFollows: bodyFollows, now: .now())
+        switch intake!.take(inbound, state: &state, channel: context.channel) {
+        case .none: break
+        case .answer(let response, let exchange, let closing): write(response, for: exchange, closing: closing, context: context)
+        case .refuse(let error): answerMalformed(error, context: context)
+        case .sendContinue: context.writeAndFlush(wrapOutboundOut(services.blocks.continue), promise: nil)
+        case .refuseUpload(let error): refuseUpload(error, context: context)
+        case .awaitUpload(let exchange, let sink):
+            write(.later, for: exchange, context: context)
+            sink.finish(deliver!)
         }
     }
 

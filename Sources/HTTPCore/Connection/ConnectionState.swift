@@ -212,10 +212,21 @@ package struct ConnectionState {
         phase = .lingering(until: now + limits.lingerTime, discarded: 0)
     }
 
-    /// The channel closed.
+    /// The channel closed: the client has gone, so work for an answer it still waits for is cancelled (wasted, and its
+    /// answer has nowhere to go).
     package mutating func closed() {
+        awaited?.work?.cancel()
         phase = .closed
         queue.removeAll()
+    }
+
+    /// When the client has closed its side while work for its answer is awaited (a render), cancels the work and
+    /// returns `true`: the connection is then to close. Like nginx's 499, a render costs seconds of a render thread
+    /// and its memory, and a client that closed its side has most likely left (a browser navigating away).
+    package mutating func abandonWork() -> Bool {
+        guard inputClosed, let work = awaited?.work else { return false }
+        work.cancel()
+        return true
     }
 
     // MARK: Time
