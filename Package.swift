@@ -121,7 +121,7 @@ let package = Package(
             name: "tiler",
             dependencies: [
                 "TileGeometry", "ImageCodecs", "Slicing", "SampleImage", "TileServer", "HTTPCore", "TileSources", "JSONText", "Archive",
-                "ObjectStore",
+                "ObjectStore", "CFileIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

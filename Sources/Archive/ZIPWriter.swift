@@ -22,7 +22,8 @@ public final class ZIPWriter: Sendable {
     }
 
     private struct State {
-        var end: UInt64 = 0
+        /// Where the next entry goes, and how far the archive is written without a gap (followed for `onWritten`).
+        var frontier: WriteFrontier
         var entries: [Entry] = []
         var names: [UInt8] = []
         var finished = false
@@ -35,19 +36,26 @@ public final class ZIPWriter: Sendable {
     private let zip64Threshold: UInt64
     private let dosTime: UInt16
     private let dosDate: UInt16
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    private let onWritten: (@Sendable (_ through: UInt64) -> Void)?
 
     /// Creates the file `path`, which must not exist.
     ///
     /// - Parameter zip64Threshold: Offsets and counts from this on are written as ZIP64 (the format's limit,
     ///   0xFFFFFFFF, unless a test wants the ZIP64 records of a small archive).
+    ///   - onWritten: Called, from the writing thread, whenever more of the archive is written for good: its bytes before
+    ///     `through` are final (for sending them on while the rest is written); last with the archive's size.
     /// - Throws: ``ArchiveError`` when the file cannot be created.
-    public init(path: String, zip64Threshold: UInt64 = UInt64(UInt32.max)) throws(ArchiveError) {
+    public init(
+        path: String, zip64Threshold: UInt64 = UInt64(UInt32.max), onWritten: (@Sendable (_ through: UInt64) -> Void)? = nil
+    ) throws(ArchiveError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ArchiveError("cannot create \(path)", errno: errno) }
         self.path = path
         self.descriptor = fd
         self.zip64Threshold = min(zip64Threshold, UInt64(ZIPLayout.marker32))
+        self.onWritten = onWritten
+        state = Mutex(State(frontier: WriteFrontier(tracking: onWritten != nil)))
         (dosTime, dosDate) = Self.dosNow()
     }
 
@@ -80,16 +88,17 @@ public final class ZIPWriter: Sendable {
         header.append(contentsOf: name.utf8)
         let offset = try state.withLock { (state) throws(ArchiveError) -> UInt64 in
             guard !state.finished else { throw ArchiveError("\(path): entry \(name) appended after the end") }
-            let offset = state.end
+            let offset = state.frontier.reserve(UInt64(header.count + bytes.count))
             state.entries.append(
                 Entry(offset: offset, crc: crc, size: UInt32(bytes.count), nameStart: state.names.count, nameLength: name.utf8.count))
             state.names.append(contentsOf: name.utf8)
-            state.end += UInt64(header.count + bytes.count)
             return offset
         }
         try header.withUnsafeBytes { header in
             Result { () throws(ArchiveError) in try write(header, then: bytes, at: offset) }
         }.get()
+        guard let onWritten, let through = state.withLock({ $0.frontier.finished(at: offset) }) else { return }
+        onWritten(through)
     }
 
     /// Writes the central directory and the end records, and closes the file (no `fsync`, as for folder pyramids).
@@ -102,7 +111,7 @@ public final class ZIPWriter: Sendable {
             state.finished = true
             return state
         }
-        let directoryStart = state.end
+        let directoryStart = state.frontier.end
         var chunk: [UInt8] = []
         chunk.reserveCapacity(1 << 16)
         var at = directoryStart
@@ -122,6 +131,7 @@ public final class ZIPWriter: Sendable {
             return close(descriptor) == 0 ? nil : errno
         }
         if let closed { throw ArchiveError("cannot write \(path)", errno: closed) }
+        onWritten?(at + UInt64(chunk.count))
         return at + UInt64(chunk.count)
     }
 

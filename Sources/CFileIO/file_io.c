@@ -82,6 +82,10 @@ int tiler_insert_range(int fd, off_t offset, off_t length) {
     return fallocate(fd, FALLOC_FL_INSERT_RANGE, offset, length);
 }
 
+int tiler_punch_hole(int fd, off_t offset, off_t length) {
+    return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length);
+}
+
 ssize_t tiler_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t count) {
     return copy_file_range(in, in_offset, out, out_offset, count, 0);
 }

@@ -13,9 +13,13 @@ struct ArchiveTileWriter: TileSink {
     let fileExtension: String
 
     /// Creates the archive at `path`, which must not exist.
-    init(path: String, name: String, fileExtension: String, zip64Threshold: UInt64 = UInt64(UInt32.max)) throws(SliceError) {
+    /// `onWritten`: see ``ZIPWriter/init(path:zip64Threshold:onWritten:)``.
+    init(
+        path: String, name: String, fileExtension: String, zip64Threshold: UInt64 = UInt64(UInt32.max),
+        onWritten: (@Sendable (_ through: UInt64) -> Void)? = nil
+    ) throws(SliceError) {
         do {
-            archive = try ZIPWriter(path: path, zip64Threshold: zip64Threshold)
+            archive = try ZIPWriter(path: path, zip64Threshold: zip64Threshold, onWritten: onWritten)
         } catch {
             throw SliceError(.write, error.message)
         }

@@ -28,8 +28,14 @@ extension PyramidBuilder {
             folder = try TileWriter(filesPath: staging.filesPath, levels: pyramid.levelCount, fileExtension: options.fileExtension)
             writer = folder!
         case .szi:
+            var onWritten: (@Sendable (UInt64) -> Void)?
+            if let bodyWritten = options.onBodyWritten {
+                let path = staging.archivePath
+                onWritten = { through in bodyWritten(path, through) }
+            }
             archive = try ArchiveTileWriter(
-                path: staging.archivePath, name: staging.name, fileExtension: options.fileExtension, zip64Threshold: options.zip64Threshold)
+                path: staging.archivePath, name: staging.name, fileExtension: options.fileExtension, zip64Threshold: options.zip64Threshold,
+                onWritten: onWritten)
             writer = archive!
         case .tiff:
             // validate() let only the formats a TIFF holds through.
@@ -38,7 +44,7 @@ extension PyramidBuilder {
                 folder: staging.path, pyramid: pyramid, channels: source.channels, compression: compression,
                 inPlaceMinimumBytes: options.tiffInPlaceMinimumBytes, iccProfile: options.tagsSRGB ? SRGBProfile.bytes : [],
                 micronsPerPixel: options.properties?.micronsPerPixel, description: options.properties?.vipsXML(),
-                associated: options.associatedImages)
+                associated: options.associatedImages, onBodyWritten: options.onBodyWritten)
             writer = tiff!
             if compression == .deflate {
                 // A TIFF's lossless tiles are bare predicted Deflate streams, not PNG files.

@@ -48,6 +48,13 @@ public struct SliceOptions: Sendable {
     /// serving the pyramid while it is built.
     public var onStaging: (@Sendable (_ filesPath: String) -> Void)?
 
+    /// For a single-file container sent on while it is built (a multipart upload): called from any thread whenever more
+    /// of the container's body is written for good — the file at `path` holds its final bytes before `through` — and
+    /// once more, last, with the body's whole size. An SZI's body is the archive itself. A TIFF's is its finest level's
+    /// tiles, which in the TIFF follow its front (header, directories, smaller levels): the file the slice then makes
+    /// is that front alone, and the TIFF is the front followed by the body.
+    public var onBodyWritten: (@Sendable (_ path: String, _ through: UInt64) -> Void)?
+
     /// Creates options with the defaults: 256-px tiles, no overlap, one worker per active core, no overwrite.
     public init(fileExtension: String, makeEncoder: @escaping @Sendable () throws -> any TileEncoding) {
         self.fileExtension = fileExtension

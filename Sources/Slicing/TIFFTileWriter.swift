@@ -1,3 +1,4 @@
+import Archive
 import CFileIO
 import Foundation
 import ImageCodecs
@@ -32,6 +33,8 @@ final class TIFFTileWriter: TileSink {
         var tables: [UInt8]?
         var stored = 0
         var bytes = 0
+        /// How far the finest level's spool is written without a gap (followed for ``onBodyWritten``).
+        var finestFrontier: WriteFrontier
     }
 
     let pyramid: Pyramid
@@ -56,6 +59,9 @@ final class TIFFTileWriter: TileSink {
     /// The finest level's data from which its spool becomes the TIFF (below it, copying costs nothing to speak of and
     /// the block-size alignment would be a large part of the file).
     let inPlaceMinimumBytes: UInt64
+    /// Called as the finest level's spool — the TIFF's body — is written for good (see ``SliceOptions/onBodyWritten``);
+    /// then ``finish(into:bigTIFF:)`` writes the front alone.
+    let onBodyWritten: (@Sendable (_ path: String, _ through: UInt64) -> Void)?
     private let state: Mutex<State>
     /// Where the finest spool's writeback is started: `sync_file_range` blocks while the disk's queue is full (20–30 ms
     /// at a time for the 32768² sample), which on a worker thread left a core idle.
@@ -78,9 +84,10 @@ final class TIFFTileWriter: TileSink {
     init(
         folder: String, pyramid: Pyramid, channels: Int, compression: TIFFTileCompression = .jpeg, inPlaceMinimumBytes: UInt64 = 1 << 20,
         iccProfile: [UInt8] = SRGBProfile.bytes, micronsPerPixel: (x: Double, y: Double)? = nil, description: String? = nil,
-        associated: [AssociatedImage] = []
+        associated: [AssociatedImage] = [], onBodyWritten: (@Sendable (_ path: String, _ through: UInt64) -> Void)? = nil
     ) throws(SliceError) {
         self.pyramid = pyramid
+        self.onBodyWritten = onBodyWritten
         self.iccProfile = iccProfile
         self.micronsPerPixel = micronsPerPixel
         self.description = description
@@ -104,7 +111,7 @@ final class TIFFTileWriter: TileSink {
             levels.append(
                 Level(spool: fd, columns: grid.columns, offsets: .init(repeating: 0, count: count), sizes: .init(repeating: 0, count: count)))
         }
-        state = Mutex(State(levels: levels))
+        state = Mutex(State(levels: levels, finestFrontier: WriteFrontier(tracking: onBodyWritten != nil)))
     }
 
     deinit {
@@ -142,6 +149,7 @@ final class TIFFTileWriter: TileSink {
             state.levels[index].offsets[slot] = offset
             state.levels[index].sizes[slot] = UInt32(data.count)
             state.levels[index].end += UInt64(data.count)
+            if level == pyramid.maxLevel { _ = state.finestFrontier.reserve(UInt64(data.count)) }
             state.stored += 1
             state.bytes += data.count
             return (state.levels[index].spool, offset, data)
@@ -158,7 +166,9 @@ final class TIFFTileWriter: TileSink {
         // The finest level's spool may become the TIFF by inserting in front of it, which first writes all of it to
         // disk: started as it grows (on a queue of its own), that writing overlaps the slice instead of waiting at its
         // end.
-        if level == pyramid.maxLevel {
+        if level == pyramid.maxLevel, let onBodyWritten {
+            if let through = state.withLock({ $0.finestFrontier.finished(at: reserved.offset) }) { onBodyWritten(finestSpoolPath, through) }
+        } else if level == pyramid.maxLevel {
             let end = reserved.offset + UInt64(reserved.data.count)
             let window = Self.writebackWindow
             if end / window > reserved.offset / window && end >= inPlaceMinimumBytes {
@@ -190,6 +200,7 @@ final class TIFFTileWriter: TileSink {
             levels.append(
                 TIFFFileLayout.Level(width: size.width, height: size.height, offsets: entry.offsets, sizes: entry.sizes, spoolSize: entry.end))
         }
+        if let onBodyWritten { return try finishFront(levels, state: state, into: path, bigTIFF: bigTIFF, onBodyWritten) }
         if let size = try finishInPlace(levels, state: state, into: path, bigTIFF: bigTIFF) { return size }
         unlink(finestSpoolPath)  // copied instead: the spool goes with its descriptor, as the others do
         let layout = layout(levels, state: state, bigTIFF: bigTIFF)
@@ -202,6 +213,27 @@ final class TIFFTileWriter: TileSink {
             throw error
         }
         guard close(fd) == 0 else { throw SliceError.system(.write, "cannot write \(path)", errno: errno) }
+        return layout.fileSize
+    }
+
+    /// Writes the TIFF's front at `path` — the header, the IFDs and the smaller levels, everything before the finest
+    /// level's tiles — for a body sent on from the spool as it was written (``onBodyWritten``, called last with the
+    /// spool's whole size); returns the whole TIFF's size, front and body.
+    private func finishFront(
+        _ levels: [TIFFFileLayout.Level], state: State, into path: String, bigTIFF: Bool,
+        _ onBodyWritten: @Sendable (_ path: String, _ through: UInt64) -> Void
+    ) throws(SliceError) -> UInt64 {
+        let layout = layout(levels, state: state, bigTIFF: bigTIFF)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SliceError.system(.write, "cannot create \(path)", errno: errno) }
+        do throws(SliceError) {
+            try write(layout, spooledFrom: pyramid.maxLevel - 1, of: state, to: fd, path: path)
+        } catch {
+            close(fd)
+            throw error
+        }
+        guard close(fd) == 0 else { throw SliceError.system(.write, "cannot write \(path)", errno: errno) }
+        onBodyWritten(finestSpoolPath, state.levels[pyramid.maxLevel - smallestLevel].end)
         return layout.fileSize
     }
 

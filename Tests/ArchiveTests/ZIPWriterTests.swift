@@ -74,6 +74,38 @@ import Testing
         try expectReadsBack(path, entries)
     }
 
+    /// What `onWritten` reports is final when reported: the bytes copied out at each report, in order, are the finished
+    /// archive's, and the last report is its size.
+    @Test func writtenBytesAreReportedOnlyOnceFinal() throws {
+        let directory = try TemporaryDirectory(prefix: "zip")
+        defer { directory.remove() }
+        let path = directory.file("streamed.szi")
+        let entries = Self.entries(count: 3000)
+        let copied = NSLock()
+        nonisolated(unsafe) var copy: [UInt8] = []
+        nonisolated(unsafe) var reports = 0
+        nonisolated(unsafe) var descriptor: Int32 = -1
+        let writer = try ZIPWriter(path: path) { through in
+            copied.withLock {
+                reports += 1
+                if descriptor < 0 { descriptor = open(path, O_RDONLY) }
+                guard through > UInt64(copy.count) else { return }
+                var more = [UInt8](repeating: 0, count: Int(through) - copy.count)
+                #expect(pread(descriptor, &more, more.count, off_t(copy.count)) == more.count)
+                copy += more
+            }
+        }
+        DispatchQueue.concurrentPerform(iterations: 4) { part in
+            for index in stride(from: part, to: entries.count, by: 4) {
+                try? entries[index].bytes.withUnsafeBytes { try writer.append(name: entries[index].name, bytes: $0) }
+            }
+        }
+        let size = try writer.finish()
+        close(descriptor)
+        let written = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(reports > 100 && copy.count == Int(size) && copy == written)
+    }
+
     @Test func existingFileIsNotOverwritten() throws {
         let folder = try TemporaryDirectory(prefix: "zip-writer")
         let path = try folder.write([1, 2, 3], to: "taken.szi")

@@ -1,5 +1,6 @@
 import Archive
 import Foundation
+import ImageCodecs
 import NIOCore
 import ObjectStore
 import ObjectStoreTestSupport
@@ -168,6 +169,95 @@ import Testing
         #expect(try await client.list(prefix: "", pageSize: 10).isEmpty)
         #expect(try await client.pendingUploads().isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
+    }
+
+    @Test(arguments: ["szi", "tif"])
+    func aLargeSliceIsSentInPartsThatEqualALocalSlice(container: String) async throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let (client, environment, temporary) = try await bucket(fixtures)
+        defer { Task { try? await client.shutdown() } }
+        // About 47 MB of tiles at quality 100: body parts of 16 MiB while it is built, the last (and a TIFF's front) at
+        // the end.
+        let input = try fixtures.noise("noise.jpg", width: 5120, height: 3840)
+        let destination = "s3://\(client.configuration.location.bucket)/big/noise.\(container)"
+        let result = try TilerProcess.run(
+            ["slice", input, "-o", destination, "--quality", "100", "--quiet", "--json"], environment: environment, timeout: 300)
+        #expect(result.status == 0 && !result.timedOut, "\(result.stderr)")
+        let local = fixtures.path("local/noise.\(container)")
+        #expect(try TilerProcess.run(["slice", input, "-o", local, "--quality", "100", "--quiet"]).status == 0)
+        let published = fixtures.path("published.\(container)")
+        try await download(client, "big/noise.\(container)", to: published)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: published)[.size] as? Int)
+        #expect(size > 36 << 20 && result.stdout.contains("\"fileBytes\":\(size)"), "\(size) \(result.stdout)")
+        if container == "szi" {
+            let (ours, theirs) = (try entries(published), try entries(local))
+            let reference = Dictionary(theirs.map { ($0.name, $0.bytes) }) { first, _ in first }
+            #expect(ours.count == theirs.count && ours.allSatisfy { reference[$0.name] == $0.bytes })
+        } else {
+            // Tiles are stored in the order the threads finished them: the same pyramid, read tile for tile.
+            let info = try TilerProcess.run(["info", published]).stdout.replacingOccurrences(of: published, with: "FILE")
+            let reference = try TilerProcess.run(["info", local]).stdout.replacingOccurrences(of: local, with: "FILE")
+            #expect(info == reference, "\(info)")
+            let (ours, theirs) = (try TIFFPyramid(path: published), try TIFFPyramid(path: local))
+            for level in ours.levels.indices {
+                let grid = ours.levels[level]
+                for row in 0..<grid.rows {
+                    for column in 0..<grid.columns {
+                        let tile = try ours.jpegTile(level: level, column: column, row: row)
+                        #expect(tile == (try theirs.jpegTile(level: level, column: column, row: row)), "tile \(level)/\(column)_\(row)")
+                    }
+                }
+            }
+        }
+        #expect(try await client.pendingUploads().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
+    }
+
+    @Test func partsAreSentWhileTheSliceIsBuilt() async throws {
+        let fixtures = try Fixtures()
+        defer { fixtures.remove() }
+        let (client, environment, temporary) = try await bucket(fixtures)
+        defer { Task { try? await client.shutdown() } }
+        // Parts reach a proxy that never answers them: the first is asked for while the archive in the staging folder
+        // still grows, and the slice goes on to its end without waiting for it.
+        let proxy = try await FaultProxy(upstream: try #require(environment["AWS_ENDPOINT_URL"]))
+        defer { Task { await proxy.close() } }
+        var throughProxy = environment
+        throughProxy["AWS_ENDPOINT_URL"] = proxy.origin
+        let input = try fixtures.noise("noise.jpg", width: 5120, height: 3840)
+        let destination = "s3://\(client.configuration.location.bucket)/big/noise.szi"
+        let process = Process()
+        process.executableURL = TilerProcess.executable
+        process.arguments = ["slice", input, "-o", destination, "--quality", "100", "--quiet"]
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILER_") }.merging(throughProxy) { _, new in new }
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try await proxy.set(.silentFrom("partNumber="))
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        #expect(await eventually { proxy.requests.contains { $0.contains("partNumber=1&") } }, "\(proxy.requests)")
+        let asked = stagedSize(in: temporary)
+        #expect(asked >= 16 << 20)
+        // Sent only once the slice had ended, the archive would be whole by now (about 47 MB): it is not, and grows.
+        #expect(await eventually { stagedSize(in: temporary) > asked }, "the archive stopped at \(asked) bytes")
+        kill(process.processIdentifier, SIGTERM)
+        try await proxy.set(.none)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(stderr)")
+        #expect(try await client.list(prefix: "", pageSize: 10).isEmpty)
+        #expect(try await client.pendingUploads().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
+    }
+
+    /// The size of the archive being written in a staging folder under `folder` (0 when there is none).
+    private func stagedSize(in folder: String) -> Int {
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        return files.filter { $0.hasSuffix(".szi") }.compactMap {
+            try? FileManager.default.attributesOfItem(atPath: "\(folder)/\($0)")[.size] as? Int
+        }.max() ?? 0
     }
 
     /// Polls `condition` every 20 ms for at most 30 s; whether it held.

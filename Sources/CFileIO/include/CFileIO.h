@@ -50,6 +50,12 @@ ssize_t tiler_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offs
 int tiler_insert_range(int fd, off_t offset, off_t length);
 
 /*
+ * Frees the disk blocks of `length` bytes at `offset` of `fd`, which then read as zeros; the size is kept (fallocate's
+ * FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE). Returns 0, or -1 with errno (EOPNOTSUPP where the file system cannot).
+ */
+int tiler_punch_hole(int fd, off_t offset, off_t length);
+
+/*
  * Starts writing `length` bytes of `fd` from `offset` to disk, without waiting for it (sync_file_range's
  * SYNC_FILE_RANGE_WRITE). Returns 0, or -1 with errno.
  */

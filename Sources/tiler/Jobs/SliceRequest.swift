@@ -25,6 +25,12 @@ struct SliceRequest {
     /// Apply the EXIF orientation (the default) or slice the rows as stored.
     var autorotate: Bool
     var decodeOptions: DecodeOptions
+    /// See ``Slicing/SliceOptions/onBodyWritten``: for a container sent on while it is built.
+    var onBodyWritten: (@Sendable (_ path: String, _ through: UInt64) -> Void)? = nil
+    /// Cancels the slice from elsewhere (an upload that failed), besides SIGINT and SIGTERM.
+    var cancellation = SliceCancellation()
+    /// Why the slice was cancelled when it was not a signal: thrown instead of the interrupt.
+    var stopReason: (@Sendable () -> (any Error)?)? = nil
 
     /// Pyramid names become file names: no separators, no leading dot, nothing a shell or URL trips on. Letters and
     /// digits of any script (`café`, `東京`); `source` says where the name came from, for the message.
@@ -75,6 +81,7 @@ struct SliceRequest {
         options.tagsSRGB = decodeOptions.colour != .keep
         options.bigTIFF = bigTIFF
         options.progressInterval = 0.1
+        options.onBodyWritten = onBodyWritten
         // A slide's properties (its microns per pixel above all) stay with its pyramid; a later page is not the slide.
         if decodeOptions.page ?? 0 == 0 {
             options.recordSlide(at: input, width: source.width, height: source.height, bands: source.channels)
@@ -94,7 +101,7 @@ struct SliceRequest {
         _ source: any ImageRowReader, orientation: Orientation, total: (width: Int, height: Int), name: String, options: SliceOptions,
         showProgress: Bool
     ) throws -> SliceSummary {
-        let builder = PyramidBuilder(options: options)
+        let builder = PyramidBuilder(options: options, cancellation: cancellation)
         let meter = showProgress ? ProgressLine(label: "slice \(name)", total: total.height, unit: "rows") : nil
         defer { meter?.finish() }
         let slice = { (_: () -> Bool) throws -> SliceSummary in
@@ -103,7 +110,7 @@ struct SliceRequest {
                     meter?.update(progress.rowsRead, pixels: progress.rowsRead * total.width, extra: "\(progress.tilesWritten) tiles")
                 }
             } catch let error as SliceError where error.reason == .cancelled {
-                throw CancellationError()
+                throw stopReason?() ?? CancellationError()
             }
         }
         return try SignalHub.shared.whileCancellable(onSignal: { builder.cancel() }, slice)

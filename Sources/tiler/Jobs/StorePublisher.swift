@@ -80,114 +80,55 @@ final class StorePublisher {
         }
     }
 
-    /// Sends `file` to the key; gives its size. SIGINT and SIGTERM abort the upload.
+    /// Starts the multipart upload the slice streams into (``StreamingUpload``); `tiff`: the container is a TIFF.
+    /// `onFailure` is called, once, if the upload fails while the slice runs (it cancels the slice).
     ///
-    /// - Throws: `CommandFailure` naming the destination and the store's answer; `ExitCode(130)` after an interrupt.
-    func publish(_ file: String) throws -> Int {
-        let client = client
-        let key = destination.key
-        let contentType = destination.container == .szi ? "application/zip" : "image/tiff"
-        let caught = Locked<Int32?>(nil)
-        let outcome = Locked<Result<Int, any Error>?>(nil)
-        let finished = DispatchSemaphore(value: 0)
-        let task = Task { [file, key, contentType, client] in
-            let result: Result<Int, any Error>
-            do {
-                result = .success(try await StorePublisher.upload(file, to: key, contentType: contentType, client: client))
-            } catch {
-                result = .failure(error)
-            }
-            outcome.withLock { $0 = result }
-            finished.signal()
+    /// - Throws: `CommandFailure` naming the destination and the store's answer.
+    func start(tiff: Bool, onFailure: @escaping @Sendable () -> Void) throws -> StreamingUpload {
+        let (client, key, url) = (client, destination.key, destination.url)
+        let contentType = tiff ? "image/tiff" : "application/zip"
+        do {
+            let uploadID = try BlockingBridge.run { try await client.createUpload(key, contentType: contentType) }
+            return StreamingUpload(client: client, key: key, uploadID: uploadID, tiff: tiff, partSize: Self.partSize, onFailure: onFailure)
+        } catch {
+            throw CommandFailure("cannot write \(url): \(error)")
         }
+    }
+
+    /// Sends the rest of `upload` once the slice is done (see ``StreamingUpload/finish(front:bodySize:)``) and completes
+    /// it: the object appears whole. SIGINT and SIGTERM abort it.
+    ///
+    /// - Throws: `CommandFailure` naming the destination and the store's answer (the upload aborted); `ExitCode(130)`
+    ///   after an interrupt.
+    func publish(_ upload: StreamingUpload, front: String?, bodySize: UInt64) throws {
+        let caught = Locked<Int32?>(nil)
         SignalHub.shared.setHandler { number in
             caught.withLock { $0 = $0 ?? number }
-            task.cancel()
+            upload.cancel()
         }
-        finished.wait()
-        SignalHub.shared.clear()
-        if let number = caught.withLock({ $0 }) {
-            StandardError.print("\ntiler: interrupted by \(SignalHub.name(number)); nothing was written to \(destination.url)")
-            throw ExitCode(130)
-        }
+        defer { SignalHub.shared.clear() }
         do {
-            return try outcome.withLock { $0! }.get()
+            try upload.finish(front: front, bodySize: bodySize)
         } catch {
+            try abort(upload, after: error)
+            if let number = caught.withLock({ $0 }) {
+                StandardError.print("\ntiler: interrupted by \(SignalHub.name(number)); nothing was written to \(destination.url)")
+                throw ExitCode(130)
+            }
             throw CommandFailure("cannot write \(destination.url): \(error)")
         }
     }
 
-    /// The multipart upload of `file`: parts read from the file as they are sent, ``partsInFlight`` at a time; aborted
-    /// on any failure or cancellation.
-    private static func upload(_ file: String, to key: String, contentType: String, client: S3Client) async throws -> Int {
-        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw CommandFailure("cannot read the staged \(file): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw CommandFailure("cannot read the staged \(file): \(String(cString: strerror(errno)))") }
-        let size = Int(status.st_size)
-        let partSize = max(Self.partSize, (size + 9_999) / 10_000)
-        let count = max(1, (size + partSize - 1) / partSize)
-        try Task.checkCancellation()
-        let uploadID = try await client.createUpload(key, contentType: contentType)
+    /// Aborts `upload` (the slice or the upload failed); throws when even that fails, saying who removes it.
+    func abort(_ upload: StreamingUpload, after error: any Error) throws {
+        upload.stop()
+        let (client, key, uploadID) = (client, destination.key, upload.uploadID)
         do {
-            let parts = try await withThrowingTaskGroup(of: S3CompletedPart.self) { group in
-                var next = 1
-                var parts: [S3CompletedPart] = []
-                func send(_ number: Int) {
-                    let offset = (number - 1) * partSize
-                    let length = min(partSize, size - offset)
-                    group.addTask {
-                        try Task.checkCancellation()
-                        let body = try Self.readPart(descriptor, offset: offset, length: length)
-                        return try await client.uploadPart(key, uploadID: uploadID, partNumber: number, body: body)
-                    }
-                }
-                while next <= min(Self.partsInFlight, count) {
-                    send(next)
-                    next += 1
-                }
-                while let part = try await group.next() {
-                    parts.append(part)
-                    try Task.checkCancellation()
-                    if next <= count {
-                        send(next)
-                        next += 1
-                    }
-                }
-                return parts
-            }
-            try Task.checkCancellation()
-            try await client.completeUpload(key, uploadID: uploadID, parts: parts)
-        } catch {
-            do {
-                try await client.abortUpload(key, uploadID: uploadID)
-            } catch let abortError {
-                throw UploadFailure(
-                    description: "\(error); aborting the upload failed too (\(abortError)): the next slice to this key removes it after a day")
-            }
-            throw error
+            try BlockingBridge.run { try await client.abortUpload(key, uploadID: uploadID) }
+        } catch let abortError {
+            throw CommandFailure(
+                "cannot write \(destination.url): \(error); aborting the upload failed too (\(abortError)): the next slice to this key removes it after a day"
+            )
         }
-        return size
-    }
-
-    /// `length` bytes of the file at `offset`.
-    private static func readPart(_ descriptor: Int32, offset: Int, length: Int) throws -> ByteBuffer {
-        var buffer = ByteBufferAllocator().buffer(capacity: length)
-        var done = 0
-        while done < length {
-            let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length - done) { bytes in
-                let count = pread(descriptor, bytes.baseAddress, length - done, off_t(offset + done))
-                return max(count, 0)
-            }
-            guard read > 0 else { throw CommandFailure("cannot read the staged file: it ended at \(offset + done) bytes") }
-            done += read
-        }
-        return buffer
-    }
-
-    /// An upload that failed and could not be aborted either.
-    private struct UploadFailure: Error, CustomStringConvertible {
-        let description: String
     }
 }

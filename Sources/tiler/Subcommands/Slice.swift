@@ -132,24 +132,41 @@ struct Slice: ParsableCommand {
         self.report(SliceReport(input: input, summary: summary, header: header, autorotate: !noAutorotate, keptColour: keepColour))
     }
 
-    /// `-o s3://BUCKET/PREFIX/NAME.szi`: checks the bucket, slices into a private staging folder in the temporary
-    /// folder, publishes the file with a multipart upload, and removes the staging folder whatever happens.
+    /// `-o s3://BUCKET/PREFIX/NAME.szi`: checks the bucket, then slices into a private staging folder in the temporary
+    /// folder while a multipart upload sends the container on as it is written (``StreamingUpload``); the object
+    /// appears, whole, when the upload completes. A failed or interrupted slice aborts the upload; the staging folder
+    /// is removed whatever happens.
     private func runToStore(_ store: StoreDestination) throws {
         let publisher = try StorePublisher(store, environment: ProcessInfo.processInfo.environment)
         defer { publisher.shutdown() }
         try publisher.check(force: force)
+        for line in try publisher.sweepLeftovers() { StandardError.print("tiler: \(line)") }
         let staging = try StagingFolder.create()
         defer { staging.remove() }
-        let request = SliceRequest(
+        let cancellation = SliceCancellation()
+        let upload = try publisher.start(tiff: store.container == .tiff) { cancellation.cancel() }
+        var request = SliceRequest(
             input: input, output: staging.path, name: store.name, container: store.container, containerExtension: store.fileExtension,
             bigTIFF: bigtiff, tileSize: tileSize, overlap: overlap, format: format, quality: quality, pngLevel: pngLevel,
             optimizeHuffman: optimizeHuffman, lossless: lossless, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
             force: force, autorotate: !noAutorotate, decodeOptions: decodeOptions())
-        let (sliced, header) = try request.run(showProgress: !quiet)
+        request.onBodyWritten = { path, through in upload.bodyWritten(path: path, through: through) }
+        request.cancellation = cancellation
+        request.stopReason = { upload.failure.map { CommandFailure("cannot write \(store.url): \($0)") } }
+        let sliced: SliceSummary
+        let header: ImageHeader
+        do {
+            (sliced, header) = try request.run(showProgress: !quiet)
+        } catch {
+            try publisher.abort(upload, after: error)
+            throw error
+        }
         var summary = sliced
-        for line in try publisher.sweepLeftovers() { StandardError.print("tiler: \(line)") }
+        let fileBytes = UInt64(summary.fileBytes ?? 0)
+        let front = store.container == .tiff ? summary.path : nil
+        let frontBytes = front.flatMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? UInt64 } ?? 0
         let started = Date()
-        summary.fileBytes = try publisher.publish(summary.path)
+        try publisher.publish(upload, front: front, bodySize: fileBytes - frontBytes)
         summary.seconds += Date().timeIntervalSince(started)
         summary.path = store.url
         report(SliceReport(input: input, summary: summary, header: header, autorotate: !noAutorotate, keptColour: keepColour))

@@ -33,6 +33,27 @@ struct Fixtures {
         return path
     }
 
+    /// Writes `width` × `height` RGB noise as a quality-95 JPEG: its tiles barely compress, so a slice of a few
+    /// megapixels is tens of megabytes.
+    @discardableResult
+    func noise(_ name: String, width: Int, height: Int) throws -> String {
+        let path = path(name)
+        let writer = try ImageFileWriter(path: path, width: width, height: height, pixelFormat: .rgb, format: .jpeg(quality: 95))
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var row = [UInt8](repeating: 0, count: width * 3)
+        for _ in 0..<height {
+            for index in stride(from: 0, to: row.count - 7, by: 8) {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                withUnsafeBytes(of: state) { bytes in for k in 0..<8 { row[index + k] = bytes[k] } }
+            }
+            try row.withUnsafeBufferPointer { try writer.write(rows: $0.baseAddress!, count: 1) }
+        }
+        try writer.finish()
+        return path
+    }
+
     /// Writes raw bytes.
     @discardableResult
     func file(_ name: String, bytes: [UInt8]) throws -> String {
