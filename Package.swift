@@ -4,7 +4,7 @@ import PackageDescription
 /// Tiler: a tiled large-image server. Targets follow dependency lines, each using only those below it
 /// (docs/architecture.md draws them): the C shims; JSONText, TileGeometry, ImageCodecs, Archive, Slicing, TileCache;
 /// the server's HTTPCore < TileSources < Rendering, SliceJobs < TileServer; ObjectStore (S3 and HTTP range reads) <
-/// ObjectSources (archives in a bucket); and a thin `tiler` executable.
+/// ObjectSources (SZIs and TIFFs in a bucket); and a thin `tiler` executable.
 // The server's targets call each other on every request; in release builds their function bodies cross the
 // module boundaries so that the optimiser inlines and specializes across them as it did inside one module.
 let serverTargetSettings: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
@@ -139,12 +139,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Archives that live in an object store (issue #47): an object read with ranged GETs pinned to its ETag, as the
-        // Archive target's asynchronous byte source. Apart, so that neither Archive nor ObjectStore depends on the other.
+        // Pyramids that live in an object store (issue #47): an object read with ranged GETs pinned to its ETag, as the
+        // Archive target's asynchronous byte source; an SZI's index, a TIFF's directories read over fetched bytes. Apart,
+        // so that neither Archive, ImageCodecs nor ObjectStore depends on another.
         .target(
             name: "ObjectSources",
             dependencies: [
-                "Archive", "ObjectStore",
+                "Archive", "ImageCodecs", "ObjectStore",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

@@ -5,7 +5,8 @@
  * reduced-resolution by NewSubfileType (vips --pyramid, COG), and Aperio SVS (IFD 0, a striped thumbnail, further tiled
  * IFDs as levels, then label and macro images). The walk reads directories only; each level is read by
  * tiler_tiff_read_level (tiff_pyramid_level.c), and the levels must shrink; the directories that are no level may be
- * associated images (tiff_pyramid_associated.c).
+ * associated images (tiff_pyramid_associated.c). A pyramid is opened on a file's descriptor, or over a caller's source of
+ * bytes (an object in a store, read ahead by the caller): the same walk, through other client procedures.
  */
 #include "tiff_pyramid_internal.h"
 
@@ -126,31 +127,31 @@ static int tiler_tiff_pyramid_scan(tiler_tiff_pyramid *p, char *message, size_t 
     return TILER_TIFF_OK;
 }
 
-int tiler_tiff_pyramid_open(int fd, tiler_tiff_pyramid **out, char *message, size_t capacity) {
-    *out = NULL;
-    tiler_tiff_say(message, capacity, "%s", "");
-    tiler_tiff_route_stray_messages();
+/* A pyramid reading `fd` (owned), or `source` when fd < 0; NULL (fd closed) when memory runs out. */
+static tiler_tiff_pyramid *tiler_tiff_pyramid_new(int fd, const tiler_tiff_source *source) {
     tiler_tiff_pyramid *p = calloc(1, sizeof *p);
     if (p == NULL) {
-        close(fd);
-        return tiler_tiff_say(message, capacity, "out of memory"), TILER_TIFF_ERR_NOMEM;
+        if (fd >= 0) close(fd);
+        return NULL;
     }
     p->fd = fd;
+    if (source != NULL) p->source = *source;
     for (int i = 0; i < TILER_TIFF_PYRAMID_HANDLES; i++) {
         pthread_mutex_init(&p->handles[i].lock, NULL);
         p->handles[i].fd = fd;
+        p->handles[i].source = source != NULL ? &p->source : NULL;
         p->handles[i].level = -1;
     }
-    struct stat info;
+    return p;
+}
+
+/* Opens handle 0 on `p` (its file_size set) and reads its levels; *out = p, or p destroyed and an error code. */
+static int tiler_tiff_pyramid_finish_open(tiler_tiff_pyramid *p, tiler_tiff_pyramid **out, char *message, size_t capacity) {
     int code = TILER_TIFF_OK;
-    if (fstat(fd, &info) != 0) {
-        tiler_tiff_say(message, capacity, "cannot stat the file: %s", strerror(errno));
-        code = TILER_TIFF_ERR_IO;
-    } else if (tiler_tiff_handle_open(&p->handles[0]) != 0) {
+    if (tiler_tiff_handle_open(&p->handles[0]) != 0) {
         tiler_tiff_say(message, capacity, "%s", p->handles[0].error);
         code = TILER_TIFF_ERR_CORRUPT;
     } else {
-        p->file_size = (uint64_t)info.st_size;
         code = tiler_tiff_pyramid_scan(p, message, capacity);
     }
     if (code != TILER_TIFF_OK) {
@@ -159,6 +160,32 @@ int tiler_tiff_pyramid_open(int fd, tiler_tiff_pyramid **out, char *message, siz
     }
     *out = p;
     return TILER_TIFF_OK;
+}
+
+int tiler_tiff_pyramid_open(int fd, tiler_tiff_pyramid **out, char *message, size_t capacity) {
+    *out = NULL;
+    tiler_tiff_say(message, capacity, "%s", "");
+    tiler_tiff_route_stray_messages();
+    tiler_tiff_pyramid *p = tiler_tiff_pyramid_new(fd, NULL);
+    if (p == NULL) return tiler_tiff_say(message, capacity, "out of memory"), TILER_TIFF_ERR_NOMEM;
+    struct stat info;
+    if (fstat(fd, &info) != 0) {
+        tiler_tiff_say(message, capacity, "cannot stat the file: %s", strerror(errno));
+        tiler_tiff_pyramid_destroy(p);
+        return TILER_TIFF_ERR_IO;
+    }
+    p->file_size = (uint64_t)info.st_size;
+    return tiler_tiff_pyramid_finish_open(p, out, message, capacity);
+}
+
+int tiler_tiff_pyramid_open_source(const tiler_tiff_source *source, tiler_tiff_pyramid **out, char *message, size_t capacity) {
+    *out = NULL;
+    tiler_tiff_say(message, capacity, "%s", "");
+    tiler_tiff_route_stray_messages();
+    tiler_tiff_pyramid *p = tiler_tiff_pyramid_new(-1, source);
+    if (p == NULL) return tiler_tiff_say(message, capacity, "out of memory"), TILER_TIFF_ERR_NOMEM;
+    p->file_size = source->size;
+    return tiler_tiff_pyramid_finish_open(p, out, message, capacity);
 }
 
 void tiler_tiff_pyramid_get_info(const tiler_tiff_pyramid *p, tiler_tiff_pyramid_info *info) {
@@ -192,7 +219,7 @@ void tiler_tiff_pyramid_destroy(tiler_tiff_pyramid *p) {
     free(p->levels);
     free(p->icc);
     free(p->description);
-    close(p->fd);
+    if (p->fd >= 0) close(p->fd);
     free(p);
 }
 

@@ -1,9 +1,9 @@
 /*
  * Decoding one stored tile with one of the pyramid's libtiff handles. The tile's bytes are read (and checked) by
- * tiler_tiff_pyramid_read_stored and given to TIFFReadFromUserBuffer on a handle whose current directory is the level's:
- * a free handle already on that level is preferred (switching directory rereads the IFD), then any free handle, else
- * the caller waits for one. After a failure the handle rereads its directory before its next tile, so no codec state
- * outlives the damage.
+ * tiler_tiff_pyramid_read_stored — or handed in by a caller that read them from a store (decode_tile_from) — and given
+ * to TIFFReadFromUserBuffer on a handle whose current directory is the level's: a free handle already on that level is
+ * preferred (switching directory rereads the IFD), then any free handle, else the caller waits for one. After a failure
+ * the handle rereads its directory before its next tile, so no codec state outlives the damage.
  */
 #include "tiff_pyramid_internal.h"
 
@@ -78,22 +78,11 @@ static void tiler_tiff_finish_pixels(const tiler_tiff_pyramid_level *L, unsigned
     }
 }
 
-int tiler_tiff_pyramid_decode_tile(tiler_tiff_pyramid *p, int level, int column, int row, unsigned char *dst, size_t capacity,
-                                   char *message, size_t capacity_message) {
-    if (level >= 0 && level < p->level_count) {
-        const tiler_tiff_level *info = &p->levels[level].info;
-        size_t needed = (size_t)info->tile_width * info->tile_height * (size_t)info->channels;
-        if (capacity < needed) {
-            tiler_tiff_say(message, capacity_message, "a buffer of %zu bytes is too small for a tile of %zu", capacity, needed);
-            return TILER_TIFF_ERR_ARGUMENT;
-        }
-    }
-    unsigned char *data = NULL;
-    size_t count = 0;
-    int code = tiler_tiff_pyramid_read_stored(p, level, column, row, &data, &count, message, capacity_message);
-    if (code != TILER_TIFF_OK) return code;
+/* Decodes tile `index` of `level` from its stored bytes `data` (which libtiff may change: bits reversed for FillOrder 2). */
+static int tiler_tiff_decode_stored(tiler_tiff_pyramid *p, int level, int column, int row, uint32_t index, unsigned char *data, size_t count,
+                                    unsigned char *dst, char *message, size_t capacity_message) {
     const tiler_tiff_pyramid_level *L = &p->levels[level];
-    uint32_t index = (uint32_t)row * L->info.columns + (uint32_t)column;
+    int code = TILER_TIFF_OK;
     tiler_tiff_handle *h = tiler_tiff_acquire(p, level);
     if (tiler_tiff_select_level(p, h, level, message, capacity_message) != 0) {
         code = TILER_TIFF_ERR_CORRUPT;
@@ -114,7 +103,52 @@ int tiler_tiff_pyramid_decode_tile(tiler_tiff_pyramid *p, int level, int column,
         }
     }
     pthread_mutex_unlock(&h->lock);
-    free(data);
     if (code == TILER_TIFF_OK) tiler_tiff_finish_pixels(L, dst);
+    return code;
+}
+
+/* Checks the tile and the caller's buffer; sets *index. */
+static int tiler_tiff_check_decode(const tiler_tiff_pyramid *p, int level, int column, int row, size_t capacity, uint32_t *index,
+                                   char *message, size_t capacity_message) {
+    int code = tiler_tiff_check_extent(p, level, column, row, index, message, capacity_message);
+    if (code != TILER_TIFF_OK) return code;
+    const tiler_tiff_level *info = &p->levels[level].info;
+    size_t needed = (size_t)info->tile_width * info->tile_height * (size_t)info->channels;
+    if (capacity < needed) {
+        tiler_tiff_say(message, capacity_message, "a buffer of %zu bytes is too small for a tile of %zu", capacity, needed);
+        return TILER_TIFF_ERR_ARGUMENT;
+    }
+    return TILER_TIFF_OK;
+}
+
+int tiler_tiff_pyramid_decode_tile(tiler_tiff_pyramid *p, int level, int column, int row, unsigned char *dst, size_t capacity,
+                                   char *message, size_t capacity_message) {
+    uint32_t index = 0;
+    int code = tiler_tiff_check_decode(p, level, column, row, capacity, &index, message, capacity_message);
+    unsigned char *data = NULL;
+    size_t count = 0;
+    if (code == TILER_TIFF_OK) code = tiler_tiff_pyramid_read_stored(p, level, column, row, &data, &count, message, capacity_message);
+    if (code != TILER_TIFF_OK) return code;
+    code = tiler_tiff_decode_stored(p, level, column, row, index, data, count, dst, message, capacity_message);
+    free(data);
+    return code;
+}
+
+int tiler_tiff_pyramid_decode_tile_from(tiler_tiff_pyramid *p, int level, int column, int row, const unsigned char *data, size_t count,
+                                        unsigned char *dst, size_t capacity, char *message, size_t capacity_message) {
+    uint32_t index = 0;
+    int code = tiler_tiff_check_decode(p, level, column, row, capacity, &index, message, capacity_message);
+    if (code != TILER_TIFF_OK) return code;
+    if (count != p->levels[level].counts[index]) {
+        tiler_tiff_say(message, capacity_message, "tile (%d, %d) of level %d has %llu stored bytes, not the %zu given", column, row, level,
+                       (unsigned long long)p->levels[level].counts[index], count);
+        return TILER_TIFF_ERR_ARGUMENT;
+    }
+    /* The caller's bytes stay as they are: libtiff is given a copy it may change. */
+    unsigned char *copy = malloc(count);
+    if (copy == NULL) return tiler_tiff_say(message, capacity_message, "out of memory decoding a tile of %zu bytes", count), TILER_TIFF_ERR_NOMEM;
+    memcpy(copy, data, count);
+    code = tiler_tiff_decode_stored(p, level, column, row, index, copy, count, dst, message, capacity_message);
+    free(copy);
     return code;
 }

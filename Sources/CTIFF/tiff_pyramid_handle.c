@@ -2,6 +2,7 @@
  * The pyramid's libtiff handles. Several threads decode tiles of one file at once, and a libtiff handle is not
  * thread-safe, so the pyramid keeps a few, each behind its own lock, all on the one descriptor: client procedures read
  * with pread at the handle's own offset, so no handle moves another's file position and nothing needs a second open().
+ * A pyramid that is no file (tiler_tiff_pyramid_open_source) has its handles read through the caller's source instead.
  * Each handle has its own error and warning handlers (TIFFOpenOptions, libtiff 4.5) that keep the first message in
  * the handle; libtiff's process-wide handlers are never reached (see tiler_tiff_stray_messages).
  */
@@ -24,6 +25,13 @@ void tiler_tiff_say(char *message, size_t capacity, const char *format, ...) {
 
 static tmsize_t tiler_tiff_handle_read(thandle_t handle, void *buffer, tmsize_t size) {
     tiler_tiff_handle *h = handle;
+    if (h->source != NULL) {
+        /* -1 when the source does not hold the bytes: libtiff fails the read, and the open is tried again. */
+        int64_t n = h->source->read(h->source->context, h->offset, buffer, (size_t)size);
+        if (n < 0) return -1;
+        h->offset += (uint64_t)n;
+        return (tmsize_t)n;
+    }
     tmsize_t done = 0;
     while (done < size) {
         ssize_t n = pread(h->fd, (char *)buffer + done, (size_t)(size - done), (off_t)(h->offset + (uint64_t)done));
@@ -44,6 +52,7 @@ static tmsize_t tiler_tiff_handle_write(thandle_t handle, void *buffer, tmsize_t
 
 static toff_t tiler_tiff_handle_size(thandle_t handle) {
     tiler_tiff_handle *h = handle;
+    if (h->source != NULL) return (toff_t)h->source->size;
     struct stat info;
     return fstat(h->fd, &info) == 0 ? (toff_t)info.st_size : 0;
 }

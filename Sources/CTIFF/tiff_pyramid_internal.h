@@ -3,6 +3,7 @@
 #define TILER_TIFF_PYRAMID_INTERNAL_H
 
 #include "CTIFF.h"
+#include "CTIFFSource.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -24,7 +25,8 @@
 typedef struct tiler_tiff_handle {
     pthread_mutex_t lock;
     TIFF *tif;             /* NULL until first used */
-    int fd;                /* the pyramid's descriptor (not owned) */
+    int fd;                /* the pyramid's descriptor (not owned), or -1 */
+    const tiler_tiff_source *source; /* the pyramid's source when it has no descriptor, else NULL */
     uint64_t offset;       /* this handle's file position */
     int level;             /* the level whose directory is current, or -1 */
     char error[300];       /* libtiff's first error since the last reset */
@@ -58,7 +60,8 @@ typedef struct tiler_tiff_associated_entry {
 } tiler_tiff_associated_entry;
 
 struct tiler_tiff_pyramid {
-    int fd;                /* owned */
+    int fd;                /* owned; -1 for a pyramid read through `source` */
+    tiler_tiff_source source; /* source.read is NULL for a file */
     uint64_t file_size;    /* when opened */
     int layout;            /* TILER_TIFF_LAYOUT_* */
     int big_tiff;
@@ -96,5 +99,11 @@ int tiler_tiff_pyramid_read_stored_nowait(const tiler_tiff_pyramid *p, int level
                                           size_t *length, char *message, size_t capacity);
 int tiler_tiff_pyramid_read_stored(const tiler_tiff_pyramid *p, int level, int column, int row, unsigned char **data, size_t *length,
                                    char *message, size_t capacity);
+
+/* Checks tile (column, row) of `level` and its entry in the index; sets *index (row-major). 0 or an error code. */
+int tiler_tiff_check_extent(const tiler_tiff_pyramid *p, int level, int column, int row, uint32_t *index, char *message, size_t capacity);
+
+/* Whether `data` is a JPEG stream (see tiff_pyramid_tiles.c); NULL when it is, else what is wrong. */
+const char *tiler_tiff_jpeg_problem(const unsigned char *data, size_t length, int tables);
 
 #endif

@@ -21,9 +21,8 @@
 /* An Adobe APP14 segment with transform 0: the three components are RGB, not YCbCr (IIPImage issue 279). */
 static const unsigned char tiler_tiff_adobe_rgb[16] = {0xFF, 0xEE, 0x00, 0x0E, 'A', 'd', 'o', 'b', 'e', 0x00, 0x64, 0, 0, 0, 0, 0};
 
-/* Checks the tile's coordinates and its entry in the index; sets *index. */
-static int tiler_tiff_check_extent(const tiler_tiff_pyramid *p, int level, int column, int row, uint32_t *index, char *message,
-                                   size_t capacity) {
+int tiler_tiff_check_extent(const tiler_tiff_pyramid *p, int level, int column, int row, uint32_t *index, char *message,
+                            size_t capacity) {
     if (level < 0 || level >= p->level_count) {
         tiler_tiff_say(message, capacity, "no level %d (the file has %d)", level, p->level_count);
         return TILER_TIFF_ERR_ARGUMENT;
@@ -118,7 +117,7 @@ int tiler_tiff_pyramid_jpeg_bound(const tiler_tiff_pyramid *p, int level, int co
  */
 static const char *tiler_tiff_jpeg_head_problem(const unsigned char *data, size_t available, size_t length, int tables, int *incomplete);
 
-static const char *tiler_tiff_jpeg_problem(const unsigned char *data, size_t length, int tables) {
+const char *tiler_tiff_jpeg_problem(const unsigned char *data, size_t length, int tables) {
     if (length < 4 || data[0] != 0xFF || data[1] != 0xD8) return "is not JPEG data (no SOI marker)";
     while (length > 4 && data[length - 1] == 0) length--; /* zero padding after EOI */
     if (data[length - 2] != 0xFF || data[length - 1] != 0xD9) return "does not end with an EOI marker (cut short?)";

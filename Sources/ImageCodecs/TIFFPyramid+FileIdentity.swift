@@ -27,6 +27,16 @@ extension TIFFPyramid {
             isRegularFile = status.st_mode & S_IFMT == S_IFREG
         }
 
+        /// The identity of no file, for a TIFF of `size` bytes read through a ``TIFFByteSource``: device, inode and
+        /// time 0, not a regular file.
+        init(sourceOfSize size: Int) {
+            device = 0
+            inode = 0
+            self.size = size
+            modified = 0
+            isRegularFile = false
+        }
+
         /// The identity of the file open on `descriptor`, or nil when fstat fails.
         init?(descriptor: Int32) {
             var status = stat()

@@ -76,7 +76,7 @@ extension TIFFPyramid {
     }
 
     /// The coordinates as C ints, after checking they name a stored tile.
-    private func coordinates(_ level: Int, _ column: Int, _ row: Int) throws(TIFFPyramidError) -> (Int32, Int32, Int32) {
+    func coordinates(_ level: Int, _ column: Int, _ row: Int) throws(TIFFPyramidError) -> (Int32, Int32, Int32) {
         guard levels.indices.contains(level), (0..<levels[level].columns).contains(column), (0..<levels[level].rows).contains(row)
         else { throw outOfRange(level, column, row) }
         return (Int32(level), Int32(column), Int32(row))
@@ -86,7 +86,7 @@ extension TIFFPyramid {
         TIFFPyramidError(kind: .invalidArgument, path: path, reason: "no tile (\(column), \(row)) in level \(level)")
     }
 
-    private func failure(_ status: Int32, _ message: [CChar]) -> TIFFPyramidError {
+    func failure(_ status: Int32, _ message: [CChar]) -> TIFFPyramidError {
         TIFFPyramidError(kind: TIFFPyramidError.Kind(status: status), path: path, reason: Self.string(message))
     }
 }

@@ -12,6 +12,10 @@ import CTIFF
 /// only, copying each level's tile index (TileOffsets, TileByteCounts) and JPEGTables, and keeps one descriptor; no
 /// tile data is read until asked for. Memory: about 16 bytes per stored tile, plus up to four libtiff handles.
 ///
+/// A pyramid can also be read from bytes that are no local file (an object in a store, ``init(source:label:)``): its
+/// directories through a ``TIFFByteSource``, its tiles from bytes the caller reads where ``storedTileRange(level:column:row:)``
+/// says they lie (``jpegTile(level:column:row:stored:)``, ``decodeTile(level:column:row:stored:into:)``).
+///
 /// Thread-safe: any number of threads may call ``jpegTile(level:column:row:)`` (pread only, no libtiff) and
 /// ``decodeTile(level:column:row:into:)`` (one of four libtiff handles, each behind a lock) at once. A damaged file or
 /// one changed under us makes a call throw ``TIFFPyramidError``; nothing is printed and nothing traps.
@@ -61,7 +65,8 @@ public final class TIFFPyramid: Sendable {
         case aperio
     }
 
-    /// The path as the caller gave it (used in messages and by ``isCurrent``).
+    /// The path as the caller gave it (used in messages and by ``isCurrent``); for a pyramid read through a
+    /// ``TIFFByteSource``, the label it was given (`s3://bucket/key`).
     public let path: String
     /// The stored levels, finest (the full resolution) first; at least two.
     public let levels: [Level]
@@ -73,7 +78,7 @@ public final class TIFFPyramid: Sendable {
     public let iccProfile: [UInt8]?
     /// The full-resolution image's ImageDescription (Aperio and OME metadata live there), if any.
     public let imageDescription: String?
-    /// The file as it was when opened.
+    /// The file as it was when opened; for a pyramid read through a ``TIFFByteSource``, no file's (its size alone).
     public let identity: FileIdentity
     /// Microns per pixel of the full resolution from the XResolution, YResolution and ResolutionUnit tags (inch or
     /// centimetre), or nil when they are absent, give no physical unit, or are a screen default
@@ -85,13 +90,14 @@ public final class TIFFPyramid: Sendable {
     /// Per level, the bytes sent before each passed-through JPEG tile (see ``JPEGTileRegion/prefix``): made once, not
     /// for every tile.
     let jpegPrefixes: [[UInt8]]
+    /// What the C pyramid reads through when it is no file (``init(source:label:)``): kept as long as it lives.
+    let source: TIFFSourceBox?
 
     /// Opens `path` and finds its levels: the full-resolution image must be tiled and have at least one reduced level.
     ///
     /// Reads the directories only (no tile data). - Throws: ``TIFFPyramidError`` — `.notPyramid` (striped, one
     /// resolution, levels not shrinking; also a file that is not a TIFF at all), `.unsupported`, `.damaged`, `.unreadable`.
-    public init(path: String) throws(TIFFPyramidError) {
-        self.path = path
+    public convenience init(path: String) throws(TIFFPyramidError) {
         // O_NONBLOCK: a FIFO named like a TIFF must not hang open(2); it is refused as not a regular file below.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw TIFFPyramidError(kind: .unreadable, path: path, reason: Self.describe(errno: errno)) }
@@ -100,7 +106,9 @@ public final class TIFFPyramid: Sendable {
             throw TIFFPyramidError(kind: .unreadable, path: path, reason: "not a regular file")
         }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
-        guard Self.hasTIFFMagic(descriptor) else {
+        var head = [UInt8](repeating: 0, count: 4)
+        let count = pread(descriptor, &head, 4, 0)
+        guard Self.hasTIFFMagic(head.prefix(max(0, count))) else {
             close(descriptor)
             throw TIFFPyramidError(kind: .notPyramid, path: path, reason: "not a TIFF file")
         }
@@ -114,10 +122,17 @@ public final class TIFFPyramid: Sendable {
         guard status == TILER_TIFF_OK, let opened else {
             throw TIFFPyramidError(kind: TIFFPyramidError.Kind(status: status), path: path, reason: Self.string(message))
         }
+        self.init(opened: opened, path: path, identity: identity, source: nil)
+    }
+
+    /// Takes `opened`, a C pyramid just opened (owned from now on), reading `path` (a file of `identity`) or `source`.
+    init(opened: OpaquePointer, path: String, identity: FileIdentity, source: TIFFSourceBox?) {
         var info = tiler_tiff_pyramid_info()
         tiler_tiff_pyramid_get_info(opened, &info)
         pyramid = opened
+        self.path = path
         self.identity = identity
+        self.source = source
         levels = (0..<Int(info.level_count)).map { index in
             var raw = tiler_tiff_level()
             tiler_tiff_pyramid_get_level(opened, Int32(index), &raw)
@@ -154,16 +169,16 @@ public final class TIFFPyramid: Sendable {
 
     deinit { tiler_tiff_pyramid_destroy(pyramid) }
 
-    /// Whether `path` still names the file that was opened (same device, inode, size and modification time). One stat.
+    /// Whether `path` still names the file that was opened (same device, inode, size and modification time); false for
+    /// a pyramid read through a ``TIFFByteSource``. One stat.
     public var isCurrent: Bool { FileIdentity(path: path) == identity }
 
-    /// Whether the file begins "II*\0", "MM\0*", or their BigTIFF forms (43), or a prefix of one of them (cut short).
-    private static func hasTIFFMagic(_ descriptor: Int32) -> Bool {
-        var head = [UInt8](repeating: 0, count: 4)
-        let count = pread(descriptor, &head, 4, 0)
-        guard count > 0 else { return false }
+    /// Whether `head`, a file's first (up to) 4 bytes, is "II*\0", "MM\0*", or their BigTIFF forms (43), or a prefix of
+    /// one of them (cut short).
+    static func hasTIFFMagic(_ head: some Collection<UInt8>) -> Bool {
+        guard !head.isEmpty else { return false }
         let forms: [[UInt8]] = [[0x49, 0x49, 42, 0], [0x49, 0x49, 43, 0], [0x4D, 0x4D, 0, 42], [0x4D, 0x4D, 0, 43]]
-        return forms.contains { $0.prefix(count).elementsEqual(head.prefix(count)) }
+        return forms.contains { $0.prefix(head.count).elementsEqual(head.prefix(4)) }
     }
 
     static func describe(errno code: Int32) -> String {

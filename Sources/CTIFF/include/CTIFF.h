@@ -294,4 +294,7 @@ void tiler_tiff_count_stray_messages(void);
 long tiler_tiff_stray_messages(void);
 const char *tiler_tiff_take_stray_error(void);
 
+/* Pyramids that are no local file (an object in a store), read through the caller's function. */
+#include "CTIFFSource.h"
+
 #endif

@@ -13,7 +13,7 @@ extension ServerRuntime {
 
     /// Each object-store root `configuration` names: an S3 root's credentials, region, endpoint and addressing from
     /// the AWS variables and shared files (``ObjectStore/S3Configuration/fromEnvironment(_:environment:addressingStyle:)``);
-    /// an `http(s)://` root must name one `.szi` (a plain server cannot be listed).
+    /// an `http(s)://` root must name one `.szi` or TIFF (a plain server cannot be listed).
     ///
     /// - Throws: ``ServerError``, one line naming the root: not a root, a plain HTTP folder, or a bad AWS setting.
     ///   Credentials are never part of it.
@@ -37,7 +37,7 @@ extension ServerRuntime {
             }
             guard case .s3(let location) = parsed else {
                 let reason = parsed == nil ? "is not an object-store root" : "is a plain HTTP folder, which cannot be listed"
-                throw ServerError("\(text) \(reason): give s3://BUCKET/PREFIX or http(s)://HOST/PATH/NAME.szi")
+                throw ServerError("\(text) \(reason): give s3://BUCKET/PREFIX or http(s)://HOST/PATH/NAME.szi (or NAME.tif)")
             }
             do {
                 roots.append(.s3(try S3Configuration.fromEnvironment(location, environment: environment)))
@@ -48,12 +48,14 @@ extension ServerRuntime {
         return roots
     }
 
-    /// The object an `http(s)://…/NAME.szi` root names (`NAME.szi`), or nil for any other text.
+    /// The object an `http(s)://…/NAME.szi` (or `NAME.tif`, any of ``TileSources/PyramidFileNames/tiffExtensions``)
+    /// root names (`NAME.szi`), or nil for any other text.
     static func httpObject(_ text: String) -> String? {
         let lower = text.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), lower.hasSuffix(".szi") else { return nil }
-        guard let slash = text.lastIndex(of: "/"), text[text.index(after: slash)...].utf8.count > 4 else { return nil }
-        return String(text[text.index(after: slash)...])
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), let slash = text.lastIndex(of: "/") else { return nil }
+        let object = String(text[text.index(after: slash)...])
+        guard let (name, _) = ObjectCatalog.pyramid(object), !name.isEmpty, !object.lowercased().hasSuffix(".dzi") else { return nil }
+        return object
     }
 
     /// A catalog and a client for each of `roots`. Their connections live on `group`, the server's event loops: a tile

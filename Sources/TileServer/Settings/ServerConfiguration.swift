@@ -178,8 +178,8 @@ extension ServerConfiguration {
         ServerSettings.all.compactMap { $0.problem(self) }
     }
 
-    /// Whether `text` names an object-store root rather than a folder: `s3://…`, or one SZI on an HTTP(S) server
-    /// (`https://HOST/PATH/NAME.szi`).
+    /// Whether `text` names an object-store root rather than a folder: `s3://…`, or one SZI or TIFF on an HTTP(S)
+    /// server (`https://HOST/PATH/NAME.szi`, `…/NAME.tif`).
     public static func isObjectRoot(_ text: String) -> Bool {
         text.lowercased().hasPrefix("s3://") || ServerRuntime.httpObject(text) != nil
     }

@@ -140,8 +140,8 @@ extension ServerSettings {
     /// Object-store roots served beside ROOT.
     public static let store = ServerSetting<[String]>(
         "store",
-        "An object-store root served beside ROOT: s3://BUCKET/PREFIX (its *.szi and Deep Zoom folders; AWS_* variables for keys and endpoint) or http(s)://HOST/PATH/NAME.szi (repeatable).",
-        default: [], kind: .repeatable, accepts: "s3://BUCKET[/PREFIX] or http(s)://HOST/PATH/NAME.szi",
+        "An object-store root served beside ROOT: s3://BUCKET/PREFIX (its *.szi, pyramidal TIFFs and Deep Zoom folders; AWS_* variables for keys and endpoint) or http(s)://HOST/PATH/NAME.szi or NAME.tif (repeatable).",
+        default: [], kind: .repeatable, accepts: "s3://BUCKET[/PREFIX] or http(s)://HOST/PATH/NAME.szi (or NAME.tif)",
         valid: { roots in roots.allSatisfy { ($0.lowercased().hasPrefix("s3://") && $0.count > 5) || ServerRuntime.httpObject($0) != nil } },
         read: { $0.objectRoots }, write: { $0.objectRoots = $1 })
     /// Requests in flight to each object store.

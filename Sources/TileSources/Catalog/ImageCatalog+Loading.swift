@@ -87,8 +87,8 @@ extension ImageCatalog {
 
 extension ImageCatalog {
     /// An entry for a file that holds a whole pyramid (``DirectoryWalker/Found/Kind/storedPyramid``), opened with
-    /// ``StoredPyramids/open(path:)`` and closed again (``StoredPyramidFile``): its Deep Zoom descriptor is made (256-pixel tiles, overlap 0, `jpg`, or `png`
-    /// where the source has alpha), its version follows the file's identity.
+    /// ``StoredPyramids/open(path:)`` and closed again (``StoredPyramidFile``): its Deep Zoom descriptor is made
+    /// (``StoredTiles/serving(_:)``), its version follows the file's identity.
     func loadStored(_ found: DirectoryWalker.Found, signature: FileSignature, id: Int) throws -> CatalogImage {
         guard let real = PathContainment.realPath(found.path), PathContainment.isInside(real, root: root) else {
             throw CatalogError(message: "it resolves outside the served folder", permanent: true)
@@ -110,24 +110,15 @@ extension ImageCatalog {
                 throw CatalogError(message: "a file it is read from resolves outside the served folder", permanent: true)
             }
         }
-        guard let finest = pyramid.storedLevels.first else { throw CatalogError(message: "it has no levels", permanent: true) }
-        let format = finest.channels == 4 || finest.channels == 2 ? "png" : "jpg"
-        let descriptor = DZIDescriptor(width: finest.width, height: finest.height, tileSize: 256, overlap: 0, format: format)
+        guard let (tiles, descriptor) = StoredTiles.serving(pyramid) else { throw CatalogError(message: "it has no levels", permanent: true) }
         let xml = Array(descriptor.xml.utf8)
         let file = LoadedFile(
             bytes: xml,
             etag: "\"\(String(signature.size, radix: 16))-\(String(signature.seconds, radix: 16)).\(String(signature.nanoseconds, radix: 16))-dzi\"")
         return CatalogImage(
-            id: id, name: found.name, descriptor: descriptor, root: root,
-            source: StoredTiles(
-                pyramid: pyramid,
-                // An sRGB profile (as `tiler slice --container tiff` records) needs no conversion: tiles pass through.
-                colour: pyramid.colourProfile.flatMap {
-                    SRGBProfile.isEquivalent($0, channels: finest.channels) ? nil : StoredColour(profile: $0, channels: finest.channels)
-                },
-                format: format, quality: 85),
-            descriptorFile: file, signature: signature, companions: (pyramid as? SlidePyramid)?.companions.files.map { $0.signature } ?? [],
-            realName: Self.realName(real, root: root), recorded: (pyramid as? StoredPyramidFile)?.recorded,
+            id: id, name: found.name, descriptor: descriptor, root: root, source: tiles, descriptorFile: file, signature: signature,
+            companions: (pyramid as? SlidePyramid)?.companions.files.map { $0.signature } ?? [], realName: Self.realName(real, root: root),
+            recorded: (pyramid as? StoredPyramidFile)?.recorded,
             keptAssociated: (pyramid as? StoredPyramidFile)?.keptAssociated ?? [])
     }
 

@@ -1,15 +1,17 @@
 import Archive
 import HTTPCore
+import ImageCodecs
 import ObjectSources
 import ObjectStore
 import TileGeometry
 
 extension ImageCatalog {
-    /// Brings the object-store roots' images in `next` up to date with their listings: an SZI, or a `.dzi` whose
-    /// `NAME_files/` holds objects, listed for the first time, or with a new ETag or size, is opened (a replaced object is a new version, its old entry removed); one no
-    /// longer listed is removed. A name ROOT already serves stays ROOT's; of two roots listing one name, the first
-    /// given wins. A root whose listing failed keeps its images; an archive the store failed to give is tried again at
-    /// the next scan (its previous version, if any, still listed meanwhile), a damaged one is refused until it changes.
+    /// Brings the object-store roots' images in `next` up to date with their listings: an SZI, a pyramidal TIFF, or a
+    /// `.dzi` whose `NAME_files/` holds objects, listed for the first time, or with a new ETag or size, is opened (a
+    /// replaced object is a new version, its old entry removed); one no longer listed is removed. A name ROOT already
+    /// serves stays ROOT's; of two roots listing one name, the first given wins. A root whose listing failed keeps its
+    /// images; a pyramid the store failed to give is tried again at the next scan (its previous version, if any, still
+    /// listed meanwhile), a damaged one is refused until it changes.
     func settleObjects(into next: inout [Substring: CatalogImage], changes: inout CatalogChanges, state: inout ScanState) {
         guard !objectRoots.isEmpty else { return }
         var wanted: [String: (root: Int, info: ObjectInfo)] = [:]
@@ -19,9 +21,9 @@ extension ImageCatalog {
                 continue
             }
             for info in listing.objects {
-                guard let (name, isArchive) = ObjectCatalog.pyramid(info.key), wanted[name] == nil else { continue }
+                guard let (name, kind) = ObjectCatalog.pyramid(info.key), wanted[name] == nil else { continue }
                 // A descriptor without tiles yet (a folder still being uploaded) is looked at again next time.
-                if !isArchive && !listing.tileFolders.contains(name + "_files/") { continue }
+                if kind == .folder && !listing.tileFolders.contains(name + "_files/") { continue }
                 // A local image of that name: ROOT's, unless it is this root's own entry.
                 if let held = next[name[...]], state.objects[name]?.image !== held { continue }
                 wanted[name] = (index, info)
@@ -56,7 +58,9 @@ extension ImageCatalog {
                 case .failure(let error) where ObjectCatalog.isStoreFailure(error):
                     logger.warning("Not serving \(name) yet: \(error.message); trying again at the next scan")
                 case .failure(let error):
-                    logger.warning("Not serving \(objectRoots[root].reader.name)\(want.info.key): \(error.message)")
+                    // A TIFF that is simply no pyramid (striped, one resolution) is no error: `tiler slice` is for it.
+                    let quiet = (error.underlying as? TIFFPyramidError)?.kind == .notPyramid
+                    logger.log(level: quiet ? .debug : .warning, "Not serving \(objectRoots[root].reader.name)\(want.info.key): \(error.message)")
                     if let old = state.objects[name]?.image, next[name[...]] === old {
                         next[name[...]] = nil
                         changes.removed.append(old)
@@ -67,8 +71,8 @@ extension ImageCatalog {
         }
     }
 
-    /// The entry for the pyramid `opened` of `root`, its version its object's (the SZI's or the descriptor's) ETag and
-    /// size; nil, with one warning, for a descriptor that does not parse.
+    /// The entry for the pyramid `opened` of `root`, its version its object's (the SZI's, the TIFF's or the
+    /// descriptor's) ETag and size; nil, with one warning, for a descriptor that does not parse.
     private func objectImage(_ opened: ObjectCatalog.Opened, name: String, root: ObjectCatalog, id: Int) -> CatalogImage? {
         switch opened {
         case .archive(let archive):
@@ -77,6 +81,14 @@ extension ImageCatalog {
                 id: id, name: name, descriptor: archive.index.descriptor, root: root.name,
                 source: ObjectArchiveTiles(archive: archive, maxTileBytes: root.maxTileBytes), descriptorFile: descriptorFile,
                 signature: Self.signature(of: archive.source.info), recorded: recordedProperties(archive: archive.index, image: name))
+        case .tiff(let tiff):
+            let pyramid = ObjectStoredPyramid(tiff: tiff, maxTileBytes: root.maxTileBytes)
+            guard let (tiles, descriptor) = StoredTiles.serving(pyramid) else { return nil }
+            let info = tiff.source.info
+            return CatalogImage(
+                id: id, name: name, descriptor: descriptor, root: root.name, source: tiles,
+                descriptorFile: LoadedFile(bytes: Array(descriptor.xml.utf8), etag: "\"\(info.version)-dzi\""), signature: Self.signature(of: info),
+                recorded: pyramid.description.recorded, keptAssociated: pyramid.description.keptAssociated)
         case .folder(let bytes, let info):
             let descriptor: DZIDescriptor
             do {

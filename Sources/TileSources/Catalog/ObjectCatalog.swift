@@ -6,10 +6,12 @@ import ObjectSources
 import ObjectStore
 import Synchronization
 
-/// One object-store root the catalog serves (`s3://BUCKET/PREFIX/`): every `*.szi` its listing holds is an image,
+/// One object-store root the catalog serves (`s3://BUCKET/PREFIX/`): every SZI, pyramidal TIFF (`*.tif`, `*.tiff`,
+/// `*.svs`, `*.ome.tif`, …: ``PyramidFileNames/tiffExtensions``) and Deep Zoom folder its listing holds is an image,
 /// named by its key without the extension (`maps/city` for `PREFIX/maps/city.szi`), as a file under ROOT would be.
 /// The catalog lists the root at each rescan (``list()``: `ListObjectsV2`, every page) and opens what is new or changed
-/// (``open(_:)``: one or two ranged GETs each, many at once); its version is the object's ETag and size.
+/// (``open(_:)``: one or two ranged GETs each for an SZI or a COG-layout TIFF, many at once); its version is the
+/// object's ETag and size.
 ///
 /// Blocking where it waits for the store: call it on a file thread (the catalog's scans run there).
 package final class ObjectCatalog: Sendable {
@@ -40,13 +42,24 @@ package final class ObjectCatalog: Sendable {
     /// The root as typed, normalised (`s3://bucket/prefix/`, `https://host/folder/NAME.szi`).
     package var name: String { reader.name + (object ?? "") }
 
-    /// What `key` is to this catalog: the name an SZI (`NAME.szi`, any case) or a Deep Zoom descriptor
-    /// (`NAME.dzi`, served once `NAME_files/` holds objects) is served under, and which; nil for any other object.
-    package static func pyramid(_ key: String) -> (name: String, isArchive: Bool)? {
+    /// The kinds of object a root serves.
+    package enum Kind: Sendable {
+        /// An SZI (`NAME.szi`, any case).
+        case archive
+        /// A Deep Zoom descriptor (`NAME.dzi`), served once `NAME_files/` holds objects.
+        case folder
+        /// A pyramidal TIFF (``PyramidFileNames/tiffExtensions``, any case): TIFF, BigTIFF, COG, OME-TIFF, Aperio SVS.
+        case tiff
+    }
+
+    /// What `key` is to this catalog: the name it is served under and its kind; nil for any other object (the
+    /// whole-slide formats only OpenSlide reads are not read from a store).
+    package static func pyramid(_ key: String) -> (name: String, kind: Kind)? {
         guard key.utf8.count > 4, !key.hasPrefix("/"), !key.contains("//") else { return nil }
         let lower = key.lowercased()
-        if lower.hasSuffix(".szi") { return (String(key.dropLast(4)), true) }
-        if key.hasSuffix(".dzi") { return (String(key.dropLast(4)), false) }
+        if lower.hasSuffix(".szi") { return (String(key.dropLast(4)), .archive) }
+        if key.hasSuffix(".dzi") { return (String(key.dropLast(4)), .folder) }
+        if PyramidFileNames.isTIFFFamily(key), let stem = PyramidFileNames.storedPyramidStem(key) { return (String(stem), .tiff) }
         return nil
     }
 
@@ -104,14 +117,15 @@ package final class ObjectCatalog: Sendable {
     /// Why the last listing failed, or nil when it succeeded (or none was tried).
     package var lastListingError: String? { listingError.withLock { $0 } }
 
-    /// A pyramid of the root, opened: an SZI's index, or a Deep Zoom folder's descriptor.
+    /// A pyramid of the root, opened: an SZI's index, a Deep Zoom folder's descriptor, or a TIFF's levels and index.
     package enum Opened: Sendable {
         case archive(ObjectSZIArchive)
         case folder(descriptor: [UInt8], info: ObjectInfo)
+        case tiff(ObjectTIFFPyramid)
     }
 
-    /// Opens each of `objects` (an SZI, or a `.dzi` descriptor), `openConcurrency` at a time; the results in the same
-    /// order.
+    /// Opens each of `objects` (an SZI, a `.dzi` descriptor, a TIFF), `openConcurrency` at a time; the results in the
+    /// same order.
     package func open(_ objects: [ObjectInfo]) -> [Result<Opened, ArchiveError>] {
         let reader = self.reader
         let width = openConcurrency
@@ -137,8 +151,10 @@ package final class ObjectCatalog: Sendable {
 
     private static func open(_ info: ObjectInfo, in reader: any ObjectReader) async -> Result<Opened, ArchiveError> {
         do throws(ArchiveError) {
-            guard pyramid(info.key)?.isArchive == false else {
-                return .success(.archive(try await ObjectSZIArchive(source: ObjectByteSource(reader: reader, info: info))))
+            switch pyramid(info.key)?.kind {
+            case .tiff: return .success(.tiff(try await ObjectTIFFPyramid(source: ObjectByteSource(reader: reader, info: info))))
+            case .folder: break
+            case .archive, nil: return .success(.archive(try await ObjectSZIArchive(source: ObjectByteSource(reader: reader, info: info))))
             }
             guard info.size <= SZIArchive.maxDescriptorBytes else {
                 throw ArchiveError("\(reader.name)\(info.key): a descriptor of \(info.size) bytes is over \(SZIArchive.maxDescriptorBytes)")
@@ -154,8 +170,8 @@ package final class ObjectCatalog: Sendable {
         }
     }
 
-    /// Whether `error`, opening an archive, was the store's (worth trying again at the next scan) rather than the
-    /// archive's (refused until the object changes).
+    /// Whether `error`, opening a pyramid, was the store's (worth trying again at the next scan) rather than the
+    /// pyramid's (refused until the object changes).
     package static func isStoreFailure(_ error: ArchiveError) -> Bool {
         guard let store = error.underlying as? ObjectStoreError else { return false }
         return store.kind != .malformed

@@ -38,32 +38,18 @@ package struct StoredPyramidFile: StoredPyramid {
         self.identity = opened.identity
         self.cache = cache
         let extras = opened.layout == .aperio ? try? SlidePyramid(path: path) : nil
-        var facts = opened.facts
-        if let extras {
-            facts.associated = extras.facts.associated
-            facts.objectivePower = facts.objectivePower ?? extras.facts.objectivePower
-            facts.micronsPerPixel = facts.micronsPerPixel ?? extras.facts.micronsPerPixel
-        }
-        let recorded = opened.imageDescription.flatMap { PyramidProperties(imageDescription: $0) }
-        if let recorded {
-            facts.vendor = recorded.vendor ?? facts.vendor
-            facts.objectivePower = facts.objectivePower ?? recorded.objectivePower
-            // The slide's own figure, not its rounding into the resolution tags' rationals.
-            facts.micronsPerPixel = recorded.micronsPerPixel ?? facts.micronsPerPixel
-            facts.bounds = facts.bounds ?? recorded.bounds
-        }
-        keptAssociated = opened.associatedImages.keys.sorted()
-        if extras == nil { facts.associated = keptAssociated }
-        self.facts = facts
+        let description = TIFFDescription(opened, extras: extras)
+        self.facts = description.facts
+        self.recorded = description.recorded
+        self.keptAssociated = description.keptAssociated
         self.slideExtras = extras
-        self.recorded = recorded
     }
 
     /// Associated image `kind` (one of ``keptAssociated``) as the JPEG file stored. Blocking.
     ///
     /// - Throws: ``RenderError`` when the file cannot be opened again or is no longer the file listed,
     ///   ``TIFFPyramidError`` when the image cannot be read.
-    package func associatedJPEG(_ kind: String) throws -> [UInt8] {
+    package func keptAssociatedJPEG(_ kind: String) throws -> [UInt8] {
         guard let tiff = try opened() as? TIFFPyramid else { throw RenderError(message: "\(path) is no TIFF") }
         return try tiff.associatedJPEG(kind)
     }

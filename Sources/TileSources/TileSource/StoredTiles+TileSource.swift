@@ -8,6 +8,16 @@ extension StoredTiles: TileSource {
         return try store.makeStored(key, of: image, self, reserving: reserving)
     }
 
+    /// A passed-through tile of a pyramid read over the network (a TIFF in a store) is fetched: one ranged GET, no
+    /// thread waiting. Every other tile is read (made) on a file thread.
+    package func fetch(_ key: TileKey, of image: CatalogImage, onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void) -> Bool {
+        guard let level = passThroughLevel(key.address, of: image) else { return false }
+        let etag = etag(of: image, key.address, passedThrough: true)
+        return pyramid.fetchJPEGTile(level: level, column: Int(key.column), row: Int(key.row)) { result in
+            onResult(result.map { LoadedFile(bytes: $0, etag: etag) })
+        }
+    }
+
     package func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenFile? {
         open(key.address, of: image, maxBytes: maxBytes)
     }
@@ -24,7 +34,6 @@ extension StoredTiles: TileSource {
     package var slideExtras: SlidePyramid? { pyramid.slideExtras }
 
     package func keptAssociated(_ kind: String, of image: CatalogImage) throws -> [UInt8] {
-        guard let tiff = pyramid as? StoredPyramidFile else { throw FileLoadError(kind: .notFound, message: "no kept \(kind) image") }
-        return try tiff.associatedJPEG(kind)
+        try pyramid.keptAssociatedJPEG(kind)
     }
 }

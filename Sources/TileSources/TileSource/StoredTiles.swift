@@ -32,12 +32,30 @@ package protocol StoredPyramid: Sendable {
     /// The slide OpenSlide reads in this file, for its properties and associated images (a label, a macro): the
     /// pyramid itself when OpenSlide serves it, an Aperio SVS's when the TIFF source serves its tiles; else nil.
     var slideExtras: SlidePyramid? { get }
+    /// For a pyramid read over the network (a TIFF in a store): starts reading stored tile (`column`, `row`) of level
+    /// `level` as ``jpegTile(level:column:row:)`` gives it and calls `onResult` once, on any thread, holding no thread
+    /// while it waits; returns `true`. `false` (the default) for a pyramid read from a file: the tile is then read on
+    /// a file thread. Only for levels whose ``StoredLevel/passesThrough``.
+    func fetchJPEGTile(level: Int, column: Int, row: Int, onResult: @escaping @Sendable (Result<[UInt8], any Error>) -> Void) -> Bool
+    /// The JPEG of associated image `kind` the pyramid keeps as a directory of its own (a sliced slide's label, macro,
+    /// thumbnail). Blocking. The default keeps none.
+    ///
+    /// - Throws: ``FileLoadError`` `notFound` when it keeps none of that kind; the read's errors.
+    func keptAssociatedJPEG(_ kind: String) throws -> [UInt8]
 }
 
 extension StoredPyramid {
     package func jpegTileFile(level: Int, column: Int, row: Int) throws -> StoredTileFile? { nil }
 
     package var slideExtras: SlidePyramid? { self as? SlidePyramid }
+
+    package func fetchJPEGTile(level: Int, column: Int, row: Int, onResult: @escaping @Sendable (Result<[UInt8], any Error>) -> Void) -> Bool {
+        false
+    }
+
+    package func keptAssociatedJPEG(_ kind: String) throws -> [UInt8] {
+        throw FileLoadError(kind: .notFound, message: "no kept \(kind) image")
+    }
 }
 
 /// A passed-through stored tile as it lies in its file: `prefix`, then `length` bytes at `offset` of the file open as
@@ -105,6 +123,13 @@ package struct StoredTiles: Sendable {
         return OpenFile(
             descriptor: file.descriptor, prefix: file.prefix, offset: file.offset, length: file.length, fileSize: file.fileSize,
             modified: file.modified, etag: etag(of: image, address, passedThrough: true))
+    }
+
+    /// The stored level whose tile (`address`'s column and row) is the Deep Zoom tile `address` of `image` passed
+    /// through as stored (no decoding, see ``tile(_:of:store:)``); nil when the tile is made. O(levels).
+    package func passThroughLevel(_ address: TileAddress, of image: CatalogImage) -> Int? {
+        guard let source = source(of: address, in: image.pyramid), passesThrough(source, tileSize: image.pyramid.tileSize) else { return nil }
+        return source.index
     }
 
     /// Where a Deep Zoom tile comes from: the coarsest stored level at least as large as the tile's level (its index
@@ -228,7 +253,7 @@ package struct StoredTiles: Sendable {
 
     /// A strong entity tag for a made or passed-through tile: the image's version (it changes when the file does) and
     /// the tile's address.
-    private func etag(of image: CatalogImage, _ address: TileAddress, passedThrough: Bool) -> String {
+    package func etag(of image: CatalogImage, _ address: TileAddress, passedThrough: Bool) -> String {
         "\"\(image.version)-\(address.level)-\(address.column)-\(address.row)\(passedThrough ? "p" : "m")\""
     }
 }

@@ -3,8 +3,8 @@ import Slicing
 
 /// Where one catalog image's tiles come from: the one protocol every kind of source conforms to, in a file of its own —
 /// ``FolderTiles`` (a Deep Zoom folder, one file per tile), ``ArchiveTiles`` (an SZI: a Deep Zoom pyramid in one
-/// stored ZIP) and ``StoredTiles`` (a pyramid stored in one file and read in place: a pyramidal TIFF, a whole-slide
-/// image). Every read of a tile goes through ``TileStore`` (the cache, its admission, single-flight reads), which asks
+/// stored ZIP), ``StoredTiles`` (a pyramid stored in one file and read in place: a pyramidal TIFF, a whole-slide
+/// image, a TIFF in a store), ``ObjectArchiveTiles`` and ``ObjectFolderTiles`` (an SZI, a Deep Zoom folder in a store). Every read of a tile goes through ``TileStore`` (the cache, its admission, single-flight reads), which asks
 /// the image's source for the bytes of a miss; nothing outside the sources asks which kind an image's is.
 ///
 /// A new kind of source is a new conformance and its place in the catalog's loading.
@@ -23,7 +23,8 @@ package protocol TileSource: Sendable {
 
     /// For a source whose reads wait on a network rather than a disk (an object store): starts reading tile `key` of
     /// `image` and calls `onResult` once, on any thread, holding no thread while it waits; returns `true`. Returns
-    /// `false` for a source read on the file threads (every local one), whose misses then go to
+    /// `false` for a source read on the file threads (every local one), and for a tile that is made rather than read
+    /// (a TIFF in a store's, from the stored tiles it covers), whose misses then go to
     /// ``read(_:of:pageCacheOnly:reserving:store:)`` there.
     func fetch(_ key: TileKey, of image: CatalogImage, onResult: @escaping @Sendable (Result<LoadedFile, any Error>) -> Void) -> Bool
 

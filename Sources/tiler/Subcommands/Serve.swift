@@ -32,8 +32,8 @@ struct Serve: ParsableCommand {
     @Argument(
         help: """
             The folder whose *.dzi pyramids and pyramidal TIFFs are served (searched recursively), or an object-store \
-            root (s3://BUCKET/PREFIX) whose *.szi pyramids and Deep Zoom folders are, or one SZI on an HTTP(S) server that \
-            answers ranges (https://HOST/PATH/NAME.szi); an S3 root's keys and endpoint from AWS_ACCESS_KEY_ID, \
+            root (s3://BUCKET/PREFIX) whose *.szi pyramids, pyramidal TIFFs and Deep Zoom folders are, or one SZI or TIFF \
+            on an HTTP(S) server that answers ranges (https://HOST/PATH/NAME.szi); an S3 root's keys and endpoint from AWS_ACCESS_KEY_ID, \
             AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL, AWS_PROFILE and ~/.aws.
             """)
     var root: String = "."
@@ -131,7 +131,7 @@ struct Serve: ParsableCommand {
     func validate() throws {
         if ["http://", "https://"].contains(where: { root.lowercased().hasPrefix($0) }) && !Self.isObjectRoot(root) {
             throw ValidationError(
-                "ROOT \(root): a plain HTTP folder cannot be listed; give a folder, s3://BUCKET/PREFIX or http(s)://HOST/PATH/NAME.szi")
+                "ROOT \(root): a plain HTTP folder cannot be listed; give a folder, s3://BUCKET/PREFIX or http(s)://HOST/PATH/NAME.szi (or NAME.tif)")
         }
         // Before applying: a value the configuration cannot hold (an unknown log level) must not be mapped away.
         for problem in [S.logLevel.problem(with: logLevel), S.logFormat.problem(with: logFormat)].compactMap({ $0 }) {
