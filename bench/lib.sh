@@ -32,6 +32,45 @@ prepare_sample() {
     [ -s "$SOURCE" ] || "$TILER" sample "$SOURCE" --size "${SIZE}x${SIZE}" --quiet
 }
 
+# prepare_tiler: prepare_sample, or with TILER_BIN (a release tiler to measure instead of building this checkout's)
+# that binary and the sample made by it; sets TILER and SOURCE.
+prepare_tiler() {
+    if [ -z "${TILER_BIN:-}" ]; then
+        prepare_sample
+        return
+    fi
+    [ -x "$TILER_BIN" ] || { echo "bench: TILER_BIN=$TILER_BIN is not an executable" >&2; exit 1; }
+    [[ $TILER_BIN != */debug/* ]] || { echo "bench: TILER_BIN=$TILER_BIN is a debug build; measure a release one" >&2; exit 1; }
+    TILER=$TILER_BIN
+    mkdir -p "$BENCH_DIR"
+    SOURCE="$BENCH_DIR/serve-$SIZE.jpg"
+    [ -s "$SOURCE" ] || "$TILER" sample "$SOURCE" --size "${SIZE}x${SIZE}" --quiet
+}
+
+# use_gateway: the S3 store in $WORK/gw — the gateway S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY and S3_REGION name, else
+# a one-node Ceph RADOS Gateway started now (OWN_GATEWAY=1; stop it with stop_gateway) — its variables exported, and
+# the AWS ones Tiler reads.
+use_gateway() {
+    mkdir -p "$WORK/gw"
+    if [ -n "${S3_ENDPOINT:-}" ]; then
+        printf 'S3_ENDPOINT=%s\nS3_ACCESS_KEY=%s\nS3_SECRET_KEY=%s\nS3_REGION=%s\n' \
+            "$S3_ENDPOINT" "$S3_ACCESS_KEY" "$S3_SECRET_KEY" "${S3_REGION:-us-east-1}" >"$WORK/gw/env"
+    else
+        OWN_GATEWAY=1
+        Tests/Support/s3/ceph-rgw.sh start "$WORK/gw" >/dev/null
+    fi
+    set -a
+    # shellcheck disable=SC1091
+    source "$WORK/gw/env"
+    set +a
+    export AWS_ACCESS_KEY_ID=$S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3_SECRET_KEY AWS_ENDPOINT_URL=$S3_ENDPOINT AWS_REGION=$S3_REGION
+}
+
+# stop_gateway: stops the gateway use_gateway started, if it did.
+stop_gateway() {
+    [ -z "${OWN_GATEWAY:-}" ] || Tests/Support/s3/ceph-rgw.sh stop "$WORK/gw" >/dev/null 2>&1 || true
+}
+
 # prepare_serve_pyramid: prepare_sample, and once per BENCH_DIR its pyramid `img`; sets TILER, SOURCE, ROOT and TOP (the
 # pyramid's top level).
 prepare_serve_pyramid() {

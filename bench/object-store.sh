@@ -31,22 +31,11 @@ SZI="$BENCH_DIR/object-store-$SIZE.szi"
 WORK=$(mktemp -d)
 cleanup() {
     kill $(cat "$WORK"/*.pid 2>/dev/null) 2>/dev/null || true
-    [ -z "${OWN_GATEWAY:-}" ] || Tests/Support/s3/ceph-rgw.sh stop "$WORK/gw" >/dev/null 2>&1 || true
+    stop_gateway
     rm -rf "$WORK"
 }
 trap cleanup EXIT
-if [ -n "${S3_ENDPOINT:-}" ]; then
-    mkdir -p "$WORK/gw"
-    printf 'S3_ENDPOINT=%s\nS3_ACCESS_KEY=%s\nS3_SECRET_KEY=%s\nS3_REGION=%s\n' \
-        "$S3_ENDPOINT" "$S3_ACCESS_KEY" "$S3_SECRET_KEY" "${S3_REGION:-us-east-1}" >"$WORK/gw/env"
-else
-    Tests/Support/s3/ceph-rgw.sh start "$WORK/gw" >/dev/null
-    OWN_GATEWAY=1
-fi
-set -a
-source "$WORK/gw/env"
-set +a
-export AWS_ACCESS_KEY_ID=$S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3_SECRET_KEY AWS_ENDPOINT_URL=$S3_ENDPOINT AWS_REGION=$S3_REGION
+use_gateway
 BUCKET="bench-$RANDOM$RANDOM"
 TOP=$(/usr/bin/python3 bench/object-store-prepare.py "$WORK/gw" "$BUCKET" "$SZI" "$WORK/img")
 WARM_LEVEL=$((TOP - 1))

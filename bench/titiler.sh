@@ -54,16 +54,7 @@ case $TILER_SOURCE in tif | szi) ;; *) echo "titiler: TILER_SOURCE is tif or szi
 scripts/setup wrk python3-boto3 python3-venv gdal-bin
 # shellcheck source=SCRIPTDIR/lib.sh disable=SC1091
 source bench/lib.sh
-if [ -n "${TILER_BIN:-}" ]; then
-    [ -x "$TILER_BIN" ] || { echo "titiler: TILER_BIN=$TILER_BIN is not an executable" >&2; exit 1; }
-    [[ $TILER_BIN != */debug/* ]] || { echo "titiler: TILER_BIN=$TILER_BIN is a debug build; measure a release one" >&2; exit 1; }
-    TILER=$TILER_BIN
-    mkdir -p "$BENCH_DIR"
-    SOURCE="$BENCH_DIR/serve-$SIZE.jpg"
-    [ -s "$SOURCE" ] || "$TILER" sample "$SOURCE" --size "${SIZE}x${SIZE}" --quiet
-else
-    prepare_sample
-fi
+prepare_tiler
 
 # TiTiler, once per BENCH_DIR and set of pins (the marker is written only after a complete install).
 VENV="$BENCH_DIR/titiler-venv"
@@ -117,25 +108,14 @@ cleanup() {
     if [ -n "${BUCKET:-}" ] && [ -f "$WORK/gw/env" ]; then
         /usr/bin/python3 Tests/Support/s3/s3_client.py "$WORK/gw" rb "$BUCKET" >/dev/null 2>&1
     fi
-    [ -z "${OWN_GATEWAY:-}" ] || Tests/Support/s3/ceph-rgw.sh stop "$WORK/gw" >/dev/null 2>&1
+    stop_gateway
     rm -rf "$WORK"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 fail() { echo "titiler: $*" >&2; exit 1; }
 
-if [ -n "${S3_ENDPOINT:-}" ]; then
-    mkdir -p "$WORK/gw"
-    printf 'S3_ENDPOINT=%s\nS3_ACCESS_KEY=%s\nS3_SECRET_KEY=%s\nS3_REGION=%s\n' \
-        "$S3_ENDPOINT" "$S3_ACCESS_KEY" "$S3_SECRET_KEY" "${S3_REGION:-us-east-1}" >"$WORK/gw/env"
-else
-    OWN_GATEWAY=1
-    Tests/Support/s3/ceph-rgw.sh start "$WORK/gw" >/dev/null
-fi
-set -a
-# shellcheck source=/dev/null
-source "$WORK/gw/env"
-set +a
+use_gateway
 BUCKET="titiler-$RANDOM$RANDOM"
 s3() { /usr/bin/python3 Tests/Support/s3/s3_client.py "$WORK/gw" "$@" >/dev/null; }
 s3 mb "$BUCKET"

@@ -44,6 +44,26 @@ extension SZIArchive {
         return try LocalHeader.entryBytes(record, name: name, headerLength: Int(place.offset - place.headerOffset), label: label)
     }
 
+    /// Where associated image `kind` (one of ``associated``) lies with its local header: `headerOffset ..< offset + size`,
+    /// for ``associatedBytes(_:record:)`` to check and trim. Nil when the archive keeps no such image.
+    public func associatedRecord(_ kind: String) -> (headerOffset: UInt64, offset: UInt64, size: Int)? {
+        guard let entry = associated[kind], let headerOffset = associatedHeaders[kind] else { return nil }
+        return (headerOffset, entry.offset, entry.size)
+    }
+
+    /// Associated image `kind`'s bytes from `record`, the bytes at ``associatedRecord(_:)`` (read by the caller), its
+    /// local header checked as a tile's is.
+    ///
+    /// - Throws: ``ArchiveError`` when the header disagrees with the index.
+    /// - Precondition: `record` is as long as ``associatedRecord(_:)`` says.
+    public func associatedBytes(_ kind: String, record: [UInt8]) throws(ArchiveError) -> [UInt8] {
+        guard let place = associatedRecord(kind), record.count == Int(place.offset - place.headerOffset) + place.size else {
+            preconditionFailure("an associated image's record is read as associatedRecord(_:) gives it")
+        }
+        let name = tileNamePrefix + Array("associated/\(kind).jpg".utf8)
+        return try LocalHeader.entryBytes(record, name: name, headerLength: Int(place.offset - place.headerOffset), label: label)
+    }
+
     /// The tile's entry name, `TOP/STEM_files/LEVEL/COLUMN_ROW.FORMAT`, as stored (tile names are canonical: no
     /// leading zeros, see `TileName`).
     func tileName(level: Int, column: Int, row: Int) -> [UInt8] {

@@ -38,6 +38,8 @@ public struct SZIArchive: Sendable {
     /// Where the associated images a sliced slide keeps lie (`TOP/STEM_files/associated/KIND.jpg`, `tiler slice`'s),
     /// by kind: 1–64 letters, digits, `-` and `_`, at most ``maxAssociatedBytes`` each.
     public let associated: [String: (offset: UInt64, size: Int)]
+    /// Where each associated image's local header starts, by kind (see ``associatedRecord(_:)``).
+    let associatedHeaders: [String: UInt64]
     /// How the tiles' offsets were found: every local header read, or derived (each then checked when read).
     public let localHeaders: ZIPDirectory.LocalHeaders
     let levelStarts: [Int]
@@ -131,6 +133,7 @@ public struct SZIArchive: Sendable {
         var scanIndex: Int?
         let associatedPrefix = prefix + Array("associated/".utf8)
         var associated: [String: (offset: UInt64, size: Int)] = [:]
+        var associatedHeaders: [String: UInt64] = [:]
         for index in 0..<directory.count where index != descriptorIndex {
             let name = directory.name(index)
             guard name.starts(with: prefix), name.count > prefix.count + suffix.count, name.reversed().starts(with: suffix.reversed()),
@@ -142,6 +145,7 @@ public struct SZIArchive: Sendable {
                     directory.sizes[index] <= UInt64(Self.maxAssociatedBytes)
                 {
                     associated[kind] = (directory.dataOffsets[index], Int(directory.sizes[index]))
+                    associatedHeaders[kind] = directory.headerOffsets[index]
                 }
                 others += 1
                 continue
@@ -192,6 +196,7 @@ public struct SZIArchive: Sendable {
         propertiesXML = try small(propertiesIndex)
         scanPropertiesXML = try small(scanIndex)
         self.associated = associated
+        self.associatedHeaders = associatedHeaders
     }
 
     /// `KIND` of an entry named `prefix` + `KIND.jpg`, when it ``isAssociatedKind(_:)``.

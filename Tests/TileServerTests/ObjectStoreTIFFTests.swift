@@ -3,6 +3,7 @@ import ImageCodecs
 import NIOCore
 import ObjectStore
 import ObjectStoreTestSupport
+import Slicing
 import Testing
 import TileGeometry
 
@@ -110,6 +111,34 @@ import TileGeometry
                 #expect(theirs.status == 200 && theirs.body == mine.body, "\(kind): \(theirs.status)")
             }
             #expect(try fetch(server, "/api/images/remote/labelled/properties").status == 200)
+        }
+    }
+
+    /// The same slide sliced to an SZI: its label, macro image and thumbnail, each one ranged GET of the entry and its
+    /// local header, as from the file under ROOT.
+    @Test func aSlicedSlidesSZIServesItsAssociatedImages() async throws {
+        let bucket = try await BucketTIFFFixture.make("szi-slide")
+        let slides = bucket.fixture.base + "/slides"
+        try await blocking {
+            try SlideFixture.run("/usr/bin/python3", [SlideFixture.scripts + "/make_slides.py", slides])
+            let source = try ImageDecoder.open(path: slides + "/labelled.svs")
+            var options = TileFormat.jpeg(quality: 85).sliceOptions()
+            options.container = .szi
+            options.threads = 2
+            options.recordSlide(at: slides + "/labelled.svs", width: source.width, height: source.height, bands: source.channels)
+            _ = try PyramidBuilder(options: options).slice(source, into: bucket.fixture.root, name: "labelled")
+        }
+        try await BucketTIFFFixture.upload(bucket.fixture.root + "/labelled.szi", as: "imgs/remote/labelled.szi", to: bucket.client)
+        try await bucket.withServer(bucket.configuration()) { server in
+            let remote = try RecordedPropertiesTests.entry(server, "remote/labelled")
+            #expect((remote["associated"] as? [String: String])?.keys.sorted() == ["label", "macro", "thumbnail"], "\(remote)")
+            for kind in ["label", "macro", "thumbnail"] {
+                let (mine, theirs) = (
+                    try fetch(server, "/api/images/labelled/associated/\(kind)"), try fetch(server, "/api/images/remote/labelled/associated/\(kind)")
+                )
+                #expect(theirs.status == 200 && !theirs.body.isEmpty && theirs.body == mine.body, "\(kind): \(theirs.status)")
+            }
+            #expect(try fetch(server, "/api/images/remote/labelled/associated/overview").status == 404)
         }
     }
 

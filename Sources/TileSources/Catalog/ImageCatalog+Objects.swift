@@ -80,7 +80,8 @@ extension ImageCatalog {
             return CatalogImage(
                 id: id, name: name, descriptor: archive.index.descriptor, root: root.name,
                 source: ObjectArchiveTiles(archive: archive, maxTileBytes: root.maxTileBytes), descriptorFile: descriptorFile,
-                signature: Self.signature(of: archive.source.info), recorded: recordedProperties(archive: archive.index, image: name))
+                signature: Self.signature(of: archive.source.info), recorded: recordedProperties(archive: archive.index, image: name),
+                keptAssociated: archive.index.associated.keys.sorted())
         case .tiff(let tiff):
             let pyramid = ObjectStoredPyramid(tiff: tiff, maxTileBytes: root.maxTileBytes)
             guard let (tiles, descriptor) = StoredTiles.serving(pyramid) else { return nil }

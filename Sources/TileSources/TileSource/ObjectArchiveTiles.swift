@@ -67,8 +67,21 @@ package struct ObjectArchiveTiles: TileSource {
 
     package func open(_ key: TileKey, of image: CatalogImage, maxBytes: Int) -> OpenFile? { nil }
 
+    /// One ranged GET of the image and its local header, pinned to the version indexed, waited for (a render thread's).
     package func keptAssociated(_ kind: String, of image: CatalogImage) throws -> [UInt8] {
-        throw FileLoadError(kind: .notFound, message: "no \(kind) image in \(archive.source.label)")
+        let source = archive.source
+        guard let record = archive.index.associatedRecord(kind) else {
+            throw FileLoadError(kind: .notFound, message: "no \(kind) image in \(source.label)")
+        }
+        let range = Int(record.headerOffset)..<Int(record.offset) + record.size
+        let index = archive.index
+        let read = source.reader.read(source.info.key, range: range, ifMatch: source.info.etag, on: source.reader.eventLoopGroup.any())
+        do throws(ArchiveError) {
+            let buffer = try ObjectByteSource.checked(Result { try read.wait() }, range: range, label: source.label)
+            return try index.associatedBytes(kind, record: Array(buffer.readableBytesView))
+        } catch {
+            throw Self.unavailable(error, source: source.label)
+        }
     }
 
     /// What a failed read means to a client: the store's failure as 502/503/504, a damaged archive as 500.

@@ -38,8 +38,14 @@ struct BucketTIFFFixture {
         }
         let gateway = try TestGateway.shared()
         let client = try await gateway.makeBucket(label)
-        for name in names { try await upload(fixture.root + "/" + name, as: "imgs/remote/" + name, to: client) }
-        _ = try await client.put("imgs/notes.txt", body: ByteBuffer(string: "not a pyramid"))
+        do {
+            for name in names { try await upload(fixture.root + "/" + name, as: "imgs/remote/" + name, to: client) }
+            _ = try await client.put("imgs/notes.txt", body: ByteBuffer(string: "not a pyramid"))
+        } catch {
+            // A client must be shut down before it goes.
+            try? await client.shutdown()
+            throw error
+        }
         return BucketTIFFFixture(fixture: fixture, client: client, gateway: gateway)
     }
 
@@ -77,7 +83,13 @@ struct BucketTIFFFixture {
 
     /// Runs `body` with a server started from `configuration`, shut down after (and the bucket's client).
     func withServer(_ configuration: ServerConfiguration, _ body: (Server) async throws -> Void) async throws {
-        let server = try await Server.start(configuration)
+        let server: Server
+        do {
+            server = try await Server.start(configuration)
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
         do {
             try await body(server)
         } catch {
