@@ -140,35 +140,19 @@ import Testing
         // for an answer that never comes, and the interrupt lands mid-upload however fast the machine is.
         let proxy = try await FaultProxy(upstream: try #require(environment["AWS_ENDPOINT_URL"]))
         defer { Task { await proxy.close() } }
-        var throughProxy = environment
-        throughProxy["AWS_ENDPOINT_URL"] = proxy.origin
         let input = try fixtures.image("big.jpg", width: 1000, height: 1000, format: .jpeg())
         let destination = "s3://\(client.configuration.location.bucket)/imgs/big.szi"
-        let process = Process()
-        process.executableURL = TilerProcess.executable
-        process.arguments = ["slice", input, "-o", destination, "--quiet"]
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILER_") }.merging(throughProxy) { _, new in new }
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
         // The bucket check and the request that begins the upload pass; its first part, and all after, wait.
-        try await proxy.set(.silentFrom("partNumber="))
-        try process.run()
+        let (process, err) = try await startHeld(["slice", input, "-o", destination, "--quiet"], environment: environment, proxy: proxy)
         defer { if process.isRunning { process.terminate() } }
         // The upload exists at the store (asked directly, not through the proxy), and its first part is held.
         #expect(await eventually { (try? await client.pendingUploads().isEmpty) == false })
         #expect(await eventually { proxy.requests.contains { $0.contains("partNumber=") } }, "\(proxy.requests)")
-        kill(process.processIdentifier, SIGTERM)
-        // Its abort must reach the store.
-        try await proxy.set(.none)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130, "\(stderr)")
+        let (status, stderr) = try await interrupt(process, err, proxy: proxy)
+        #expect(status == 130, "\(stderr)")
         let lines = stderr.split(separator: "\n")
         #expect(lines.count == 1 && lines[0].contains("SIGTERM") && lines[0].contains(destination), "\(stderr)")
-        #expect(try await client.list(prefix: "", pageSize: 10).isEmpty)
-        #expect(try await client.pendingUploads().isEmpty)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
+        try await expectNothingLeft(client, temporary: temporary)
     }
 
     @Test(arguments: ["szi", "tif"])
@@ -220,44 +204,63 @@ import Testing
         let (client, environment, temporary) = try await bucket(fixtures)
         defer { Task { try? await client.shutdown() } }
         // Parts reach a proxy that never answers them: the first is asked for while the archive in the staging folder
-        // still grows, and the slice goes on to its end without waiting for it.
+        // is still being written (no end of central directory yet), its first 16 MiB written.
         let proxy = try await FaultProxy(upstream: try #require(environment["AWS_ENDPOINT_URL"]))
         defer { Task { await proxy.close() } }
-        var throughProxy = environment
-        throughProxy["AWS_ENDPOINT_URL"] = proxy.origin
         let input = try fixtures.noise("noise.jpg", width: 5120, height: 3840)
         let destination = "s3://\(client.configuration.location.bucket)/big/noise.szi"
+        let (process, err) = try await startHeld(
+            ["slice", input, "-o", destination, "--quality", "100", "--quiet"], environment: environment, proxy: proxy)
+        defer { if process.isRunning { process.terminate() } }
+        #expect(await eventually { proxy.requests.contains { $0.contains("partNumber=1&") } }, "\(proxy.requests)")
+        // Sent only once the slice had ended, the archive would be whole (about 47 MB, its directory at its end).
+        let staged = try #require(stagedArchive(in: temporary))
+        #expect(staged.size >= 16 << 20 && !staged.complete, "\(staged)")
+        let (status, stderr) = try await interrupt(process, err, proxy: proxy)
+        #expect(status == 130, "\(stderr)")
+        try await expectNothingLeft(client, temporary: temporary)
+    }
+
+    /// `tiler ARGUMENTS` started with `environment`, the store reached through `proxy`, which holds every part of the
+    /// upload (silent from the first); the process and its standard error.
+    private func startHeld(_ arguments: [String], environment: [String: String], proxy: FaultProxy) async throws -> (Process, Pipe) {
+        var throughProxy = environment
+        throughProxy["AWS_ENDPOINT_URL"] = proxy.origin
         let process = Process()
         process.executableURL = TilerProcess.executable
-        process.arguments = ["slice", input, "-o", destination, "--quality", "100", "--quiet"]
+        process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILER_") }.merging(throughProxy) { _, new in new }
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
         try await proxy.set(.silentFrom("partNumber="))
         try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        #expect(await eventually { proxy.requests.contains { $0.contains("partNumber=1&") } }, "\(proxy.requests)")
-        let asked = stagedSize(in: temporary)
-        #expect(asked >= 16 << 20)
-        // Sent only once the slice had ended, the archive would be whole by now (about 47 MB): it is not, and grows.
-        #expect(await eventually { stagedSize(in: temporary) > asked }, "the archive stopped at \(asked) bytes")
+        return (process, err)
+    }
+
+    /// SIGTERM to `process`, its abort then let through `proxy`: its exit status and standard error.
+    private func interrupt(_ process: Process, _ err: Pipe, proxy: FaultProxy) async throws -> (Int32, String) {
         kill(process.processIdentifier, SIGTERM)
         try await proxy.set(.none)
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 130, "\(stderr)")
+        return (process.terminationStatus, stderr)
+    }
+
+    /// Nothing left of an aborted slice: no object, no upload, no staging folder.
+    private func expectNothingLeft(_ client: S3Client, temporary: String) async throws {
         #expect(try await client.list(prefix: "", pageSize: 10).isEmpty)
         #expect(try await client.pendingUploads().isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
     }
 
-    /// The size of the archive being written in a staging folder under `folder` (0 when there is none).
-    private func stagedSize(in folder: String) -> Int {
+    /// The archive being written in a staging folder under `folder`: its size, and whether it ends with an end of
+    /// central directory record (a whole archive). Nil when there is none.
+    private func stagedArchive(in folder: String) -> (size: Int, complete: Bool)? {
         let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
-        return files.filter { $0.hasSuffix(".szi") }.compactMap {
-            try? FileManager.default.attributesOfItem(atPath: "\(folder)/\($0)")[.size] as? Int
-        }.max() ?? 0
+        guard let name = files.first(where: { $0.hasSuffix(".szi") }), let data = FileManager.default.contents(atPath: "\(folder)/\(name)")
+        else { return nil }
+        return (data.count, data.count >= 22 && data.suffix(22).starts(with: [0x50, 0x4B, 0x05, 0x06]))
     }
 
     /// Polls `condition` every 20 ms for at most 30 s; whether it held.
