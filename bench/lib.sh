@@ -71,10 +71,10 @@ stop_gateway() {
     [ -z "${OWN_GATEWAY:-}" ] || Tests/Support/s3/ceph-rgw.sh stop "$WORK/gw" >/dev/null 2>&1 || true
 }
 
-# prepare_serve_pyramid: prepare_sample, and once per BENCH_DIR its pyramid `img`; sets TILER, SOURCE, ROOT and TOP (the
+# prepare_serve_pyramid: prepare_tiler, and once per BENCH_DIR its pyramid `img`; sets TILER, SOURCE, ROOT and TOP (the
 # pyramid's top level).
 prepare_serve_pyramid() {
-    prepare_sample
+    prepare_tiler
     ROOT="$BENCH_DIR/serve-root"
     [ -s "$ROOT/img.dzi" ] || "$TILER" slice "$SOURCE" -o "$ROOT" --name img --quiet --force
     TOP=$("$TILER" info "$SOURCE" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["pyramid"]["maxLevel"])')
