@@ -84,6 +84,9 @@ final class StreamingUpload: @unchecked Sendable {
         try queue.sync { outcome! }.get()
     }
 
+    /// The body's bytes handed to the store in parts so far (a TIFF's held-back start not counted). Thread-safe.
+    var bodyBytesSent: UInt64 { queue.sync { sent > holdBack ? sent - holdBack : 0 } }
+
     /// The first failure so far, if any. Thread-safe.
     var failure: (any Error)? { queue.sync { firstFailure } }
 

@@ -11,6 +11,8 @@ struct SliceReport {
     let header: ImageHeader
     let autorotate: Bool
     let keptColour: Bool
+    /// For a slice into a bucket: the bytes sent to the store before the slice ended (the rest went after).
+    var sentWhileSlicing: Int? = nil
 
     /// The orientation applied, in words, or nil when the rows were used as stored.
     var orientation: String? {
@@ -34,6 +36,10 @@ struct SliceReport {
             format: "wrote %@: %d × %d, %d levels, %d tiles, %.1f MiB in %.2f s (%.0f MP/s%@)", summary.path, summary.width,
             summary.height, summary.levels, summary.tiles, mib, summary.seconds, summary.megapixelsPerSecond, peak)
         if let orientation { line += "\n  orientation \(orientation) applied" }
+        if let sentWhileSlicing, let fileBytes = summary.fileBytes {
+            let (sent, whole) = (Double(sentWhileSlicing) / 1_048_576, Double(fileBytes) / 1_048_576)
+            line += String(format: "\n  uploaded while slicing: %.1f of %.1f MiB", sent, whole)
+        }
         line += "\n  colour: \(colour)"
         return line
     }
@@ -61,6 +67,7 @@ struct SliceReport {
             out.member("path", summary.path)
             if let fileBytes = summary.fileBytes {
                 out.member("fileBytes", fileBytes)
+                if let sentWhileSlicing { out.member("uploadedWhileSlicingBytes", sentWhileSlicing) }
             } else {
                 out.member("dzi", summary.dziPath)
                 out.member("files", summary.filesPath)

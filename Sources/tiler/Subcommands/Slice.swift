@@ -162,6 +162,7 @@ struct Slice: ParsableCommand {
             throw error
         }
         var summary = sliced
+        let sentWhileSlicing = Int(upload.bodyBytesSent)
         let fileBytes = UInt64(summary.fileBytes ?? 0)
         let front = store.container == .tiff ? summary.path : nil
         let frontBytes = front.flatMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? UInt64 } ?? 0
@@ -169,7 +170,10 @@ struct Slice: ParsableCommand {
         try publisher.publish(upload, front: front, bodySize: fileBytes - frontBytes)
         summary.seconds += Date().timeIntervalSince(started)
         summary.path = store.url
-        report(SliceReport(input: input, summary: summary, header: header, autorotate: !noAutorotate, keptColour: keepColour))
+        report(
+            SliceReport(
+                input: input, summary: summary, header: header, autorotate: !noAutorotate, keptColour: keepColour,
+                sentWhileSlicing: sentWhileSlicing))
     }
 
     private func report(_ report: SliceReport) {
