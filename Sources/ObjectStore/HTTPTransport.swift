@@ -1,7 +1,10 @@
 import AsyncHTTPClient
+import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
+import Synchronization
 
 /// The HTTP machinery both readers share: one AsyncHTTPClient (a pool of kept-alive connections) per store, the bound
 /// on requests in flight, the deadline of each attempt, retries of idempotent requests, and the turning of every
@@ -49,6 +52,8 @@ package final class HTTPTransport: Sendable {
     /// Timeouts and retries.
     package let options: ObjectStoreOptions
     private let logger: Logger
+    /// Whether the store is being asked at all (``StoreBreaker``).
+    private let breaker: Mutex<StoreBreaker>
 
     /// Creates the transport of one store on `eventLoopGroup` (the server's, or NIO's shared one).
     package init(store: String, options: ObjectStoreOptions, eventLoopGroup: any EventLoopGroup, logger: Logger) {
@@ -65,6 +70,7 @@ package final class HTTPTransport: Sendable {
         self.limiter = RequestLimiter(limit: options.maxConcurrentRequests)
         self.options = options
         self.logger = logger
+        self.breaker = Mutex(options.breaker)
     }
 
     /// The group the client runs on.
@@ -81,6 +87,11 @@ package final class HTTPTransport: Sendable {
     private func attempt(
         _ number: Int, _ call: Call, on eventLoop: any EventLoop, make: @escaping @Sendable () throws -> Request
     ) -> EventLoopFuture<HTTPClient.Response> {
+        if case .refuse(let remaining) = breaker.withLock({ $0.admit(now: .now()) }) {
+            let seconds = Int((remaining.nanoseconds + 999_999_999) / 1_000_000_000)
+            let detail = "not asked: the store answered none of its last requests; asking again in \(remaining.nanoseconds / 1_000_000) ms"
+            return eventLoop.makeFailedFuture(error(.unavailable, call, detail, retryAfter: max(1, seconds)))
+        }
         let sent = limiter.acquire(on: eventLoop).flatMap { () -> EventLoopFuture<HTTPClient.Response> in
             let response: EventLoopFuture<HTTPClient.Response>
             do {
@@ -94,6 +105,11 @@ package final class HTTPTransport: Sendable {
             }
             return response.always { _ in self.limiter.release() }
         }
+        sent.whenComplete { result in
+            var answered = true
+            if case .failure(let failure) = result { answered = !Self.gotNoAnswer(failure) }
+            self.breaker.withLock { $0.record(answered: answered, now: .now()) }
+        }
         return sent.flatMapErrorThrowing { throw self.classify($0, call) }.flatMapResult { self.check($0, call) }.flatMapError { error in
             guard let error = error as? ObjectStoreError, error.isRetryable, call.idempotent, number < self.options.retry.maxAttempts else {
                 return eventLoop.makeFailedFuture(error)
@@ -102,6 +118,19 @@ package final class HTTPTransport: Sendable {
             self.logger.debug("retrying in \(delay.nanoseconds / 1_000_000) ms (attempt \(number + 1)): \(error)")
             return self.options.retry.sleep(delay, eventLoop).flatMap { self.attempt(number + 1, call, on: eventLoop, make: make) }
         }
+    }
+
+    /// Whether `failure` means the store gave no answer at all, for the breaker: no connection (refused, unreachable,
+    /// timed out) or nothing within the timeouts. A connection reset or closed once made is the store's answer, if a
+    /// broken one, and is retried as usual.
+    static func gotNoAnswer(_ failure: any Error) -> Bool {
+        if let failure = failure as? HTTPClientError {
+            return [.connectTimeout, .readTimeout, .deadlineExceeded, .tlsHandshakeTimeout].contains(failure)
+        }
+        if failure is NIOConnectionError { return true }
+        if case ChannelError.connectTimeout = failure { return true }
+        if let failure = failure as? IOError { return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(failure.errnoCode) }
+        return false
     }
 
     /// Closes the pool's connections; the transport cannot be used after.

@@ -15,6 +15,9 @@ public struct ObjectStoreOptions: Sendable {
     public var idleConnectionTimeout: TimeAmount
     /// Retries of idempotent requests.
     public var retry: RetryPolicy
+    /// When a store that stopped answering is left alone (``StoreBreaker``): after three unanswered requests in a row,
+    /// for 0.5 s doubling to 5 s.
+    package var breaker = StoreBreaker()
 
     /// 16 requests in flight, 5 s to connect, 30 s of silence, 60 s a request, connections idle for 60 s, three attempts.
     public init(

@@ -13,10 +13,15 @@ import Testing
 /// the server recovers by itself when the store does.
 @Suite(.serialized) struct ObjectStoreFaultTests {
     /// Short enough that a silent store is a 504 within seconds, long enough for a loaded gateway; three attempts with
-    /// waits of at most 200 ms between them.
-    static let options = ObjectStoreOptions(
-        maxConcurrentRequests: 8, connectTimeout: .seconds(1), readTimeout: .seconds(2), requestTimeout: .seconds(4),
-        retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(20), maxDelay: .milliseconds(200)))
+    /// waits of at most 200 ms between them; a store that stopped answering left alone for 3 s (long enough for a test
+    /// to see it on a loaded machine), then probed.
+    static let options: ObjectStoreOptions = {
+        var options = ObjectStoreOptions(
+            maxConcurrentRequests: 8, connectTimeout: .seconds(1), readTimeout: .seconds(2), requestTimeout: .seconds(4),
+            retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(20), maxDelay: .milliseconds(200)))
+        options.breaker = StoreBreaker(firstPause: .seconds(3))
+        return options
+    }()
 
     /// A server of a bucket holding `imgs/alpha.szi` and `imgs/maps/beta.szi` (the same 1000 × 700 archive of 300-byte
     /// tiles), read through a proxy that passes everything at first, beside a ROOT holding the local pyramid `gamma`
@@ -126,6 +131,22 @@ import Testing
             #expect(try await get(server, "/images/gamma_files/9/0_0.jpg").status == 200)
             try await proxy.set(.none)
             #expect(await recovers(server, "alpha", 2, 1))
+        }
+    }
+
+    /// After three requests in a row that got no answer, the store is left alone for a while: a miss then fails at once
+    /// with 503 and `Retry-After`, without asking the store, whose return a probe finds.
+    @Test func aStoreThatStoppedAnsweringIsLeftAloneThenProbed() async throws {
+        try await withStore { server, proxy in
+            try await proxy.set(.silent)
+            let silent = try await get(server, tile("alpha", 2, 1))
+            #expect(silent.status == 504)
+            let before = proxy.requests.count
+            let paused = try await get(server, tile("alpha", 3, 1))
+            #expect(paused.status == 503 && paused.header("Retry-After") != nil, "\(paused.status) \(paused.text)")
+            #expect(proxy.requests.count == before, "the store was not asked: \(proxy.requests.suffix(2))")
+            try await proxy.set(.none)
+            #expect(await recovers(server, "alpha", 3, 1))
         }
     }
 
