@@ -166,9 +166,11 @@ final class TIFFTileWriter: TileSink {
         // The finest level's spool may become the TIFF by inserting in front of it, which first writes all of it to
         // disk: started as it grows (on a queue of its own), that writing overlaps the slice instead of waiting at its
         // end.
-        if level == pyramid.maxLevel, let onBodyWritten {
+        guard level == pyramid.maxLevel else { return }
+        if let onBodyWritten {
+            // Sent on as it is written: never made the TIFF in place, so no writeback to start.
             if let through = state.withLock({ $0.finestFrontier.finished(at: reserved.offset) }) { onBodyWritten(finestSpoolPath, through) }
-        } else if level == pyramid.maxLevel {
+        } else {
             let end = reserved.offset + UInt64(reserved.data.count)
             let window = Self.writebackWindow
             if end / window > reserved.offset / window && end >= inPlaceMinimumBytes {

@@ -3,7 +3,6 @@ import ImageCodecs
 import NIOCore
 import ObjectStore
 import ObjectStoreTestSupport
-import Slicing
 import Testing
 import TileGeometry
 
@@ -121,12 +120,7 @@ import TileGeometry
         let slides = bucket.fixture.base + "/slides"
         try await blocking {
             try SlideFixture.run("/usr/bin/python3", [SlideFixture.scripts + "/make_slides.py", slides])
-            let source = try ImageDecoder.open(path: slides + "/labelled.svs")
-            var options = TileFormat.jpeg(quality: 85).sliceOptions()
-            options.container = .szi
-            options.threads = 2
-            options.recordSlide(at: slides + "/labelled.svs", width: source.width, height: source.height, bands: source.channels)
-            _ = try PyramidBuilder(options: options).slice(source, into: bucket.fixture.root, name: "labelled")
+            try SlicedSlideTIFFTests.sliceToTIFF(slides + "/labelled.svs", name: "labelled", container: .szi, in: bucket.fixture)
         }
         try await BucketTIFFFixture.upload(bucket.fixture.root + "/labelled.szi", as: "imgs/remote/labelled.szi", to: bucket.client)
         try await bucket.withServer(bucket.configuration()) { server in

@@ -9,11 +9,11 @@ import Testing
 /// `tiler serve` lists and serves at `/api/images/NAME/associated/KIND` as it serves a folder's or an SZI's.
 @Suite struct SlicedSlideTIFFTests {
     /// Slices the slide at `path` (its properties and associated images recorded, as `tiler slice` does) into
-    /// `ROOT/name.tif`.
-    static func sliceToTIFF(_ path: String, name: String, in fixture: PyramidFixture) throws {
+    /// `ROOT/name.tif` (or another `container`).
+    static func sliceToTIFF(_ path: String, name: String, container: PyramidContainer = .tiff, in fixture: PyramidFixture) throws {
         let source = try ImageDecoder.open(path: path)
         var options = TileFormat.jpeg(quality: 85).sliceOptions()
-        options.container = .tiff
+        options.container = container
         options.threads = 2
         options.recordSlide(at: path, width: source.width, height: source.height, bands: source.channels)
         _ = try PyramidBuilder(options: options).slice(source, into: fixture.root, name: name)

@@ -95,12 +95,12 @@ final class StorePublisher {
         }
     }
 
-    /// Sends the rest of `upload` once the slice is done (see ``StreamingUpload/finish(front:bodySize:)``) and completes
+    /// Sends the rest of `upload` once the slice is done (see ``StreamingUpload/finish(front:)``) and completes
     /// it: the object appears whole. SIGINT and SIGTERM abort it.
     ///
     /// - Throws: `CommandFailure` naming the destination and the store's answer (the upload aborted); `ExitCode(130)`
     ///   after an interrupt.
-    func publish(_ upload: StreamingUpload, front: String?, bodySize: UInt64) throws {
+    func publish(_ upload: StreamingUpload, front: String?) throws {
         let caught = Locked<Int32?>(nil)
         SignalHub.shared.setHandler { number in
             caught.withLock { $0 = $0 ?? number }
@@ -108,7 +108,7 @@ final class StorePublisher {
         }
         defer { SignalHub.shared.clear() }
         do {
-            try upload.finish(front: front, bodySize: bodySize)
+            try upload.finish(front: front)
         } catch {
             try abort(upload, after: error)
             if let number = caught.withLock({ $0 }) {

@@ -7,10 +7,10 @@ import ObjectStore
 /// A multipart upload fed while the slice writes its container (``Slicing/SliceOptions/onBodyWritten``): each part of
 /// the body is sent as soon as the bytes it covers are final, ``StorePublisher/partsInFlight`` at a time, read from the
 /// staging file on a queue of its own — memory stays under that many parts — and its disk blocks freed once the store
-/// has it. What cannot go before the slice ends is sent by ``finish(front:bodySize:)``: the body's last part and, for a
+/// has it. What cannot go before the slice ends is sent by ``finish(front:)``: the body's last part and, for a
 /// TIFF, the front (header, directories, smaller levels, written last) with the body's first ``holdBack`` bytes, held
 /// back so that the front's parts are large enough. A failure stops the upload, cancels the slice (`onFailure`) and is
-/// given by ``finish(front:bodySize:)``; the caller aborts the upload.
+/// given by ``finish(front:)``; the caller aborts the upload.
 ///
 /// State lives on `queue` alone (hence `@unchecked Sendable`).
 final class StreamingUpload: @unchecked Sendable {
@@ -69,14 +69,15 @@ final class StreamingUpload: @unchecked Sendable {
         }
     }
 
-    /// Sends the rest once the slice is done — the body of `bodySize` bytes (its last call to ``bodyWritten(path:through:)``
-    /// made) after `front`, the file holding a TIFF's front — and completes the upload. Blocks until then.
+    /// Sends the rest once the slice is done — the body, whose whole size the writer's last call to
+    /// ``bodyWritten(path:through:)`` gave, after `front`, the file holding a TIFF's front — and completes the upload.
+    /// Blocks until then.
     ///
     /// - Throws: The first failure: a part the store refused, a staging file that could not be read.
-    func finish(front frontPath: String?, bodySize: UInt64) throws {
+    func finish(front frontPath: String?) throws {
         queue.async { [self] in
-            self.bodySize = bodySize
-            through = bodySize
+            // The writer's last report, queued before this, is the body's end.
+            bodySize = through
             if let frontPath { queueFront(frontPath) }
             pump()
         }
@@ -90,7 +91,7 @@ final class StreamingUpload: @unchecked Sendable {
     /// The first failure so far, if any. Thread-safe.
     var failure: (any Error)? { queue.sync { firstFailure } }
 
-    /// Stops sending (an interrupt): ``finish(front:bodySize:)`` then fails once the parts in flight are done.
+    /// Stops sending (an interrupt): ``finish(front:)`` then fails once the parts in flight are done.
     func cancel() {
         queue.async { [self] in fail(CancellationError()) }
     }

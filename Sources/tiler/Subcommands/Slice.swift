@@ -163,11 +163,9 @@ struct Slice: ParsableCommand {
         }
         var summary = sliced
         let sentWhileSlicing = Int(upload.bodyBytesSent)
-        let fileBytes = UInt64(summary.fileBytes ?? 0)
         let front = store.container == .tiff ? summary.path : nil
-        let frontBytes = front.flatMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? UInt64 } ?? 0
         let started = Date()
-        try publisher.publish(upload, front: front, bodySize: fileBytes - frontBytes)
+        try publisher.publish(upload, front: front)
         summary.seconds += Date().timeIntervalSince(started)
         summary.path = store.url
         report(
