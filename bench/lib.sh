@@ -92,12 +92,14 @@ start_tiler() {
 }
 
 # wrk_run PORT LUA|PATH → "req/s p50ms p99ms errors"
+# WRK_PREFIX (such as `taskset -c 1`) runs wrk under it.
 wrk_run() {
     local port=$1 what=$2 out
+    # shellcheck disable=SC2086
     if [[ $what == *.lua ]]; then
-        out=$(wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_PER}s" --latency -s "$what" "http://127.0.0.1:$port")
+        out=$(${WRK_PREFIX:-} wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_PER}s" --latency -s "$what" "http://127.0.0.1:$port")
     else
-        out=$(wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_PER}s" --latency "http://127.0.0.1:$port$what")
+        out=$(${WRK_PREFIX:-} wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_PER}s" --latency "http://127.0.0.1:$port$what")
     fi
     # ALLOW_ERRORS=1 (a comparator that refuses part of the load): errors are counted, not fatal; req/s counts 2xx only.
     if grep -q "Non-2xx" <<<"$out" && [ -z "${ALLOW_ERRORS:-}" ]; then echo "non-2xx answers: $out" >&2; exit 1; fi

@@ -9,7 +9,12 @@
 # Cases:
 #   (cold) random tiles of the finest level with Tiler's cache off (--cache-mb 0), so every request is one ranged
 #          GET of the object; against wrk's own ranged GETs of the same bytes straight from the gateway, at the same
-#          concurrency. Goal: Tiler's rate ≥ 0.9× the store's, its p50 ≤ 1.15× the store's.
+#          concurrency, the store on cores of its own: the first half of the machine's cores for the gateway's
+#          processes, the second half for Tiler and wrk (taskset), as a store on other machines would be. Goal:
+#          Tiler's rate ≥ 0.9× the store's, its p50 ≤ 1.15× the store's.
+#   (cold, shared) the same with every process on every core: the store then also pays for Tiler's CPU (and wrk's),
+#          so this ratio is how much of a co-located store's capacity a proxied tile costs. Only with the gateway
+#          started here (its processes are found by its folder), and at least 2 cores.
 #   (warm) random tiles of the level below, which fits the cache, warmed first: Tiler on the bucket against Tiler on
 #          the same SZI in a local folder. Goal ≥ 0.9×.
 #   (list) a prefix of MANY (10,000) objects, one of them an SZI: seconds from `tiler serve` to serving. Goal < 10 s.
@@ -24,7 +29,7 @@ MANY=${MANY:-10000}
 
 scripts/setup wrk python3-boto3
 source bench/lib.sh
-prepare_sample
+prepare_tiler
 SZI="$BENCH_DIR/object-store-$SIZE.szi"
 [ -s "$SZI" ] || "$TILER" slice "$SOURCE" -o "$SZI" --quiet --force
 
@@ -43,8 +48,22 @@ WARM_GRID=$(((SIZE / 2 + 255) / 256))
 mkdir -p "$WORK/local"
 cp "$SZI" "$WORK/local/img.szi"
 
+# Cores: the store's and Tiler's (with wrk), for the (cold) case.
+CORES=$(nproc)
+STORE_CORES="0-$((CORES / 2 - 1))" TILER_CORES="$((CORES / 2))-$((CORES - 1))"
+APART=${OWN_GATEWAY:+1}
+[ "$CORES" -ge 2 ] || APART=""
+store_on() { # CORES: moves the gateway's processes (every thread) to CORES.
+    local pid
+    for pid in $(pgrep -f -- "$WORK/gw/"); do taskset -a -p -c "$1" "$pid" >/dev/null; done
+}
+
 declare -A ports
 ports[cold]=$(ROOT="s3://$BUCKET/" start_tiler cold "$TILER" --cache-mb 0)
+if [ -n "$APART" ]; then
+    ports[apart]=$(ROOT="s3://$BUCKET/" start_tiler apart "$TILER" --cache-mb 0)
+    taskset -a -p -c "$TILER_CORES" "$(cat "$WORK/apart.pid")" >/dev/null
+fi
 ports[warm]=$(ROOT="s3://$BUCKET/" start_tiler warm "$TILER" --cache-mb 1024)
 ports[local]=$(ROOT="$WORK/local" start_tiler local "$TILER" --cache-mb 1024)
 ports[store]=${S3_ENDPOINT##*:}
@@ -55,8 +74,9 @@ measure() {
     local who=$1 case=$2 port=${ports[$1]}
     export SERVER=$who
     case $case in
-        cold) [ "$who" = store ] && what=bench/wrk/ranged-list.lua || what=bench/wrk/url-list.lua
-            results[$who-cold]+="$(RANGES=$WORK/img.ranges URLS=$WORK/img.tiles wrk_run "$port" "$what")"$'\n' ;;
+        cold | shared) [ "$who" = store ] && what=bench/wrk/ranged-list.lua || what=bench/wrk/url-list.lua
+            [ "$who" != apart ] || who=cold
+            results[$who-$case]+="$(RANGES=$WORK/img.ranges URLS=$WORK/img.tiles wrk_run "$port" "$what")"$'\n' ;;
         warm) results[$who-warm]+="$(PREFIX=/images/img_files LEVEL=$WARM_LEVEL COLS=$WARM_GRID ROWS=$WARM_GRID \
             wrk_run "$port" bench/wrk/random-tiles.lua)"$'\n' ;;
     esac
@@ -68,7 +88,17 @@ for round in $(seq "$ROUNDS"); do
     done
     # Back to back, who goes first alternating by round: the machine's speed drifts over seconds.
     if ((round % 2)); then cold=(cold store) warm=(warm local); else cold=(store cold) warm=(local warm); fi
-    for who in "${cold[@]}"; do measure "$who" cold; done
+    if [ -n "$APART" ]; then
+        store_on "$STORE_CORES"
+        for who in "${cold[@]}"; do
+            [ "$who" = cold ] && who=apart
+            WRK_PREFIX="taskset -c $TILER_CORES" measure "$who" cold
+        done
+        store_on "0-$((CORES - 1))"
+        for who in "${cold[@]}"; do measure "$who" shared; done
+    else
+        for who in "${cold[@]}"; do measure "$who" cold; done
+    fi
     for who in "${warm[@]}"; do measure "$who" warm; done
 done
 
@@ -82,11 +112,16 @@ grep -q "serving" "$WORK/many.out" || listed="more than $listed"
 
 column() { cut -d' ' -f"$1" <<<"${results[$2]%$'\n'}" | median; }
 echo "wrk -t2 -c$CONNECTIONS, ${SECONDS_PER}s per measurement, $ROUNDS rounds, back to back (who goes first alternating); medians."
+if [ -n "$APART" ]; then
+    echo "cold: the gateway on cores $STORE_CORES, Tiler and wrk on cores $TILER_CORES; shared: every process on every core."
+fi
 echo "$(nproc) cores; pyramid ${SIZE}x${SIZE} in one SZI ($(($(stat -c %s "$SZI") >> 20)) MiB); store: Ceph RADOS Gateway at $S3_ENDPOINT"
 echo
 echo "| case | server | req/s | p50 ms | p99 ms |"
 echo "|---|---|---|---|---|"
-for row in "cold tiler:cold" "cold store:store" "warm tiler-on-bucket:warm" "warm tiler-on-disk:local"; do
+rows=("cold tiler:cold" "cold store:store")
+[ -z "$APART" ] || rows+=("shared tiler:cold" "shared store:store")
+for row in "${rows[@]}" "warm tiler-on-bucket:warm" "warm tiler-on-disk:local"; do
     read -r case label <<<"$row"
     key=${label#*:}
     printf '| %s | %s | %.0f | %s | %s |\n' "$case" "${label%%:*}" "$(column 1 "$key-$case")" "$(column 2 "$key-$case")" \
@@ -97,10 +132,12 @@ by_round() {
     paste -d' ' <(cut -d' ' -f"$3" <<<"${results[$1]%$'\n'}") <(cut -d' ' -f"$3" <<<"${results[$2]%$'\n'}") |
         awk '{ printf "%.2f\n", $1 / $2 }'
 }
-for spec in "cold-rate cold-cold store-cold 1" "cold-p50 cold-cold store-cold 2" "warm-rate warm-warm local-warm 1"; do
+specs=("cold-rate cold-cold store-cold 1" "cold-p50 cold-cold store-cold 2")
+[ -z "$APART" ] || specs+=("shared-rate cold-shared store-shared 1" "shared-p50 cold-shared store-shared 2")
+for spec in "${specs[@]}" "warm-rate warm-warm local-warm 1"; do
     read -r label a b field <<<"$spec"
     ratios=$(by_round "$a" "$b" "$field")
-    echo "$label tiler ÷ $( [ "$b" = store-cold ] && echo store || echo disk ) by round: $(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
+    echo "$label tiler ÷ $( [[ $b == store-* ]] && echo store || echo disk ) by round: $(tr '\n' ' ' <<<"$ratios")(median $(median <<<"$ratios"))"
 done
 echo "list: $MANY objects under one prefix listed and served in $listed s"
 echo

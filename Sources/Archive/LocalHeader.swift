@@ -57,15 +57,21 @@ struct LocalHeader {
     ///
     /// - Complexity: O(`record.count`): one copy of the entry's bytes.
     static func entryBytes(_ record: [UInt8], name: some Collection<UInt8>, headerLength: Int, label: String) throws(ArchiveError) -> [UInt8] {
+        try record.withArchiveBytes { (bytes) throws(ArchiveError) in try checkRecord(bytes, name: name, headerLength: headerLength, label: label) }
+        return Array(record[headerLength...])
+    }
+
+    /// Checks `record` as ``entryBytes(_:name:headerLength:label:)`` does, without copying its bytes: they are
+    /// `record[headerLength...]`.
+    static func checkRecord(_ record: UnsafeRawBufferPointer, name: some Collection<UInt8>, headerLength: Int, label: String) throws(ArchiveError) {
         let size = record.count - headerLength
         precondition(size >= 0, "a record holds its local header")
-        let local = try record.withArchiveBytes { (bytes) throws(ArchiveError) in try check(bytes, name: name, size: UInt64(size), label: label) }
+        let local = try check(record, name: name, size: UInt64(size), label: label)
         guard local.length == headerLength else {
             let expected = headerLength - ZIPLayout.localHeaderSize - name.count
             throw ArchiveError(
                 "\(label): the local header of \(String(decoding: name, as: UTF8.self)) does not match the central directory "
                     + "(an extra field of \(local.extraLength) bytes, not \(expected))")
         }
-        return Array(record[headerLength...])
     }
 }

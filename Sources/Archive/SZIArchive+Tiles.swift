@@ -44,6 +44,19 @@ extension SZIArchive {
         return try LocalHeader.entryBytes(record, name: name, headerLength: Int(place.offset - place.headerOffset), label: label)
     }
 
+    /// Checks `record`, the bytes at ``tileRecord(level:column:row:)``, as ``tileBytes(level:column:row:record:)``
+    /// does, without copying them; returns where the tile's bytes start in it.
+    ///
+    /// - Throws: ``ArchiveError`` when the header disagrees with the index.
+    /// - Precondition: `record` is as long as ``tileRecord(level:column:row:)`` says.
+    public func checkTileRecord(level: Int, column: Int, row: Int, record: UnsafeRawBufferPointer) throws(ArchiveError) -> Int {
+        guard let place = tileRecord(level: level, column: column, row: row), record.count == Int(place.offset - place.headerOffset) + place.size
+        else { preconditionFailure("a tile's record is read as tileRecord(level:column:row:) gives it") }
+        let headerLength = Int(place.offset - place.headerOffset)
+        try LocalHeader.checkRecord(record, name: tileName(level: level, column: column, row: row), headerLength: headerLength, label: label)
+        return headerLength
+    }
+
     /// Where associated image `kind` (one of ``associated``) lies with its local header: `headerOffset ..< offset + size`,
     /// for ``associatedBytes(_:record:)`` to check and trim. Nil when the archive keeps no such image.
     public func associatedRecord(_ kind: String) -> (headerOffset: UInt64, offset: UInt64, size: Int)? {

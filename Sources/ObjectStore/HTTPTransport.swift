@@ -45,8 +45,10 @@ package final class HTTPTransport: Sendable {
 
     /// The store's name in errors and logs.
     package let store: String
-    /// The client and its pool.
+    /// The client and its pool, for everything but plain-HTTP reads.
     package let client: HTTPClient
+    /// The connections that carry plain-HTTP `GET`s and `HEAD`s, a tile's reads (``StoreConnectionPool``).
+    let readPool: StoreConnectionPool
     /// The bound on requests in flight.
     package let limiter: RequestLimiter
     /// Timeouts and retries.
@@ -67,6 +69,9 @@ package final class HTTPTransport: Sendable {
         configuration.timeout.write = options.readTimeout
         self.store = store
         self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration, backgroundActivityLogger: logger)
+        self.readPool = StoreConnectionPool(
+            connectTimeout: options.connectTimeout, readTimeout: options.readTimeout, idleTimeout: options.idleConnectionTimeout,
+            maxIdlePerLoop: options.maxConcurrentRequests)
         self.limiter = RequestLimiter(limit: options.maxConcurrentRequests)
         self.options = options
         self.logger = logger
@@ -96,10 +101,15 @@ package final class HTTPTransport: Sendable {
             let response: EventLoopFuture<HTTPClient.Response>
             do {
                 let request = try make()
-                let sendable = try HTTPClient.Request(
-                    url: request.url, method: request.method, headers: request.headers, body: request.body.map { .byteBuffer($0) })
-                response = self.client.execute(
-                    request: sendable, eventLoop: .delegate(on: eventLoop), deadline: .now() + self.options.requestTimeout, logger: self.logger)
+                let deadline = NIODeadline.now() + self.options.requestTimeout
+                if request.body == nil, request.method == .GET || request.method == .HEAD, StoreConnectionPool.handles(request.url) {
+                    response = self.readPool.execute(
+                        method: request.method, url: request.url, headers: request.headers, on: eventLoop, deadline: deadline)
+                } else {
+                    let sendable = try HTTPClient.Request(
+                        url: request.url, method: request.method, headers: request.headers, body: request.body.map { .byteBuffer($0) })
+                    response = self.client.execute(request: sendable, eventLoop: .delegate(on: eventLoop), deadline: deadline, logger: self.logger)
+                }
             } catch {
                 response = eventLoop.makeFailedFuture(error)
             }
@@ -135,6 +145,7 @@ package final class HTTPTransport: Sendable {
 
     /// Closes the pool's connections; the transport cannot be used after.
     package func shutdown() -> EventLoopFuture<Void> {
-        client.shutdown()
+        readPool.shutdown()
+        return client.shutdown()
     }
 }

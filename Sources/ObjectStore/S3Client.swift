@@ -17,6 +17,9 @@ public final class S3Client: ObjectReader {
     let transport: HTTPTransport
     private let signer: SigV4Signer?
     private let now: @Sendable () -> Date
+    /// `SCHEME://HOST[:PORT]` and the `Host` header's value, made once: every request starts with them.
+    private let origin: String
+    private let requestHost: String
 
     /// Creates a client; no request is sent until one is asked for.
     ///
@@ -32,6 +35,8 @@ public final class S3Client: ObjectReader {
         self.transport = HTTPTransport(store: configuration.location.description, options: options, eventLoopGroup: eventLoopGroup, logger: logger)
         self.signer = configuration.credentials.map { SigV4Signer(credentials: $0, region: configuration.region) }
         self.now = now
+        self.requestHost = configuration.requestHost
+        self.origin = "\(configuration.endpoint.scheme)://\(configuration.requestHost)"
     }
 
     /// `s3://bucket/prefix/`.
@@ -95,9 +100,9 @@ public final class S3Client: ObjectReader {
         let payloadHash = body.map { SigV4Signer.payloadHash($0.readableBytesView) } ?? SigV4Signer.emptyPayloadHash
         let path = requestPath(key: key)
         let url =
-            "\(configuration.endpoint.scheme)://\(configuration.requestHost)\(path)" + (query.isEmpty ? "" : "?" + SigV4Signer.canonicalQuery(query))
-        return transport.perform(call, on: eventLoop) { [configuration, signer, now] in
-            var all = [("host", configuration.requestHost)] + headers
+            origin + path + (query.isEmpty ? "" : "?" + SigV4Signer.canonicalQuery(query))
+        return transport.perform(call, on: eventLoop) { [requestHost, signer, now] in
+            var all = [("host", requestHost)] + headers
             if let signer {
                 all = signer.sign(method: method.rawValue, path: path, query: query, headers: all, payloadHash: payloadHash, date: now())
             }

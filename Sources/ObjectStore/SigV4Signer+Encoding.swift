@@ -29,6 +29,51 @@ extension SigV4Signer {
     /// The signing time as `yyyyMMddTHHmmssZ` in UTC (`20130524T000000Z`).
     public static func timestamp(_ date: Date) -> String {
         let civil = CivilTime(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
-        return String(format: "%04d%02d%02dT%02d%02d%02dZ", civil.year, civil.month, civil.day, civil.hour, civil.minute, civil.second)
+        var text: [UInt8] = []
+        text.reserveCapacity(16)
+        for (value, width) in [(civil.year, 4), (civil.month, 2), (civil.day, 2), (-1, 0), (civil.hour, 2), (civil.minute, 2), (civil.second, 2)] {
+            guard width > 0 else {
+                text.append(UInt8(ascii: "T"))
+                continue
+            }
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        text.append(UInt8(ascii: "Z"))
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    static let newline = UInt8(ascii: "\n")
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends `bytes` as lower-case hex digits.
+    static func appendHex<Bytes: Sequence>(_ bytes: Bytes, to text: inout [UInt8]) where Bytes.Element == UInt8 {
+        for byte in bytes {
+            text.append(hexDigits[Int(byte >> 4)])
+            text.append(hexDigits[Int(byte & 0x0F)])
+        }
+    }
+
+    /// A header name as signed: ASCII letters lower-cased.
+    static func lowercased(_ name: String) -> [UInt8] {
+        name.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }
+    }
+
+    /// A header value as signed: leading and trailing white space (space, tab, CR, LF) removed, each run of inner
+    /// spaces made one.
+    static func canonicalValue(_ value: String) -> [UInt8] {
+        let isWhite = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        let bytes = Array(value.utf8)
+        guard let first = bytes.firstIndex(where: { !isWhite($0) }), let last = bytes.lastIndex(where: { !isWhite($0) }) else { return [] }
+        var out: [UInt8] = []
+        out.reserveCapacity(last - first + 1)
+        for byte in bytes[first...last] where !(byte == 0x20 && out.last == 0x20) {
+            out.append(byte)
+        }
+        return out
     }
 }

@@ -19,6 +19,7 @@ public struct SigV4Signer: Sendable {
     public let region: String
     /// The service in the scope (`s3`).
     public let service: String
+    private let keys = SigningKeyCache()
 
     /// Creates a signer for one region and service.
     public init(credentials: S3Credentials, region: String, service: String = "s3") {
@@ -45,12 +46,20 @@ public struct SigV4Signer: Sendable {
         all.append(("x-amz-date", stamp))
         all.append(("x-amz-content-sha256", payloadHash))
         if let token = credentials.sessionToken { all.append(("x-amz-security-token", token)) }
-        let (canonical, signedNames) = Self.canonicalRequest(method: method, path: path, query: query, headers: all, payloadHash: payloadHash)
-        let scope = "\(stamp.prefix(8))/\(region)/\(service)/aws4_request"
-        let stringToSign = ["AWS4-HMAC-SHA256", stamp, scope, Self.hex(SHA256.hash(data: Data(canonical.utf8)))].joined(separator: "\n")
-        let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: signingKey(day: String(stamp.prefix(8)))))
+        let (canonical, signedNames) = Self.canonicalRequestBytes(method: method, path: path, query: query, headers: all, payloadHash: payloadHash)
+        let day = String(stamp.prefix(8))
+        let scope = "\(day)/\(region)/\(service)/aws4_request"
+        var stringToSign = Array("AWS4-HMAC-SHA256\n\(stamp)\n\(scope)\n".utf8)
+        Self.appendHex(SHA256.hash(data: canonical), to: &stringToSign)
+        let key = keys.key(day: day) { signingKey(day: $0) }
+        var signature: [UInt8] = []
+        Self.appendHex(HMAC<SHA256>.authenticationCode(for: stringToSign, using: key), to: &signature)
         all.append(
-            ("authorization", "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope),SignedHeaders=\(signedNames),Signature=\(signature)"))
+            (
+                "authorization",
+                "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope),SignedHeaders=\(signedNames),Signature="
+                    + String(decoding: signature, as: UTF8.self)
+            ))
         return all
     }
 
@@ -67,16 +76,47 @@ public struct SigV4Signer: Sendable {
     package static func canonicalRequest(
         method: String, path: String, query: [(String, String)], headers: [(String, String)], payloadHash: String
     ) -> (request: String, signedHeaders: String) {
-        var byName: [String: [String]] = [:]
-        for (name, value) in headers {
-            let collapsed = value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-            byName[name.lowercased(), default: []].append(collapsed.trimmingCharacters(in: .whitespacesAndNewlines))
+        let (bytes, signed) = canonicalRequestBytes(method: method, path: path, query: query, headers: headers, payloadHash: payloadHash)
+        return (String(decoding: bytes, as: UTF8.self), signed)
+    }
+
+    /// ``canonicalRequest(method:path:query:headers:payloadHash:)`` as UTF-8, built byte by byte: it is made for every
+    /// request sent, and `String`'s and Foundation's trimming cost more than the hashing.
+    static func canonicalRequestBytes(
+        method: String, path: String, query: [(String, String)], headers: [(String, String)], payloadHash: String
+    ) -> (request: [UInt8], signedHeaders: String) {
+        // Same-named headers keep their order, their values joined with commas.
+        var lines: [(name: [UInt8], value: [UInt8], order: Int)] = []
+        for (order, (name, value)) in headers.enumerated() {
+            lines.append((lowercased(name), canonicalValue(value), order))
         }
-        let names = byName.keys.sorted()
-        let headerLines = names.map { "\($0):\(byName[$0]!.joined(separator: ","))\n" }.joined()
-        let signed = names.joined(separator: ";")
-        let request = [method, path.isEmpty ? "/" : path, canonicalQuery(query), headerLines, signed, payloadHash].joined(separator: "\n")
-        return (request, signed)
+        lines.sort { $0.name != $1.name ? $0.name.lexicographicallyPrecedes($1.name) : $0.order < $1.order }
+        var request = Array(method.utf8)
+        request.reserveCapacity(512)
+        request.append(newline)
+        request.append(contentsOf: path.isEmpty ? Array("/".utf8) : Array(path.utf8))
+        request.append(newline)
+        request.append(contentsOf: canonicalQuery(query).utf8)
+        request.append(newline)
+        var signed: [UInt8] = []
+        for (index, line) in lines.enumerated() {
+            if index > 0, lines[index - 1].name == line.name {
+                request.removeLast()
+                request.append(UInt8(ascii: ","))
+            } else {
+                if !signed.isEmpty { signed.append(UInt8(ascii: ";")) }
+                signed.append(contentsOf: line.name)
+                request.append(contentsOf: line.name)
+                request.append(UInt8(ascii: ":"))
+            }
+            request.append(contentsOf: line.value)
+            request.append(newline)
+        }
+        request.append(newline)
+        request.append(contentsOf: signed)
+        request.append(newline)
+        request.append(contentsOf: payloadHash.utf8)
+        return (request, String(decoding: signed, as: UTF8.self))
     }
 
     /// The query as signed and sent: each name and value URI-encoded (``encode(_:keepSlash:)``), sorted by name then
@@ -90,18 +130,12 @@ public struct SigV4Signer: Sendable {
 
     /// The hex SHA-256 of a body, for `x-amz-content-sha256`.
     public static func payloadHash<Bytes: Sequence>(_ body: Bytes) -> String where Bytes.Element == UInt8 {
-        var hasher = SHA256()
-        hasher.update(data: Data(body))
-        return hex(hasher.finalize())
+        hex(SHA256.hash(data: Array(body)))
     }
 
     private static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
+        appendHex(bytes, to: &text)
         return String(decoding: text, as: UTF8.self)
     }
 }

@@ -22,7 +22,7 @@ public final class TestNginx: @unchecked Sendable {
         for _ in 0..<5 {
             let port = try await Self.freePort()
             let process = try Self.start(port: port, folder: folder, root: root)
-            if try await Self.waitUntilListening(process, port: port) {
+            if try await Self.waitUntilListening(process, port: port, folder: folder) {
                 self.port = port
                 self.process = process
                 return
@@ -73,14 +73,16 @@ public final class TestNginx: @unchecked Sendable {
         return process
     }
 
-    /// True once the port accepts and nginx is still running a moment later (a failed bind ends it at once).
-    private static func waitUntilListening(_ process: Process, port: Int) async throws -> Bool {
-        for _ in 0..<200 {
+    /// True once nginx has written its pid file (it does so only after binding its port: until then the port may
+    /// be another listener's that took it first, and nginx retries its bind for two seconds) and the port accepts.
+    private static func waitUntilListening(_ process: Process, port: Int, folder: TemporaryDirectory) async throws -> Bool {
+        for _ in 0..<400 {
             guard process.isRunning else { return false }
-            let connected = try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
-            if let connected {
+            let pid = (try? String(contentsOfFile: folder.file("nginx.pid"), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            if pid == String(process.processIdentifier),
+                let connected = try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
+            {
                 try? await connected.close()
-                try await Task.sleep(for: .milliseconds(200))
                 return process.isRunning
             }
             try await Task.sleep(for: .milliseconds(25))

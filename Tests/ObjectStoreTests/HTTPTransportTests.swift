@@ -57,6 +57,49 @@ import Testing
         try await server.close()
     }
 
+    @Test func aKeptConnectionCarriesTheNextRequest() async throws {
+        let range = ["Content-Range: bytes 0-9/20", "ETag: \"v1\""]
+        let server = try await ScriptedServer(script: [.kept(status: 206, body: "0123456789", headers: range)])
+        let source = try source(server, ObjectStoreOptions())
+        defer { Task { try await source.shutdown() } }
+        // Connections are kept per event loop: the reads share one.
+        let loop = source.eventLoopGroup.next()
+        for _ in 0..<3 {
+            #expect(try await source.read("a.szi", range: 0..<10, ifMatch: nil, on: loop).get() == ByteBuffer(string: "0123456789"))
+        }
+        #expect(server.requests.count == 3)
+        #expect(server.mostOpen == 1)
+        try await server.close()
+    }
+
+    /// A kept-alive connection the store closed just as it was reused costs no attempt and no wait: the request goes
+    /// once more on a new connection, here with a policy of one attempt.
+    @Test func aKeptConnectionTheStoreClosedIsReplacedAtNoCost() async throws {
+        let range = ["Content-Range: bytes 0-9/20", "ETag: \"v1\""]
+        let server = try await ScriptedServer(script: [
+            .kept(status: 206, body: "0123456789", headers: range), .close, .answer(status: 206, body: "abcdefghij", headers: range),
+        ])
+        let sleeps = Sleeps()
+        let source = try source(server, ObjectStoreOptions(retry: sleeps.policy(maxAttempts: 1)))
+        defer { Task { try await source.shutdown() } }
+        // Connections are kept per event loop: the reads share one.
+        let loop = source.eventLoopGroup.next()
+        #expect(try await source.read("a.szi", range: 0..<10, ifMatch: nil, on: loop).get() == ByteBuffer(string: "0123456789"))
+        #expect(try await source.read("a.szi", range: 0..<10, ifMatch: nil, on: loop).get() == ByteBuffer(string: "abcdefghij"))
+        #expect(server.requests == Array(repeating: "GET /data/a.szi HTTP/1.1", count: 3))
+        #expect(sleeps.recorded.isEmpty)
+        try await server.close()
+    }
+
+    /// The read timeout bounds the wait between bytes, not the whole answer.
+    @Test func anAnswerThatKeepsComingIsNotTimedOut() async throws {
+        let server = try await ScriptedServer(script: [.dribble(body: "0123456789", every: .milliseconds(60))])
+        let source = try source(server, ObjectStoreOptions(readTimeout: .milliseconds(250), retry: Sleeps().policy(maxAttempts: 1)))
+        defer { Task { try await source.shutdown() } }
+        #expect(try await source.read("a.szi", range: 0..<10, ifMatch: nil) == ByteBuffer(string: "0123456789"))
+        try await server.close()
+    }
+
     @Test func whenRetriesRunOutTheStoreIsUnavailableWithAHint() async throws {
         let server = try await ScriptedServer(script: [.answer(status: 503, body: "busy", headers: ["Retry-After: 7"])])
         let sleeps = Sleeps()

@@ -76,6 +76,28 @@ import Testing
         #expect(signed == "host;x-amz-meta-a")
     }
 
+    @Test func sameNamedHeadersAreJoinedInOrderAndTabsTrimmed() {
+        let (request, signed) = SigV4Signer.canonicalRequest(
+            method: "GET", path: "", query: [], headers: [("X-B", "\t2 "), ("host", "h"), ("x-b", "1"), ("X-A", "")], payloadHash: "p")
+        #expect(request == "GET\n/\n\nhost:h\nx-a:\nx-b:2,1\n\nhost;x-a;x-b\np")
+        #expect(signed == "host;x-a;x-b")
+    }
+
+    /// The signing key is derived once a day and kept: a signer that signed on another day in between signs as a
+    /// new one does.
+    @Test func theKeptKeyIsTheDays() {
+        let signer = SigV4Signer(credentials: Self.credentials, region: "us-east-1")
+        let sign = { (s: SigV4Signer, date: Date) in
+            self.authorization(
+                s.sign(method: "GET", path: "/", query: [], headers: [Self.host], payloadHash: SigV4Signer.emptyPayloadHash, date: date))
+        }
+        let may25 = Self.may24.addingTimeInterval(86_400)
+        let first = sign(signer, Self.may24)
+        #expect(sign(signer, may25) == sign(SigV4Signer(credentials: Self.credentials, region: "us-east-1"), may25))
+        #expect(sign(signer, Self.may24) == first)
+        #expect(sign(signer, may25) != first)
+    }
+
     @Test func timestampsAreUTC() {
         #expect(SigV4Signer.timestamp(Self.may24) == "20130524T000000Z")
         #expect(SigV4Signer.timestamp(Date(timeIntervalSince1970: 1_709_251_199.9)) == "20240229T235959Z")

@@ -48,9 +48,11 @@ package struct ObjectArchiveTiles: TileSource {
         source.reader.read(source.info.key, range: range, ifMatch: source.info.etag, on: loop).whenComplete { result in
             do throws(ArchiveError) {
                 let buffer = try ObjectByteSource.checked(result, range: range, label: source.label)
-                let bytes = try index.tileBytes(level: level, column: column, row: row, record: Array(buffer.readableBytesView))
-                let etag = "\"\(String(bytes.count, radix: 16))-\(version).\(String(record.offset, radix: 16))\""
-                onResult(.success(LoadedFile(bytes: bytes, etag: etag)))
+                let start = try buffer.withUnsafeReadableBytes { (bytes) throws(ArchiveError) in
+                    try index.checkTileRecord(level: level, column: column, row: row, record: bytes)
+                }
+                let etag = "\"\(String(record.size, radix: 16))-\(version).\(String(record.offset, radix: 16))\""
+                onResult(.success(LoadedFile(body: buffer.readableBytesView.dropFirst(start), etag: etag)))
             } catch {
                 onResult(.failure(Self.unavailable(error, source: source.label)))
             }

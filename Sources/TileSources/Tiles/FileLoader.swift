@@ -158,11 +158,11 @@ package enum FileLoader {
     package static func readRegion(_ descriptor: Int32, offset: Int, size: Int, after prefix: ByteBuffer, etag: String, pageCacheOnly: Bool)
         throws(FileLoadError) -> LoadedFile?
     {
-        let head = LoadedFile(headOf: prefix.readableBytes + size, etag: etag, reservingBody: true)
-        var buffer = head.buffer
+        var (buffer, etagLineLength) = LoadedFile.head(of: prefix.readableBytes + size, etag: etag, reservingBody: true)
+        let bodyOffset = buffer.writerIndex
         buffer.writeImmutableBuffer(prefix)
         guard try append(descriptor, offset: offset, size: size, to: &buffer, pageCacheOnly: pageCacheOnly) else { return nil }
-        return LoadedFile(preparedBuffer: buffer, etagLineLength: head.etagLineLength, bodyOffset: head.bodyOffset)
+        return LoadedFile(preparedBuffer: buffer, etagLineLength: etagLineLength, bodyOffset: bodyOffset)
     }
 
     /// Appends `size` bytes at `offset` of `descriptor` to `buffer`; false when `pageCacheOnly` and a read would wait.

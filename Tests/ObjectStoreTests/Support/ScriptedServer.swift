@@ -3,8 +3,9 @@ import NIOPosix
 import Synchronization
 
 /// A real HTTP server on 127.0.0.1 that answers each connection's request by the next step of a script: a status with a
-/// body, a body cut short, a reset connection, silence, or a late answer. Every answer closes its connection, so each
-/// attempt of a client is one connection and one step. It records the request lines and the most connections open at once.
+/// body, a body cut short, a reset connection, silence, or a late answer. Every answer but ``Step/kept(status:body:headers:)``
+/// closes its connection, so each attempt of a client is one connection and one step. It records the request lines and
+/// the most connections open at once.
 final class ScriptedServer: Sendable {
     enum Step: Sendable {
         /// `status` with `body` and its `Content-Length`, plus `headers` (`Retry-After: 0`).
@@ -17,6 +18,13 @@ final class ScriptedServer: Sendable {
         case silent
         /// Waits `delay`, then answers 200 with `body` (to hold connections open at once).
         case slow(delay: TimeAmount, body: String)
+        /// As ``answer(status:body:headers:)``, but keeps the connection open for its next request, the next step.
+        case kept(status: Int, body: String, headers: [String] = [])
+        /// Answers 200 with `body`, one byte every `every` after the head.
+        case dribble(body: String, every: TimeAmount)
+        /// Closes the connection (FIN, no answer) as soon as the request has arrived: a kept-alive connection the
+        /// server gave up just as the client reused it.
+        case close
     }
 
     /// The script and what was seen, shared by the connections.
@@ -33,11 +41,14 @@ final class ScriptedServer: Sendable {
             state = Mutex(State(script: script))
         }
 
-        /// The next step (the last one again once the script runs out), counting the connection as open.
-        func next() -> Step {
+        /// The next step (the last one again once the script runs out), counting the connection as open when it is
+        /// a new one.
+        func next(newConnection: Bool = true) -> Step {
             state.withLock { state in
-                state.open += 1
-                state.mostOpen = max(state.mostOpen, state.open)
+                if newConnection {
+                    state.open += 1
+                    state.mostOpen = max(state.mostOpen, state.open)
+                }
                 return state.script.count > 1 ? state.script.removeFirst() : state.script[0]
             }
         }
@@ -113,6 +124,26 @@ final class ScriptedServer: Sendable {
             case .answer(let status, let body, let headers):
                 let extra = headers.map { "\($0)\r\n" }.joined()
                 send("HTTP/1.1 \(status) Scripted\r\nContent-Length: \(body.utf8.count)\r\n\(extra)Connection: close\r\n\r\n\(body)", context)
+            case .kept(let status, let body, let headers):
+                let extra = headers.map { "\($0)\r\n" }.joined()
+                let text = "HTTP/1.1 \(status) Scripted\r\nContent-Length: \(body.utf8.count)\r\n\(extra)\r\n\(body)"
+                received = ""
+                self.step = ledger.next(newConnection: false)
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text)), promise: nil)
+            case .close:
+                context.close(promise: nil)
+            case .dribble(let body, let every):
+                context.writeAndFlush(
+                    wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n")),
+                    promise: nil)
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                for (index, byte) in body.utf8.enumerated() {
+                    context.eventLoop.scheduleTask(in: every * Int64(index + 1)) {
+                        let context = bound.value
+                        context.writeAndFlush(NIOAny(ByteBuffer(bytes: [byte])), promise: nil)
+                        if index == body.utf8.count - 1 { context.close(promise: nil) }
+                    }
+                }
             case .truncated(let announced, let body):
                 send("HTTP/1.1 200 OK\r\nContent-Length: \(announced)\r\nConnection: close\r\n\r\n\(body)", context)
             case .reset:
