@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// The HTTP machinery both readers share: one AsyncHTTPClient (a pool of kept-alive connections) per store, the bound
@@ -45,9 +46,9 @@ package final class HTTPTransport: Sendable {
 
     /// The store's name in errors and logs.
     package let store: String
-    /// The client and its pool, for everything but plain-HTTP reads.
+    /// The client and its pool, for everything but reads.
     package let client: HTTPClient
-    /// The connections that carry plain-HTTP `GET`s and `HEAD`s, a tile's reads (``StoreConnectionPool``).
+    /// The connections that carry `GET`s and `HEAD`s, a tile's reads (``StoreConnectionPool``).
     let readPool: StoreConnectionPool
     /// The bound on requests in flight.
     package let limiter: RequestLimiter
@@ -67,11 +68,14 @@ package final class HTTPTransport: Sendable {
             decompression: .disabled
         )
         configuration.timeout.write = options.readTimeout
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caBundle = options.caBundle { tls.trustRoots = .file(caBundle) }
+        configuration.tlsConfiguration = tls
         self.store = store
         self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration, backgroundActivityLogger: logger)
         self.readPool = StoreConnectionPool(
             connectTimeout: options.connectTimeout, readTimeout: options.readTimeout, idleTimeout: options.idleConnectionTimeout,
-            maxIdlePerLoop: options.maxConcurrentRequests)
+            maxIdlePerLoop: options.maxConcurrentRequests, tls: Result { try NIOSSLContext(configuration: tls) })
         self.limiter = RequestLimiter(limit: options.maxConcurrentRequests)
         self.options = options
         self.logger = logger
@@ -102,7 +106,7 @@ package final class HTTPTransport: Sendable {
             do {
                 let request = try make()
                 let deadline = NIODeadline.now() + self.options.requestTimeout
-                if request.body == nil, request.method == .GET || request.method == .HEAD, StoreConnectionPool.handles(request.url) {
+                if request.body == nil, request.method == .GET || request.method == .HEAD, self.readPool.handles(request.url) {
                     response = self.readPool.execute(
                         method: request.method, url: request.url, headers: request.headers, on: eventLoop, deadline: deadline)
                 } else {

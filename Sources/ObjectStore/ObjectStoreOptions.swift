@@ -15,6 +15,10 @@ public struct ObjectStoreOptions: Sendable {
     public var idleConnectionTimeout: TimeAmount
     /// Retries of idempotent requests.
     public var retry: RetryPolicy
+    /// A PEM file of the certificate authorities that `https://` stores' certificates are checked against, instead
+    /// of the system's (`AWS_CA_BUNDLE`, or a profile's `ca_bundle`: a store with a private authority); nil: the
+    /// system's.
+    public var caBundle: String?
     /// When a store that stopped answering is left alone (``StoreBreaker``): after three unanswered requests in a row,
     /// for 0.5 s doubling to 5 s.
     package var breaker = StoreBreaker()

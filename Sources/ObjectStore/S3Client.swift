@@ -32,6 +32,8 @@ public final class S3Client: ObjectReader {
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration
+        var options = options
+        if let caBundle = configuration.caBundle { options.caBundle = caBundle }
         self.transport = HTTPTransport(store: configuration.location.description, options: options, eventLoopGroup: eventLoopGroup, logger: logger)
         self.signer = configuration.credentials.map { SigV4Signer(credentials: $0, region: configuration.region) }
         self.now = now

@@ -9,6 +9,7 @@ extension S3Configuration {
     ///   then of the config file (`AWS_CONFIG_FILE`, or `~/.aws/config`); otherwise none (unsigned requests).
     /// - Region: `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`, then `us-east-1`.
     /// - Endpoint: `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, the profile's `s3.endpoint_url` or `endpoint_url`, then AWS.
+    /// - Certificate authorities: `AWS_CA_BUNDLE`, the profile's `ca_bundle`, then the system's.
     /// - Addressing: `addressingStyle` if given, else the profile's `s3.addressing_style` (`path`, `virtual`, `auto`),
     ///   else automatic (path-style with a custom endpoint or a bucket name with dots).
     ///
@@ -41,7 +42,10 @@ extension S3Configuration {
             style = parsed
         }
         do {
-            return try S3Configuration(location: location, endpoint: endpoint, region: region, addressingStyle: style, credentials: credentials)
+            var configuration = try S3Configuration(
+                location: location, endpoint: endpoint, region: region, addressingStyle: style, credentials: credentials)
+            configuration.caBundle = nonEmpty(environment["AWS_CA_BUNDLE"]) ?? nonEmpty(config["ca_bundle"])
+            return configuration
         } catch let error as ObjectStoreRootError {
             throw S3ConfigurationError(message: "endpoint \(error)")
         }

@@ -26,6 +26,9 @@ public struct S3Configuration: Sendable, CustomStringConvertible {
     public var addressingStyle: AddressingStyle
     /// The credentials, or nil to send unsigned requests.
     public var credentials: S3Credentials?
+    /// The certificate authorities' PEM file for an `https://` endpoint with a private authority
+    /// (``ObjectStoreOptions/caBundle``); nil: the system's.
+    public var caBundle: String?
 
     /// Creates a configuration. Without an `endpoint`, AWS's `https://s3.REGION.amazonaws.com`.
     ///

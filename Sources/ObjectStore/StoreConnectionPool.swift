@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// Kept-alive HTTP/1.1 connections to a store, per event loop, for the requests that read it (`GET`, `HEAD`): a tile
@@ -10,6 +11,9 @@ import Synchronization
 /// AsyncHTTPClient, which sends everything else, spends about 300,000 instructions on each such request (its request
 /// bag, a tracing span, a growing body buffer, small reads); this pool spends a fraction of that, and reads a body
 /// into one buffer sized by its `Content-Length`. `bench/request-cost.sh`'s bucket case counts the difference.
+///
+/// Connections to `https://` stores speak TLS (swift-nio-ssl), checked against the system's certificate authorities
+/// or a file of them (``ObjectStoreOptions/caBundle``).
 ///
 /// A request runs on a connection of its own event loop; connections are made as needed (``HTTPTransport``'s limiter
 /// bounds how many are busy) and closed after `idleTimeout` unused. A kept-alive connection the store closed before
@@ -33,17 +37,23 @@ package final class StoreConnectionPool: Sendable {
     private let readTimeout: TimeAmount
     private let idleTimeout: TimeAmount
     private let maxIdlePerLoop: Int
+    /// The TLS context of `https://` connections, or why there is none (a certificate authorities' file that cannot
+    /// be read): then `https://` requests fail with that error.
+    private let tls: Result<NIOSSLContext, any Error>
 
-    package init(connectTimeout: TimeAmount, readTimeout: TimeAmount, idleTimeout: TimeAmount, maxIdlePerLoop: Int) {
+    package init(
+        connectTimeout: TimeAmount, readTimeout: TimeAmount, idleTimeout: TimeAmount, maxIdlePerLoop: Int, tls: Result<NIOSSLContext, any Error>
+    ) {
         self.connectTimeout = connectTimeout
         self.readTimeout = readTimeout
         self.idleTimeout = idleTimeout
         self.maxIdlePerLoop = maxIdlePerLoop
+        self.tls = tls
     }
 
-    /// Whether the pool can send to `url` (plain `http://`; AsyncHTTPClient keeps TLS).
-    package static func handles(_ url: String) -> Bool {
-        url.hasPrefix("http://")
+    /// Whether the pool sends requests to `url` (`http://` and `https://`).
+    package func handles(_ url: String) -> Bool {
+        url.hasPrefix("http://") || url.hasPrefix("https://")
     }
 
     /// Sends a body-less request to `url` on `eventLoop` and gives the whole answer; fails with AsyncHTTPClient's
@@ -127,7 +137,16 @@ package final class StoreConnectionPool: Sendable {
     }
 
     private func connect(_ key: Key, on eventLoop: any EventLoop) -> EventLoopFuture<Idle> {
-        ClientBootstrap(group: eventLoop)
+        let secure: NIOSSLContext?
+        switch (key.origin.scheme, tls) {
+        case ("https", .success(let context)): secure = context
+        case ("https", .failure(let error)): return eventLoop.makeFailedFuture(error)
+        default: secure = nil
+        }
+        // SNI names hosts, never addresses.
+        let serverName =
+            key.origin.host.utf8.contains(UInt8(ascii: ":")) || key.origin.host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : key.origin.host
+        return ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             // Tiles are tens of kilobytes: read them in a few large reads, not many small ones.
@@ -135,6 +154,7 @@ package final class StoreConnectionPool: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
+                    if let secure { try sync.addHandler(NIOSSLClientHandler(context: secure, serverHostname: serverName)) }
                     try sync.addHTTPClientHandlers(leftOverBytesStrategy: .fireError)
                     let handler = StoreConnectionHandler()
                     handler.onClose = { [weak self] in self?.forget(channel, key: key) }

@@ -11,17 +11,22 @@ public final class TestNginx: @unchecked Sendable {
     /// The folder it serves (files written here are served at `/images/NAME`).
     public let root: TemporaryDirectory
     public let port: Int
+    /// With TLS, the PEM file of the certificate authority that signed its certificate (for `localhost` and
+    /// 127.0.0.1), made for this instance by `openssl`; nil without.
+    public let caFile: String?
     private let process: Process
     private let folder: TemporaryDirectory
 
-    /// Starts nginx on a free port. The port is found by binding 0 and closing, so another process (the test gateway
-    /// picks its ports the same way) can take it first: nginx then exits at once, and it is started again on another.
-    public init() async throws {
+    /// Starts nginx on a free port, speaking TLS with `tls`. The port is found by binding 0 and closing, so another
+    /// process (the test gateway picks its ports the same way) can take it first: nginx then fails to bind, and it is
+    /// started again on another.
+    public init(tls: Bool = false) async throws {
         folder = try TemporaryDirectory(prefix: "nginx")
         root = try TemporaryDirectory(prefix: "nginx-www")
+        caFile = tls ? try Self.makeCertificates(in: folder) : nil
         for _ in 0..<5 {
             let port = try await Self.freePort()
-            let process = try Self.start(port: port, folder: folder, root: root)
+            let process = try Self.start(port: port, folder: folder, root: root, tls: tls)
             if try await Self.waitUntilListening(process, port: port, folder: folder) {
                 self.port = port
                 self.process = process
@@ -32,8 +37,8 @@ public final class TestNginx: @unchecked Sendable {
         throw GatewayError(message: "nginx did not start: \(log.suffix(1000))")
     }
 
-    /// The served folder's URL.
-    public var url: String { "http://127.0.0.1:\(port)/images/" }
+    /// The served folder's URL (`https://localhost:PORT/images/` with TLS).
+    public var url: String { caFile == nil ? "http://127.0.0.1:\(port)/images/" : "https://localhost:\(port)/images/" }
 
     /// Stops nginx.
     public func stop() {
@@ -42,7 +47,11 @@ public final class TestNginx: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    private static func start(port: Int, folder: TemporaryDirectory, root: TemporaryDirectory) throws -> Process {
+    private static func start(port: Int, folder: TemporaryDirectory, root: TemporaryDirectory, tls: Bool) throws -> Process {
+        let listen =
+            tls
+            ? "listen 127.0.0.1:\(port) ssl; ssl_certificate \(folder.path)/server.pem; ssl_certificate_key \(folder.path)/server.key;"
+            : "listen 127.0.0.1:\(port);"
         let configuration = """
             daemon off;
             master_process off;
@@ -58,7 +67,7 @@ public final class TestNginx: @unchecked Sendable {
                 uwsgi_temp_path \(folder.path)/uwsgi;
                 scgi_temp_path \(folder.path)/scgi;
                 server {
-                    listen 127.0.0.1:\(port);
+                    \(listen)
                     location /images/ { alias \(root.path)/; }
                 }
             }
@@ -89,6 +98,26 @@ public final class TestNginx: @unchecked Sendable {
         }
         kill(process.processIdentifier, SIGKILL)
         return false
+    }
+
+    /// A certificate authority and a server certificate it signed for `localhost` and 127.0.0.1, in `folder`; gives
+    /// the authority's PEM file.
+    private static func makeCertificates(in folder: TemporaryDirectory) throws -> String {
+        let commands = [
+            "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=tiler-test-ca -keyout ca.key -out ca.pem",
+            "openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server.key -out server.csr",
+            "printf 'subjectAltName=DNS:localhost,IP:127.0.0.1' > san.ext",
+            "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile san.ext -out server.pem",
+        ]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "set -e; cd '\(folder.path)'; " + commands.joined(separator: "; ")]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw GatewayError(message: "openssl could not make the test certificates") }
+        return folder.file("ca.pem")
     }
 
     /// A port nothing listens on now (bound to 0 by a throwaway listener, then closed).

@@ -43,4 +43,33 @@ import Testing
             #expect(error.kind == .unsupported)
         }
     }
+
+    /// Over TLS, the store's certificate is checked against the authority given (`AWS_CA_BUNDLE`): trusted, the reads
+    /// are the bytes; against the system's authorities, which do not know the test's, nothing is read.
+    @Test func readsOverTLSOnlyFromATrustedStore() async throws {
+        let nginx = try await TestNginx(tls: true)
+        defer { nginx.stop() }
+        let content = (0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        _ = try nginx.root.write(content, to: "a.szi")
+        var trusting = ObjectStoreOptions()
+        trusting.caBundle = nginx.caFile
+        let source = HTTPRangeSource(location: try HTTPLocation(parsing: nginx.url), options: trusting)
+        defer { Task { try await source.shutdown() } }
+        let info = try await source.info("a.szi")
+        #expect(info.size == 20_000)
+        let loop = source.eventLoopGroup.next()
+        for range in [0..<100, 5000..<20_000] {
+            #expect(try await source.read("a.szi", range: range, ifMatch: info.etag, on: loop).get() == ByteBuffer(bytes: content[range]))
+        }
+
+        let untrusting = HTTPRangeSource(
+            location: try HTTPLocation(parsing: nginx.url), options: ObjectStoreOptions(retry: RetryPolicy(maxAttempts: 1)))
+        defer { Task { try await untrusting.shutdown() } }
+        do {
+            _ = try await untrusting.read("a.szi", range: 0..<100, ifMatch: nil)
+            Issue.record("read from a store whose certificate no trusted authority signed")
+        } catch let error as ObjectStoreError {
+            #expect("\(error)".contains("GET a.szi: unavailable") && "\(error)".contains("CERTIFICATE_VERIFY_FAILED"), "\(error)")
+        }
+    }
 }

@@ -47,7 +47,8 @@ import Testing
         try
             "[default]\naws_access_key_id = AKIDDEFAULT\naws_secret_access_key = default-secret\n\n[dev]\n# a comment\naws_access_key_id=AKIDDEV\naws_secret_access_key=dev-secret\n"
             .write(toFile: folder.file("credentials"), atomically: true, encoding: .utf8)
-        try "[default]\nregion = ap-south-1\n[profile dev]\nregion = eu-north-1\ns3 =\n  addressing_style = path\n  endpoint_url = http://ceph:7480\n"
+        try
+            "[default]\nregion = ap-south-1\n[profile dev]\nregion = eu-north-1\nca_bundle = /etc/dev-ca.pem\ns3 =\n  addressing_style = path\n  endpoint_url = http://ceph:7480\n"
             .write(toFile: folder.file("config"), atomically: true, encoding: .utf8)
         let files = ["AWS_SHARED_CREDENTIALS_FILE": folder.file("credentials"), "AWS_CONFIG_FILE": folder.file("config")]
         let byDefault = try S3Configuration.fromEnvironment(location, environment: files)
@@ -56,11 +57,15 @@ import Testing
         let dev = try S3Configuration.fromEnvironment(location, environment: files.merging(["AWS_PROFILE": "dev"]) { $1 })
         #expect(dev.credentials?.accessKeyID == "AKIDDEV" && dev.credentials?.source == "profile dev in \(folder.file("credentials"))")
         #expect(dev.region == "eu-north-1" && dev.endpoint.origin == "http://ceph:7480" && dev.addressingStyle == .path)
+        #expect(byDefault.caBundle == nil && dev.caBundle == "/etc/dev-ca.pem")
         let environmentFirst = try S3Configuration.fromEnvironment(
             location,
             environment: files.merging(["AWS_PROFILE": "dev", "AWS_ACCESS_KEY_ID": "AKIDENV", "AWS_SECRET_ACCESS_KEY": "s", "AWS_REGION": "r"]) { $1 }
         )
         #expect(environmentFirst.credentials?.accessKeyID == "AKIDENV" && environmentFirst.region == "r")
+        let bundle = try S3Configuration.fromEnvironment(
+            location, environment: files.merging(["AWS_PROFILE": "dev", "AWS_CA_BUNDLE": "/ca.pem"]) { $1 })
+        #expect(bundle.caBundle == "/ca.pem")
         // HOME/.aws is where the files are looked for when no variable names them.
         try FileManager.default.createDirectory(atPath: folder.file(".aws"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: folder.file("credentials"), toPath: folder.file(".aws/credentials"))

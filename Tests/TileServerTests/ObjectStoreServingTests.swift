@@ -168,8 +168,9 @@ import Testing
         await server.shutdown()
     }
 
-    @Test func oneSZIOnAPlainHTTPServerThatAnswersRanges() async throws {
-        let nginx = try await TestNginx()
+    /// Plain HTTP, and HTTPS whose certificate an authority in `AWS_CA_BUNDLE` signed.
+    @Test(arguments: [false, true]) func oneSZIOnAnHTTPServerThatAnswersRanges(tls: Bool) async throws {
+        let nginx = try await TestNginx(tls: tls)
         defer { nginx.stop() }
         let fixture = try PyramidFixture()
         try fixture.addArchive("alpha", width: 1000, height: 700, tileBytes: 300, fileName: "first.szi")
@@ -178,6 +179,7 @@ import Testing
         try FileManager.default.copyItem(atPath: fixture.root + "/first.szi", toPath: served)
         var configuration = testConfiguration(root: "")
         configuration.objectRoots = [nginx.url + "alpha.szi"]
+        if let caFile = nginx.caFile { configuration.environment = ["AWS_CA_BUNDLE": caFile] }
         configuration.rescanInterval = .seconds(3600)
         configuration.fullRescanInterval = .seconds(3600)
         configuration.storeRescanInterval = .seconds(3600)

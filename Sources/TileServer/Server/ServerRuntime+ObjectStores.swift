@@ -70,6 +70,9 @@ extension ServerRuntime {
                 let client = S3Client(configuration: s3, options: options, eventLoopGroup: group, logger: logger)
                 return (ObjectCatalog(reader: client, maxTileBytes: TileStore.defaultMaxTileBytes, logger: logger), client.shutdown)
             case .http(let location, let object):
+                var options = options
+                let environment = configuration.environment ?? ProcessInfo.processInfo.environment
+                if let caBundle = environment["AWS_CA_BUNDLE"], !caBundle.isEmpty { options.caBundle = caBundle }
                 let source = HTTPRangeSource(location: location, options: options, eventLoopGroup: group, logger: logger)
                 let catalog = ObjectCatalog(reader: source, maxTileBytes: TileStore.defaultMaxTileBytes, logger: logger, object: object)
                 return (catalog, source.shutdown)
