@@ -78,6 +78,13 @@ package final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
         accept(.part(unwrapInboundIn(data)), context: context)
     }
 
+    /// A request the ``SimpleRequestDecoder`` in front read, handed over by a call rather than as an event: NIO's
+    /// decoder between the two would cast every event it passes on (about 1,500 instructions a request).
+    package func acceptSimple(_ request: SimpleRequest) {
+        guard let context else { return }
+        accept(.simple(request), context: context)
+    }
+
     private func accept(_ inbound: ConnectionState.Inbound, context: ChannelHandlerContext) {
         guard !state.isClosing else { return }
         if state.mustQueue { return state.enqueue(inbound) }

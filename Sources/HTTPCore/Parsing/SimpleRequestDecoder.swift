@@ -1,9 +1,9 @@
 import NIOCore
 
 /// Reads the plain `GET`/`HEAD` requests that make up nearly all tile traffic itself, in front of NIO's HTTP/1
-/// decoder, and hands each on down the pipeline as a ``SimpleRequestEvent`` (a user inbound event, which NIO's decoder
-/// passes through untouched) to the connection's ``ConnectionHandler``: no general parser, header list or request
-/// parts on the hot path.
+/// decoder, and hands each to the connection's ``ConnectionHandler`` — by a call when it was given the handler, else
+/// down the pipeline as a ``SimpleRequestEvent`` (a user inbound event, which NIO's decoder passes through): no
+/// general parser, header list or request parts on the hot path.
 ///
 /// The first request that is not in ``SimpleRequest``'s form (another method, a body, an IIIF request, anything odd
 /// or malformed) switches the connection to NIO's decoder for good: its bytes and everything after them go on
@@ -22,6 +22,9 @@ package final class SimpleRequestDecoder: ChannelInboundHandler, RemovableChanne
     private let takes: (UnsafeRawBufferPointer) -> Bool
     /// The event handed on, one per connection, refilled for each request (no allocation per request).
     private let event = SimpleRequestEvent()
+    /// The connection's handler, when the requests are handed to it by a call instead of as events
+    /// (``ConnectionHandler/acceptSimple(_:)``).
+    private let connection: ConnectionHandler?
     /// The start of a simple head whose end has not arrived.
     private var partial: ByteBuffer?
     /// Every byte now goes to NIO's decoder.
@@ -29,8 +32,10 @@ package final class SimpleRequestDecoder: ChannelInboundHandler, RemovableChanne
 
     /// Creates the decoder of one connection; heads longer than `maxHeadBytes` are NIO's to refuse, and so are
     /// requests whose target `takes` refuses (the server passes routing's rule for what is answered from headers).
-    package init(maxHeadBytes: Int, takes: @escaping (UnsafeRawBufferPointer) -> Bool = { _ in true }) {
+    /// With `connection`, requests are handed to it directly.
+    package init(maxHeadBytes: Int, connection: ConnectionHandler? = nil, takes: @escaping (UnsafeRawBufferPointer) -> Bool = { _ in true }) {
         self.maxHeadBytes = maxHeadBytes
+        self.connection = connection
         self.takes = takes
     }
 
@@ -54,8 +59,12 @@ package final class SimpleRequestDecoder: ChannelInboundHandler, RemovableChanne
             switch scan {
             case .request(let request, let length):
                 buffer.moveReaderIndex(forwardBy: length)
-                event.request = request
-                context.fireUserInboundEventTriggered(event)
+                if let connection {
+                    connection.acceptSimple(request)
+                } else {
+                    event.request = request
+                    context.fireUserInboundEventTriggered(event)
+                }
             case .incomplete:
                 partial = buffer
                 return

@@ -236,7 +236,7 @@ struct ServerRuntime: Sendable {
         }
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(InboundGate(connection: handler))
-        try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, takes: Router.answersFromTarget))
+        try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, connection: handler, takes: Router.answersFromTarget))
         try pipeline.addHandler(ByteToMessageHandler(decoder))
         try pipeline.addHandler(handler)
     }
