@@ -38,14 +38,14 @@ extension SZIArchive {
     /// - Throws: ``ArchiveError`` when the header disagrees with the index.
     /// - Precondition: `record` is as long as ``tileRecord(level:column:row:)`` says.
     public func tileBytes(level: Int, column: Int, row: Int, record: [UInt8]) throws(ArchiveError) -> [UInt8] {
-        guard let place = tileRecord(level: level, column: column, row: row), record.count == Int(place.offset - place.headerOffset) + place.size
-        else { preconditionFailure("a tile's record is read as tileRecord(level:column:row:) gives it") }
-        let name = tileName(level: level, column: column, row: row)
-        return try LocalHeader.entryBytes(record, name: name, headerLength: Int(place.offset - place.headerOffset), label: label)
+        let start = try record.withArchiveBytes { (bytes) throws(ArchiveError) in
+            try checkTileRecord(level: level, column: column, row: row, record: bytes)
+        }
+        return Array(record[start...])
     }
 
-    /// Checks `record`, the bytes at ``tileRecord(level:column:row:)``, as ``tileBytes(level:column:row:record:)``
-    /// does, without copying them; returns where the tile's bytes start in it.
+    /// Checks `record`, the bytes at ``tileRecord(level:column:row:)``, without copying them (its local header must
+    /// name the tile and end where the index says); returns where the tile's bytes start in it.
     ///
     /// - Throws: ``ArchiveError`` when the header disagrees with the index.
     /// - Precondition: `record` is as long as ``tileRecord(level:column:row:)`` says.

@@ -31,18 +31,21 @@ extension SigV4Signer {
         let civil = CivilTime(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
         var text: [UInt8] = []
         text.reserveCapacity(16)
-        for (value, width) in [(civil.year, 4), (civil.month, 2), (civil.day, 2), (-1, 0), (civil.hour, 2), (civil.minute, 2), (civil.second, 2)] {
-            guard width > 0 else {
-                text.append(UInt8(ascii: "T"))
-                continue
-            }
+        func append(_ value: Int, digits: Int) {
             var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
+            for _ in 1..<digits { divisor *= 10 }
             while divisor > 0 {
                 text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
                 divisor /= 10
             }
         }
+        append(civil.year, digits: 4)
+        append(civil.month, digits: 2)
+        append(civil.day, digits: 2)
+        text.append(UInt8(ascii: "T"))
+        append(civil.hour, digits: 2)
+        append(civil.minute, digits: 2)
+        append(civil.second, digits: 2)
         text.append(UInt8(ascii: "Z"))
         return String(decoding: text, as: UTF8.self)
     }

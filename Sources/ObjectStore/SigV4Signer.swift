@@ -52,14 +52,9 @@ public struct SigV4Signer: Sendable {
         var stringToSign = Array("AWS4-HMAC-SHA256\n\(stamp)\n\(scope)\n".utf8)
         Self.appendHex(SHA256.hash(data: canonical), to: &stringToSign)
         let key = keys.key(day: day) { signingKey(day: $0) }
-        var signature: [UInt8] = []
-        Self.appendHex(HMAC<SHA256>.authenticationCode(for: stringToSign, using: key), to: &signature)
+        let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: stringToSign, using: key))
         all.append(
-            (
-                "authorization",
-                "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope),SignedHeaders=\(signedNames),Signature="
-                    + String(decoding: signature, as: UTF8.self)
-            ))
+            ("authorization", "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope),SignedHeaders=\(signedNames),Signature=\(signature)"))
         return all
     }
 
