@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # it sets variables for the scripts that source it
 # Shared by the benchmarks (sourced, not run): needs BENCH_DIR set.
 
 # measure NAME OUTDIR COMMAND...: runs COMMAND under GNU time in an emptied OUTDIR, appends "wall cpu peakKiB" to
@@ -80,8 +81,53 @@ prepare_serve_pyramid() {
     TOP=$("$TILER" info "$SOURCE" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["pyramid"]["maxLevel"])')
 }
 
+# prepare_containers: after prepare_serve_pyramid, the same picture sliced by TILER to a pyramidal TIFF (256-px JPEG
+# tiles, which a Tiler passes through as stored) and to an SZI, once per BENCH_DIR, into BENCH_DIR/request-cost-containers
+# (img-tiff.tif, img-szi.szi); sets CONTAINERS, that folder's absolute path. Served, each is checked by check_container.
+prepare_containers() {
+    local file
+    CONTAINERS="$BENCH_DIR/request-cost-containers"
+    for file in img-tiff.tif img-szi.szi; do
+        [ -s "$CONTAINERS/$file" ] || "$TILER" slice "$SOURCE" -o "$CONTAINERS/$file" --quiet --force
+    done
+    CONTAINERS=$(cd "$CONTAINERS" && pwd)
+}
+
+# check_container PORT NAME [WHO]: the container NAME (img-tiff, img-szi) as the Tiler on PORT serves it has the
+# folder pyramid's descriptor ROOT/img.dzi, byte for byte — the same levels and grid, so a request sequence for the
+# folder's tiles is the same tiles — and a finest-level (TOP) tile of it answers 200, with the folder's bytes or at least
+# its pixels (a TIFF's JPEG tile is passed through without the folder file's JFIF segment). Exits on a mismatch (but
+# only warns when the pixels differ); says what it found on stderr (prefixed with WHO when given). Uses $WORK.
+check_container() {
+    local port=$1 name=$2 who=${3:+$3 } tile="$TOP/5_7.jpg" status me
+    me=$(basename "$0" .sh)
+    cmp -s <(curl -s "http://127.0.0.1:$port/images/$name.dzi") "$ROOT/img.dzi" || {
+        echo "$me: /images/$name.dzi is not the folder's descriptor $ROOT/img.dzi:" >&2
+        curl -s "http://127.0.0.1:$port/images/$name.dzi" >&2
+        exit 1
+    }
+    status=$(curl -s -o "$WORK/$name-tile.jpg" -w '%{http_code}' "http://127.0.0.1:$port/images/${name}_files/$tile")
+    [ "$status" = 200 ] || { echo "$me: /images/${name}_files/$tile answered $status" >&2; exit 1; }
+    if cmp -s "$WORK/$name-tile.jpg" "$ROOT/img_files/$tile"; then
+        echo "  $who$name: the folder's descriptor; tile $tile the folder's bytes" >&2
+    elif /usr/bin/python3 -c 'import sys; from PIL import Image
+a, b = (Image.open(f) for f in sys.argv[1:3]); sys.exit(a.size != b.size or a.tobytes() != b.tobytes())' \
+        "$WORK/$name-tile.jpg" "$ROOT/img_files/$tile"; then
+        echo "  $who$name: the folder's descriptor; tile $tile the folder's pixels ($(stat -c %s "$WORK/$name-tile.jpg") bytes" \
+            "against $(stat -c %s "$ROOT/img_files/$tile"))" >&2
+    else
+        echo "  $me: warning: $who$name's tile $tile has other pixels than the folder's (sliced by another build?)" >&2
+    fi
+}
+
+# cache_counts PORT → "hits misses" from the Tiler's /metrics on PORT, nothing when it has none.
+cache_counts() {
+    curl -s "http://127.0.0.1:$1/metrics" | awk '$1 == "tiler_cache_hits_total" { h = $2 } $1 == "tiler_cache_misses_total" { m = $2 }
+        END { if (h != "" && m != "") printf "%d %d\n", h, m }'
+}
+
 # start_tiler NAME BINARY ARGS… → the port a `BINARY serve ROOT --port 0 ARGS…` listens on; its pid in $WORK/NAME.pid,
-# its stdout (the access log, when on) in $WORK/NAME.out.
+# its stdout (the access log, when on) in $WORK/NAME.out. `ROOT=… start_tiler …` serves another root.
 start_tiler() {
     local name=$1 binary=$2
     shift 2

@@ -29,7 +29,8 @@
 #       case from a Tiler of its own whose ROOT holds only them, its cache filled as in (4), so (4), (5) and (6) see
 #       about the same hits and misses (printed below the table). Their Deep Zoom descriptors must equal the
 #       folder's (same levels, same grid) and a tile of each is checked against the folder's file (bytes, else
-#       pixels), so (4)'s sequence applies; nginx's figure for them is (4)'s, the same tiles as files;
+#       pixels), so (4)'s sequence applies; nginx's figure for them is (4)'s, the same tiles as files (bench/lib.sh's
+#       prepare_containers and check_container, which bench/serve-vs-nginx.sh's (e) and (f) use too);
 #   (7) one hot private tile under its signed URL (IMG@VERSION_files/L/3_3.jpg?sig=…, the tileQuery /api/images
 #       answers a `tiler token`), from a Tiler with `--access` (a policy with one key, every image private);
 #       against (1) and (8). No nginx;
@@ -78,12 +79,8 @@ GRID=$(( (SIZE + 255) / 256 ))
 FITS_LEVEL=$((TOP - 1)) FITS_GRID=$(( (SIZE / 2 + 255) / 256 ))
 level_bytes() { du -sb "$ROOT/img_files/$1" | cut -f1; }
 HOT="/images/img_files/$FITS_LEVEL/3_3.jpg"
-# Cases 5 and 6: the same picture as a pyramidal TIFF and as an SZI, in a folder of their own.
-CONTAINERS="$BENCH_DIR/request-cost-containers"
-for file in img-tiff.tif img-szi.szi; do
-    [ -s "$CONTAINERS/$file" ] || "$TILER" slice "$SOURCE" -o "$CONTAINERS/$file" --quiet --force
-done
-CONTAINERS=$(cd "$CONTAINERS" && pwd)
+# Cases 5 and 6: the same picture as a pyramidal TIFF and as an SZI, in a folder of their own (CONTAINERS).
+prepare_containers
 # Case 9: bench/object-store.sh's SZI, made the same way when missing.
 if [ -n "$ON_BUCKET" ]; then
     SZI="$BENCH_DIR/object-store-$BUCKET_SIZE.szi"
@@ -233,12 +230,8 @@ stop_cg() {
 # $WORK/SERVER-CASE.cg and its Ir ÷ REQUESTS in costs[SERVER-CASE]. Every server but nginx is a Tiler; each case is
 # counted on one Tiler only, so costs[tiler-CASE] is Tiler's figure for it, whichever Tiler served it.
 declare -A costs cache metrics_ports
-# cache_counts PORT → "hits misses" from Tiler's /metrics (asked outside the counted window), nothing when it has none.
-# A Tiler with --access answers /metrics on its --metrics-port only: metrics_ports[SERVER].
-cache_counts() {
-    curl -s "http://127.0.0.1:$1/metrics" | awk '$1 == "tiler_cache_hits_total" { h = $2 } $1 == "tiler_cache_misses_total" { m = $2 }
-        END { if (h != "" && m != "") printf "%d %d\n", h, m }'
-}
+# Tiler's cache hits and misses over a case: bench/lib.sh's cache_counts, asked outside the counted window. A Tiler
+# with --access answers /metrics on its --metrics-port only: metrics_ports[SERVER].
 count() {
     local server=$1 case=$2 pid=${pids[$1]} port=${ports[$1]} before="" key=nginx
     shift 2
@@ -291,30 +284,6 @@ run_cases() {
     done
 }
 
-# check_container SERVER NAME: NAME's descriptor (on that Tiler) is the folder's, byte for byte — the same levels
-# and grid, so (4)'s request sequence is the same tiles — and a finest-level tile of it answers 200, with the folder's
-# bytes or at least its pixels (a TIFF's JPEG tile is passed through without the folder file's JFIF segment).
-check_container() {
-    local port=${ports[$1]} name=$2 tile="$TOP/5_7.jpg" status
-    cmp -s <(curl -s "http://127.0.0.1:$port/images/$name.dzi") "$ROOT/img.dzi" || {
-        echo "request-cost: /images/$name.dzi is not the folder's descriptor $ROOT/img.dzi:" >&2
-        curl -s "http://127.0.0.1:$port/images/$name.dzi" >&2
-        exit 1
-    }
-    status=$(curl -s -o "$WORK/$name-tile.jpg" -w '%{http_code}' "http://127.0.0.1:$port/images/${name}_files/$tile")
-    [ "$status" = 200 ] || { echo "request-cost: /images/${name}_files/$tile answered $status" >&2; exit 1; }
-    if cmp -s "$WORK/$name-tile.jpg" "$ROOT/img_files/$tile"; then
-        echo "  $name: the folder's descriptor; tile $tile the folder's bytes" >&2
-    elif "$PYTHON" -c 'import sys; from PIL import Image
-a, b = (Image.open(f) for f in sys.argv[1:3]); sys.exit(a.size != b.size or a.tobytes() != b.tobytes())' \
-        "$WORK/$name-tile.jpg" "$ROOT/img_files/$tile"; then
-        echo "  $name: the folder's descriptor; tile $tile the folder's pixels ($(stat -c %s "$WORK/$name-tile.jpg") bytes" \
-            "against $(stat -c %s "$ROOT/img_files/$tile"))" >&2
-    else
-        echo "  request-cost: warning: $name's tile $tile has other pixels than the folder's (sliced by another build?)" >&2
-    fi
-}
-
 started=$(date +%s)
 echo "pyramid: ${SIZE}x${SIZE}, level $FITS_LEVEL = $(( $(level_bytes "$FITS_LEVEL") >> 20 )) MiB (fits the ${CACHE_MB} MiB cache)," \
     "level $TOP = $(( $(level_bytes "$TOP") >> 20 )) MiB (does not); $REQUESTS requests per case after a warm-up" >&2
@@ -333,7 +302,7 @@ for case in 4 5 6; do
         start_tiler_cg beyond-4 "$ROOT" "$CACHE_MB"
     else
         start_tiler_cg "beyond-$case" "$CONTAINERS" "$CACHE_MB"
-        check_container "beyond-$case" "${pyramid[$case]}"
+        check_container "${ports[beyond-$case]}" "${pyramid[$case]}"
     fi
     run_cases "beyond-$case" "$case"
     stop_cg "beyond-$case"

@@ -51,6 +51,24 @@ import Testing
         #expect(request.isHTTP10 == (version == "HTTP/1.0"))
     }
 
+    /// A header name may hold exactly RFC 9110's `tchar` bytes: with any other byte (but `:`, which ends the name)
+    /// the request is NIO's.
+    @Test func headerNamesAreTokens() {
+        let tchar = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+        for byte in UInt8.min...UInt8.max where byte != UInt8(ascii: ":") {
+            let head = Array("GET /a.dzi HTTP/1.1\r\nHost: h\r\nX".utf8) + [byte] + Array("Y: v\r\n\r\n".utf8)
+            let scan = head.withUnsafeBytes { SimpleRequest.scan($0, maxHeadBytes: 16384, takes: Self.takes) }
+            if tchar.contains(byte) {
+                #expect(
+                    scan
+                        == .request(
+                            SimpleRequest(uri: "/a.dzi", isHead: false, isHTTP10: false, keepAlive: true, ifNoneMatch: nil), length: head.count))
+            } else {
+                #expect(scan == .unsupported, "byte \(byte)")
+            }
+        }
+    }
+
     @Test func theFirstIfNoneMatchCounts() {
         guard case .request(let request, _) = Self.scan("GET / HTTP/1.1\r\nHost: t\r\nIF-NONE-MATCH: \"a\"\r\nIf-None-Match: \"b\"\r\n\r\n") else {
             Issue.record("not read")

@@ -42,4 +42,19 @@ import Testing
         #expect(sketch.frequency(-1) == 6)
         #expect(key <= 640)
     }
+
+    /// A key of its own hash: equal keys (`==`) are told apart by the sketch only through it.
+    struct OwnHash: Hashable, SketchHashable {
+        let id: Int
+        let sketchHash: UInt64
+    }
+
+    @Test func keysWithTheirOwnHashAreCountedByIt() {
+        var sketch = FrequencySketch<OwnHash>(expectedEntries: 4096)
+        let (one, sameHash, other) = (OwnHash(id: 1, sketchHash: 42), OwnHash(id: 2, sketchHash: 42), OwnHash(id: 3, sketchHash: 7))
+        for _ in 0..<3 { sketch.increment(one) }
+        // Different keys, one sketch hash: one set of counters. (Their `hashValue`s differ, so `hashValue` is not used.)
+        #expect(sketch.frequency(sameHash) == 3)
+        #expect(sketch.frequency(other) == 0)
+    }
 }

@@ -33,6 +33,25 @@ import Testing
         #expect(error?.status == .badRequest)
     }
 
+    /// Every ASCII byte inside a segment: refused exactly when the rules refuse it (the plain-path table and the
+    /// byte-by-byte rules agree), and the message names the problem either way.
+    @Test func everyASCIIByteInASegmentIsJudgedByTheRules() {
+        let refused: [UInt8: String] = [0: "NUL byte", 0x7F: "control character", UInt8(ascii: "\\"): "backslash", UInt8(ascii: "#"): "fragment"]
+        for byte in UInt8(0)...0x7F where byte != UInt8(ascii: "?") && byte != UInt8(ascii: "%") {
+            let uri = "/a" + String(UnicodeScalar(byte)) + "b"
+            let expected = refused[byte] ?? (byte < 0x20 ? "control character" : nil)
+            do {
+                _ = try RequestTarget(uri, maxPathBytes: 100)
+                #expect(expected == nil, "byte \(byte) accepted")
+            } catch {
+                #expect(expected.map { error.message.contains($0) } == true, "byte \(byte): \(error.message)")
+            }
+        }
+        for (uri, valid) in [("/...", true), ("/a/..b", true), ("/a/b./c", true), ("/a/", true), ("/a/.", false), ("/a/..", false), ("/./a", false)] {
+            #expect(((try? RequestTarget(uri, maxPathBytes: 100)) != nil) == valid, "\(uri)")
+        }
+    }
+
     @Test func routesMatchTheirPatterns() throws {
         guard case .tile(let name, let tile, let format) = Route(path: "/images/maps/city_files/12/3_45.jpeg") else {
             Issue.record("not a tile")

@@ -4,8 +4,7 @@ extension ConnectionHandler {
     /// Writes `response` to `exchange`: settled, written (``ResponseWriter``) and observed. A ``Response/later`` answer,
     /// or a deferred one whose work started, is awaited; an event stream's events follow its head until its last.
     /// `closing`: the connection closes after it whatever the request asked.
-    func write(_ response: Response, for exchange: Exchange, closing: Bool = false, context: ChannelHandlerContext) {
-        var exchange = exchange
+    func write(_ response: consuming Response, for exchange: consuming Exchange, closing: Bool = false, context: ChannelHandlerContext) {
         let closing = closing || state.mustClose(exchange)
         guard let settled = response.settled(for: &exchange, closing: closing, blocks: services.blocks) else {
             return awaitResponse(for: exchange, context: context)
@@ -31,7 +30,7 @@ extension ConnectionHandler {
 
     /// After an answer of `bytes` body bytes: observed, then the connection closes once written if the answer said so,
     /// else it waits for the next request.
-    func finish(_ exchange: Exchange, status: HTTPStatus, bytes: Int, close: Bool, context: ChannelHandlerContext) {
+    func finish(_ exchange: borrowing Exchange, status: HTTPStatus, bytes: Int, close: Bool, context: ChannelHandlerContext) {
         let now = NIODeadline.now()
         observer.observe(exchange, status: status, bytes: bytes, now: now) { context.channel.remoteAddress }
         if close { return closeAfterWrites(context: context) }

@@ -11,23 +11,12 @@ package struct Exchange {
     package let keepAlive: Bool
     /// Whether the client speaks HTTP/1.0 (keep-alive must then be confirmed explicitly).
     package let isHTTP10: Bool
-    /// The `If-None-Match` header, if any.
-    package let ifNoneMatch: String?
     /// The method, for the access log.
     package let method: HTTPMethod
     /// The request target as sent, for the access log (`-` when unparsable).
     package let target: String
-    /// The `Origin` header (a cross-origin request), if any.
-    package let origin: String?
-    /// The `Range` header, if any (answered for responses sent from a file).
-    package let range: String?
-    /// The `If-Range` header, if any.
-    package let ifRange: String?
-    /// The `Authorization` header (an access token), if any; never logged.
-    package let authorization: String?
-    /// The `tiler_token` cookie (an access token, for IIIF clients of the Authorization Flow, whose image requests
-    /// carry cookies, not headers), read from requests NIO's decoder reads (IIIF's); never logged.
-    package let cookieToken: Substring?
+    /// The less common header values the answer may depend on, if the request has any.
+    package let headers: RequestHeaderValues?
     /// Whether a tile came from the cache, for the access log.
     package var cache: CacheOutcome = .none
     /// The route, for metrics (``RouteLabel/invalid`` until the path is routed).
@@ -41,14 +30,13 @@ package struct Exchange {
         isHead = head.method == .HEAD
         keepAlive = head.isKeepAlive
         isHTTP10 = head.version.major == 1 && head.version.minor == 0
-        ifNoneMatch = head.headers.first(name: "if-none-match")
         method = head.method
         target = head.uri
-        origin = head.headers.first(name: "origin")
-        range = head.headers.first(name: "range")
-        ifRange = head.headers.first(name: "if-range")
-        authorization = head.headers.first(name: "authorization")
-        cookieToken = Self.cookie(named: "tiler_token", in: head.headers[canonicalForm: "cookie"])
+        headers = .holding(
+            ifNoneMatch: head.headers.first(name: "if-none-match"), origin: head.headers.first(name: "origin"),
+            range: head.headers.first(name: "range"), ifRange: head.headers.first(name: "if-range"),
+            authorization: head.headers.first(name: "authorization"),
+            cookieToken: Self.cookie(named: "tiler_token", in: head.headers[canonicalForm: "cookie"]))
     }
 
     /// The exchange for a request read by ``SimpleRequestDecoder``.
@@ -57,14 +45,9 @@ package struct Exchange {
         isHead = request.isHead
         keepAlive = request.keepAlive
         isHTTP10 = request.isHTTP10
-        ifNoneMatch = request.ifNoneMatch
         method = request.isHead ? .HEAD : .GET
         target = request.uri
-        origin = request.origin
-        range = request.range
-        ifRange = request.ifRange
-        authorization = request.authorization
-        cookieToken = nil
+        headers = request.headers
     }
 
     /// The exchange for a request that could not even be parsed: answered, then the connection is closed.
@@ -73,18 +56,27 @@ package struct Exchange {
         isHead = false
         keepAlive = false
         isHTTP10 = false
-        ifNoneMatch = nil
         method = .RAW(value: "-")
         target = "-"
-        origin = nil
-        range = nil
-        ifRange = nil
-        authorization = nil
-        cookieToken = nil
+        headers = nil
     }
 }
 
 extension Exchange {
+    /// The `If-None-Match` header, if any.
+    package var ifNoneMatch: String? { headers?.ifNoneMatch }
+    /// The `Origin` header (a cross-origin request), if any.
+    package var origin: String? { headers?.origin }
+    /// The `Range` header, if any (answered for responses sent from a file).
+    package var range: String? { headers?.range }
+    /// The `If-Range` header, if any.
+    package var ifRange: String? { headers?.ifRange }
+    /// The `Authorization` header (an access token), if any; never logged.
+    package var authorization: String? { headers?.authorization }
+    /// The `tiler_token` cookie (an access token, for IIIF clients of the Authorization Flow, whose image requests
+    /// carry cookies, not headers), read from requests NIO's decoder reads (IIIF's); never logged.
+    package var cookieToken: Substring? { headers?.cookieToken }
+
     /// The value of cookie `name` in `Cookie` header values, if any. O(n) in their length.
     package static func cookie(named name: String, in values: [Substring]) -> Substring? {
         for value in values {

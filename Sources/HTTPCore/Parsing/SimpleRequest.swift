@@ -1,3 +1,5 @@
+import Glibc
+
 /// A request head in the plain form browsers, curl and viewers send for tiles, read without NIO's general HTTP/1
 /// parser: `GET` or `HEAD`, an origin-form target of visible ASCII, `HTTP/1.1` with one `Host` or `HTTP/1.0` with at
 /// most one, CRLF line ends, no body. Everything this parser does not recognise fully is left to NIO's decoder (see ``SimpleRequestDecoder``),
@@ -12,16 +14,31 @@ package struct SimpleRequest: Sendable, Equatable {
     /// Whether the connection stays open after the response, as NIO's `HTTPRequestHead.isKeepAlive` decides: for
     /// HTTP/1.1 unless `Connection: close`, for HTTP/1.0 only with `Connection: keep-alive`.
     package let keepAlive: Bool
+    /// The less common header values, if the request has any.
+    package let headers: RequestHeaderValues?
+
+    /// A request for `uri` with these header values (`nil`: not sent).
+    package init(
+        uri: String, isHead: Bool, isHTTP10: Bool, keepAlive: Bool, ifNoneMatch: String?, origin: String? = nil, range: String? = nil,
+        ifRange: String? = nil, authorization: String? = nil
+    ) {
+        self.uri = uri
+        self.isHead = isHead
+        self.isHTTP10 = isHTTP10
+        self.keepAlive = keepAlive
+        self.headers = .holding(ifNoneMatch: ifNoneMatch, origin: origin, range: range, ifRange: ifRange, authorization: authorization)
+    }
+
     /// The first `If-None-Match` header's value, without surrounding white space.
-    package let ifNoneMatch: String?
+    package var ifNoneMatch: String? { headers?.ifNoneMatch }
     /// The first `Origin` header's value (a cross-origin request), if any.
-    package var origin: String? = nil
+    package var origin: String? { headers?.origin }
     /// The first `Range` header's value, if any.
-    package var range: String? = nil
+    package var range: String? { headers?.range }
     /// The first `If-Range` header's value, if any.
-    package var ifRange: String? = nil
+    package var ifRange: String? { headers?.ifRange }
     /// The first `Authorization` header's value (an access token), if any.
-    package var authorization: String? = nil
+    package var authorization: String? { headers?.authorization }
 }
 
 extension SimpleRequest {
@@ -76,10 +93,12 @@ private struct HeadReader {
         case .neither: return .unsupported
         }
         let targetStart = position
-        while position < limit, bytes[position] != UInt8(ascii: " ") {
-            guard (0x21...0x7E).contains(bytes[position]) else { return .unsupported }
-            position += 1
+        var at = position
+        while at < limit, bytes[at] != UInt8(ascii: " ") {
+            guard (0x21...0x7E).contains(bytes[at]) else { return .unsupported }
+            at &+= 1
         }
+        position = at
         guard position < limit else { return .incomplete }
         let target = UnsafeRawBufferPointer(rebasing: bytes[targetStart..<position])
         guard target.first == UInt8(ascii: "/"), takes(target) else { return .unsupported }
@@ -146,10 +165,7 @@ private struct HeadReader {
     package mutating func expect(_ literal: StaticString) -> Match {
         let count = literal.utf8CodeUnitCount
         let available = min(count, limit - position)
-        let pointer = literal.utf8Start
-        for offset in 0..<available where bytes[position + offset] != pointer[offset] {
-            return .different
-        }
+        guard memcmp(bytes.baseAddress! + position, literal.utf8Start, available) == 0 else { return .different }
         guard available == count else { return .short }
         position += count
         return .matched
@@ -158,47 +174,48 @@ private struct HeadReader {
     /// Reads one `name: value` line and records what matters of it in `fields`; `.different` for a line outside the
     /// simple form (bad characters, bare LF, obs-fold) or a header that means a body or a protocol switch.
     package mutating func readField(into fields: inout Fields) -> Match {
-        let nameStart = position
-        while position < limit, Self.isTokenByte(bytes[position]) {
-            position += 1
+        // A local cursor, stored back once: the stored one would be written to memory at every byte.
+        var at = position
+        defer { position = at }
+        let nameStart = at
+        while at < limit, Self.isTokenByte(bytes[at]) {
+            at &+= 1
         }
-        guard position < limit else { return .short }
-        guard bytes[position] == UInt8(ascii: ":"), position > nameStart else { return .different }
-        let name = UnsafeRawBufferPointer(rebasing: bytes[nameStart..<position])
-        position += 1
-        while position < limit, bytes[position] == UInt8(ascii: " ") || bytes[position] == UInt8(ascii: "\t") {
-            position += 1
+        guard at < limit else { return .short }
+        guard bytes[at] == UInt8(ascii: ":"), at > nameStart else { return .different }
+        let name = UnsafeRawBufferPointer(rebasing: bytes[nameStart..<at])
+        at &+= 1
+        while at < limit, bytes[at] == UInt8(ascii: " ") || bytes[at] == UInt8(ascii: "\t") {
+            at &+= 1
         }
-        let valueStart = position
-        var valueEnd = position
-        while position < limit {
-            let byte = bytes[position]
+        let valueStart = at
+        var valueEnd = at
+        while at < limit {
+            let byte = bytes[at]
             if (0x21...0x7E).contains(byte) {
-                position += 1
-                valueEnd = position
+                at &+= 1
+                valueEnd = at
             } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
-                position += 1
+                at &+= 1
             } else {
                 break
             }
         }
-        guard position + 1 < limit else { return .short }
-        guard bytes[position] == UInt8(ascii: "\r"), bytes[position + 1] == UInt8(ascii: "\n") else { return .different }
-        position += 2
+        guard at + 1 < limit else { return .short }
+        guard bytes[at] == UInt8(ascii: "\r"), bytes[at + 1] == UInt8(ascii: "\n") else { return .different }
+        at &+= 2
         return fields.record(name: name, value: valueStart..<valueEnd, in: bytes) ? .matched : .different
     }
 
-    /// `tchar` of RFC 9110: the bytes of a header name.
+    /// `tchar` of RFC 9110: the bytes of a header name (`ALPHA`, `DIGIT` and ``!#$%&'*+-.^_`|~``), as two 64-bit
+    /// sets: a shift and a mask a byte instead of a chain of comparisons.
     package static func isTokenByte(_ byte: UInt8) -> Bool {
+        let below64: UInt64 = 0x03FF_6CFA_0000_0000
+        let from64: UInt64 = 0x57FF_FFFF_C7FF_FFFE
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            true
-        default:
-            false
+        case 0..<64: return below64 >> byte & 1 == 1
+        case 64..<128: return from64 >> (byte - 64) & 1 == 1
+        default: return false
         }
     }
 }

@@ -19,7 +19,7 @@ package final class ExchangeObserver {
 
     /// Observes `exchange`, answered with `status` and `bytes` body bytes, finished at `now`; `remoteAddress` is asked
     /// only for the first access-log line.
-    package func observe(_ exchange: Exchange, status: HTTPStatus, bytes: Int, now: NIODeadline, remoteAddress: () -> SocketAddress?) {
+    package func observe(_ exchange: borrowing Exchange, status: HTTPStatus, bytes: Int, now: NIODeadline, remoteAddress: () -> SocketAddress?) {
         let elapsed = (now - exchange.started).nanoseconds
         counter.record(route: exchange.route, status: status, nanoseconds: elapsed, shard: shard)
         guard let accessLog else { return }

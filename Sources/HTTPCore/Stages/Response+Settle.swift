@@ -8,7 +8,7 @@ extension Response {
     /// that will deliver it — then `exchange` holds that work (its render), so that the connection can cancel it.
     ///
     /// - Complexity: O(1) for tiles and files, besides the `If-None-Match` and `Range` headers' lengths.
-    package func settled(for exchange: inout Exchange, closing: Bool, blocks: HTTPBlocks) -> SettledResponse? {
+    package consuming func settled(for exchange: inout Exchange, closing: Bool, blocks: HTTPBlocks) -> SettledResponse? {
         let allow = blocks.cors.allowLine(for: exchange.origin)
         switch self {
         case .file(let file, let profile, let extraHeaders):
@@ -61,30 +61,32 @@ extension Response {
     }
 
     /// A file's answer: 304 when `If-None-Match` matches its entity tag; else for `GET` with a `Range` the range
-    /// (206, or 416 past the end); else 200, with the body unless `HEAD`.
+    /// (206, or 416 past the end); else 200, with the body unless `HEAD`. The entity tag, the `ETag` line and the
+    /// head are sliced only for the answers that use them.
     private static func settleFile(
-        etag: ByteBufferView, etagLine: ByteBuffer, head: ByteBuffer, size: Int, body: (Range<Int>) -> SettledResponse.Body,
+        etag: @autoclosure () -> ByteBufferView, etagLine: @autoclosure () -> ByteBuffer, head: @autoclosure () -> ByteBuffer, size: Int,
+        body: (Range<Int>) -> SettledResponse.Body,
         profile: ResponseProfile, routeLines: ByteBuffer?, reservation: (any BodyReservation)?, exchange: Exchange, closing: Bool,
         allow: ByteBuffer?, blocks: HTTPBlocks
     ) -> SettledResponse {
-        let notModified = exchange.ifNoneMatch.map { ETagMatch.matches($0, etag: etag) } ?? false
+        let notModified = exchange.ifNoneMatch.map { ETagMatch.matches($0, etag: etag()) } ?? false
         if notModified || exchange.isHead {
             return SettledResponse(
                 status: notModified ? .notModified : .ok, lead: notModified ? profile.notModified : profile.ok, fixedLines: nil,
                 routeLines: routeLines, routeText: "", allowOrigin: allow, close: closing,
-                tail: notModified ? .lines(etagLine, blankLine: true) : .lines(head, blankLine: false), body: .none, bodyBytes: 0,
+                tail: notModified ? .lines(etagLine(), blankLine: true) : .lines(head(), blankLine: false), body: .none, bodyBytes: 0,
                 reservation: reservation)
         }
-        let range = exchange.range.map { ByteRange.evaluate(range: $0, ifRange: exchange.ifRange, etag: etag, size: size) } ?? .whole
+        let range = exchange.range.map { ByteRange.evaluate(range: $0, ifRange: exchange.ifRange, etag: etag(), size: size) } ?? .whole
         switch range {
         case .whole:
             return SettledResponse(
                 status: .ok, lead: profile.ok, fixedLines: nil, routeLines: routeLines, routeText: "", allowOrigin: allow, close: closing,
-                tail: .lines(head, blankLine: false), body: size > 0 ? body(0..<size) : .none, bodyBytes: size, reservation: reservation)
+                tail: .lines(head(), blankLine: false), body: size > 0 ? body(0..<size) : .none, bodyBytes: size, reservation: reservation)
         case .partial(let part):
             return SettledResponse(
                 status: .partialContent, lead: blocks.statusLine(.partialContent), fixedLines: profile.headerLines, routeLines: routeLines,
-                routeText: "", allowOrigin: allow, close: closing, tail: .partial(etagLine: etagLine, range: part, size: size), body: body(part),
+                routeText: "", allowOrigin: allow, close: closing, tail: .partial(etagLine: etagLine(), range: part, size: size), body: body(part),
                 bodyBytes: part.count, reservation: reservation)
         case .unsatisfiable:
             let error = RequestError(status: .rangeNotSatisfiable, message: "the range \(exchange.range ?? "") is outside the \(size)-byte file")
@@ -96,7 +98,7 @@ extension Response {
     }
 
     /// ``settled(for:closing:blocks:)`` of an ``error(_:extraHeaders:close:)``, which always settles.
-    private func settledRefusal(for exchange: inout Exchange, closing: Bool, blocks: HTTPBlocks) -> SettledResponse {
+    private consuming func settledRefusal(for exchange: inout Exchange, closing: Bool, blocks: HTTPBlocks) -> SettledResponse {
         settled(for: &exchange, closing: closing, blocks: blocks)!
     }
 }

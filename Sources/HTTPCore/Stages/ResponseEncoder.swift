@@ -20,6 +20,26 @@ package struct ResponseEncoder {
     /// - Complexity: O(head length).
     package func encodeHead(_ response: SettledResponse, isHTTP10: Bool, date: ByteBuffer, into head: inout ByteBuffer) -> Range<Int>? {
         head.clear()
+        if case .lines(let lines, let blankLine) = response.tail, response.routeText.isEmpty {
+            // Every piece is a prepared buffer: copied in one pass into one reserved span. Appending them one by one
+            // cost about 370 instructions each (a uniqueness and an exclusivity check per append).
+            let connection = response.close ? blocks.connectionClose : isHTTP10 ? blocks.connectionKeepAlive : nil
+            let end = blankLine ? blocks.crlf : nil
+            let (lead, fixed, route, allow) = (response.lead, response.fixedLines, response.routeLines, response.allowOrigin)
+            var length = lead.readableBytes + date.readableBytes + lines.readableBytes + (fixed?.readableBytes ?? 0)
+            length += (route?.readableBytes ?? 0) + (allow?.readableBytes ?? 0) + (connection?.readableBytes ?? 0) + (end?.readableBytes ?? 0)
+            head.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { out in
+                var at = Self.put(lead, into: out, at: 0)
+                at = Self.put(fixed, into: out, at: at)
+                at = Self.put(date, into: out, at: at)
+                at = Self.put(route, into: out, at: at)
+                at = Self.put(allow, into: out, at: at)
+                at = Self.put(connection, into: out, at: at)
+                at = Self.put(lines, into: out, at: at)
+                return Self.put(end, into: out, at: at)
+            }
+            return Self.fileRange(of: response, after: &head)
+        }
         head.writeImmutableBuffer(response.lead)
         if let fixed = response.fixedLines { head.writeImmutableBuffer(fixed) }
         head.writeImmutableBuffer(date)
@@ -51,6 +71,22 @@ package struct ResponseEncoder {
             LoadedFile.writeNumber(length, radix: 10, into: &head)
             head.writeStaticString("\r\n\r\n")
         }
+        return Self.fileRange(of: response, after: &head)
+    }
+
+    /// Copies `piece`'s readable bytes (if any) into `out` at offset `at`; returns the offset after them.
+    @inline(__always)
+    private static func put(_ piece: ByteBuffer?, into out: UnsafeMutableRawBufferPointer, at: Int) -> Int {
+        guard let piece else { return at }
+        return piece.withUnsafeReadableBytes { bytes in
+            out.baseAddress!.advanced(by: at).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+            return at + bytes.count
+        }
+    }
+
+    /// For a file body, writes the file's first bytes held in memory that `response` sends into `head`, and returns
+    /// the range of the file itself to send after them; nil for other bodies.
+    private static func fileRange(of response: SettledResponse, after head: inout ByteBuffer) -> Range<Int>? {
         guard case .region(let file, let range) = response.body else { return nil }
         let prefixLength = file.prefix.readableBytes
         if range.lowerBound < prefixLength {

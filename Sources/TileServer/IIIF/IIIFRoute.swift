@@ -1,3 +1,4 @@
+import Glibc
 import HTTPCore
 
 /// What a request under `/iiif/3/` asks for (Image API 3.0 §2), matched from the raw request target.
@@ -33,6 +34,13 @@ enum IIIFRoute: Equatable {
     /// from their headers, to NIO's decoder) decide by this one rule.
     static func claims(_ target: some Sequence<UInt8>) -> Bool {
         target.starts(with: "/iiif/".utf8)
+    }
+
+    /// ``claims(_:)`` for a target's bytes in memory (every simple request's), compared in place: iterating both
+    /// sequences costs about 150 instructions a request.
+    static func claims(_ target: UnsafeRawBufferPointer) -> Bool {
+        let prefix: StaticString = "/iiif/"
+        return target.count >= prefix.utf8CodeUnitCount && memcmp(target.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
     }
 
     /// Matches the request target `uri` (which starts with `/iiif/`); the query, if any, is ignored.

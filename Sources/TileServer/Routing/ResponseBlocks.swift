@@ -25,18 +25,18 @@ final class ResponseBlocks: Sendable {
     let jsonPrivate: ResponseProfile
     /// A private image's descriptor, answered to an access token.
     let privateDescriptor: ResponseProfile
-    /// Tiles of private images, by file extension: their `Cache-Control` follows their signature.
-    private let privateTiles: [String: ResponseProfile]
+    /// Tiles of private images, by ``tileFormatIndex(_:)``: their `Cache-Control` follows their signature.
+    private let privateTiles: [ResponseProfile]
     /// The access token service's page for a client's iframe: for that client only.
     let privateHTML: ResponseProfile
     /// Prometheus text.
     let metrics: ResponseProfile
     /// CORS preflight answers and redirects (empty bodies).
     let empty: ResponseProfile
-    /// Tiles under versioned URLs (immutable), by file extension.
-    private let versionedTiles: [String: ResponseProfile]
-    /// Tiles under unversioned URLs and stored tiles answering IIIF requests (revalidated), by file extension.
-    private let revalidatedTiles: [String: ResponseProfile]
+    /// Tiles under versioned URLs (immutable), by ``tileFormatIndex(_:)``.
+    private let versionedTiles: [ResponseProfile]
+    /// Tiles under unversioned URLs and stored tiles answering IIIF requests (revalidated), by ``tileFormatIndex(_:)``.
+    private let revalidatedTiles: [ResponseProfile]
     /// Rendered IIIF images, by format.
     private let iiifImages: [IIIFFormat: ResponseProfile]
     /// IIIF image information as JSON-LD.
@@ -62,25 +62,16 @@ final class ResponseBlocks: Sendable {
             contentType: "text/html; charset=utf-8", cacheControl: ResponseProfile.privateNoStore, cors: cors, noSniff: true)
         metrics = ResponseProfile(contentType: "text/plain; version=0.0.4; charset=utf-8", cacheControl: ResponseProfile.noStore, cors: cors)
         empty = ResponseProfile(contentType: "text/plain; charset=utf-8", cacheControl: ResponseProfile.short, cors: cors)
-        let tileExtensions = ["jpg", "jpeg", "png", "webp"]
-        versionedTiles = Dictionary(
-            uniqueKeysWithValues: tileExtensions.map {
-                (
-                    $0,
-                    ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: ResponseProfile.immutable, cors: cors, acceptsRanges: true)
-                )
-            })
-        revalidatedTiles = Dictionary(
-            uniqueKeysWithValues: tileExtensions.map {
-                (
-                    $0,
-                    ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: ResponseProfile.revalidate, cors: cors, acceptsRanges: true)
-                )
-            })
-        privateTiles = Dictionary(
-            uniqueKeysWithValues: tileExtensions.map {
-                ($0, ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: nil, cors: cors, acceptsRanges: true))
-            })
+        let tileExtensions = Self.tileFormats
+        versionedTiles = tileExtensions.map {
+            ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: ResponseProfile.immutable, cors: cors, acceptsRanges: true)
+        }
+        revalidatedTiles = tileExtensions.map {
+            ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: ResponseProfile.revalidate, cors: cors, acceptsRanges: true)
+        }
+        privateTiles = tileExtensions.map {
+            ResponseProfile(contentType: MIMEType.forExtension($0), cacheControl: nil, cors: cors, acceptsRanges: true)
+        }
         iiifImages = Dictionary(
             uniqueKeysWithValues: IIIFFormat.allCases.map {
                 ($0, ResponseProfile(contentType: $0.mimeType, cacheControl: ResponseProfile.revalidate, cors: cors, acceptsRanges: true))
@@ -94,19 +85,29 @@ final class ResponseBlocks: Sendable {
 
     /// How tiles with file extension `format` are answered: immutable under a versioned URL, else revalidated.
     ///
-    /// - Complexity: One hash lookup for the usual formats.
+    /// - Complexity: O(1): a comparison or four for the usual formats.
     func tile(format: String, versioned: Bool) -> ResponseProfile {
-        if let profile = (versioned ? versionedTiles : revalidatedTiles)[format] { return profile }
+        if let index = Self.tileFormatIndex(format) { return (versioned ? versionedTiles : revalidatedTiles)[index] }
         // A format without a prepared profile (a descriptor may name any): made for the request; rare.
         return ResponseProfile(
             contentType: MIMEType.forExtension(format), cacheControl: versioned ? ResponseProfile.immutable : ResponseProfile.revalidate, cors: cors,
             acceptsRanges: true)
     }
 
+    /// The file extensions of tiles with prepared profiles.
+    private static let tileFormats = ["jpg", "jpeg", "png", "webp"]
+
+    /// Where `format`'s profiles are in the tile profile lists, if it has prepared ones. Comparing short strings
+    /// costs less than hashing one (this is asked once per tile request).
+    private static func tileFormatIndex(_ format: String) -> Int? {
+        tileFormats.firstIndex(of: format)
+    }
+
     /// How a private image's tiles with file extension `format` are answered: without `Cache-Control`, which the
     /// response adds from its grant.
     func privateTile(format: String) -> ResponseProfile {
-        privateTiles[format] ?? ResponseProfile(contentType: MIMEType.forExtension(format), cacheControl: nil, cors: cors, acceptsRanges: true)
+        Self.tileFormatIndex(format).map { privateTiles[$0] }
+            ?? ResponseProfile(contentType: MIMEType.forExtension(format), cacheControl: nil, cors: cors, acceptsRanges: true)
     }
 
     /// How rendered IIIF images in `format` are answered: revalidated (IIIF ids carry no version, so a re-slice keeps

@@ -59,7 +59,7 @@ extension Route {
             let row = path.canonicalInteger(underscore + 1..<dot)
         else { return nil }
         return .tile(
-            name: path.slice(start, levelSlash - 6), tile: TileAddress(level: level, column: column, row: row), format: path.slice(dot + 1, end))
+            name: path.slice(start, levelSlash - 6), tile: TileAddress(level: level, column: column, row: row), format: path.string(dot + 1, end))
     }
 }
 
@@ -76,6 +76,17 @@ private struct PathBytes {
     func slice(_ from: Int, _ to: Int) -> Substring {
         let utf8 = path.utf8
         return path[utf8.index(utf8.startIndex, offsetBy: from)..<utf8.index(utf8.startIndex, offsetBy: to)]
+    }
+
+    /// The path's bytes between offsets `from` and `to` as a string of their own: for a short one (a format), less
+    /// work than a slice's index arithmetic, and it compares with other strings by its bits.
+    func string(_ from: Int, _ to: Int) -> String {
+        // The usual tile formats are string literals: nothing decoded, nothing allocated.
+        if to - from == 3 && matches("jpg", at: from) { return "jpg" }
+        if to - from == 4 && matches("jpeg", at: from) { return "jpeg" }
+        if to - from == 3 && matches("png", at: from) { return "png" }
+        if to - from == 4 && matches("webp", at: from) { return "webp" }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)
     }
 
     func hasPrefix(_ literal: StaticString) -> Bool {

@@ -17,7 +17,7 @@ enum Route {
     /// `GET /images/{name}.dzi`: a pyramid's descriptor.
     case descriptor(name: Substring)
     /// `GET /images/{name}_files/{level}/{col}_{row}.{ext}`: one tile.
-    case tile(name: Substring, tile: TileAddress, format: Substring)
+    case tile(name: Substring, tile: TileAddress, format: String)
     /// `GET /api/jobs` (write token): every slicing job.
     case jobs
     /// `GET` or `DELETE /api/jobs/{id}`: one job.

@@ -11,7 +11,7 @@ extension Router {
     /// thread — `no-store`, never immutable; a tile not written yet (or still empty) is 404 with `Retry-After: 1`.
     /// Nil when `name` is not provisional. Asked only after the catalog has no such version, so tiles of published
     /// pyramids never pay for it.
-    func provisionalResponse(name: Substring, tile: (address: TileAddress, format: Substring)?, grant: AccessGrant = .open) -> Response? {
+    func provisionalResponse(name: Substring, tile: (address: TileAddress, format: String)?, grant: AccessGrant = .open) -> Response? {
         let (base, version) = Self.split(name)
         guard let version, let provisional = services.jobs.provisional(named: base, version: version) else { return nil }
         let descriptor = provisional.descriptor

@@ -7,7 +7,7 @@ extension Router {
     /// Tile (`level`, `column`, `row`) of image `name` (`NAME@VERSION` or `NAME`) in `format`: from the cache, or
     /// as a miss; immutable under the current version, revalidated without one, 404 under an old one. A private
     /// image's tile (`grant` not open) is cached by shared caches only until its signature expires.
-    func tileResponse(name: Substring, tile: TileAddress, format: Substring, grant: AccessGrant, exchange: inout Exchange) -> Response {
+    func tileResponse(name: Substring, tile: TileAddress, format: String, grant: AccessGrant, exchange: inout Exchange) -> Response {
         let image: CatalogImage
         let versioned: Bool
         switch catalog.resolve(name) {

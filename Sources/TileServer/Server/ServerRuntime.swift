@@ -215,8 +215,8 @@ struct ServerRuntime: Sendable {
             }
     }
 
-    /// Adds one connection's handlers to `channel` (on its event loop, whose `resources` they use): ``InboundGate`` →
-    /// ``SimpleRequestDecoder`` → NIO's HTTP/1.1 decoder (size limits) → ``ConnectionHandler``. The bootstrap and
+    /// Adds one connection's handlers to `channel` (on its event loop, whose `resources` they use):
+    /// ``SimpleRequestDecoder`` (which also announces every read to the connection's state) → NIO's HTTP/1.1 decoder (size limits) → ``ConnectionHandler``. The bootstrap and
     /// the socket-free tests build connections with it.
     func addHandlers(to channel: any Channel, resources: LoopResources) throws {
         let configuration = self.configuration
@@ -235,7 +235,6 @@ struct ServerRuntime: Sendable {
             return Router(services: services, catalog: catalog, tiles: tiles, deliver: deliver)
         }
         let pipeline = channel.pipeline.syncOperations
-        try pipeline.addHandler(InboundGate(connection: handler))
         try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, connection: handler, takes: Router.answersFromTarget))
         try pipeline.addHandler(ByteToMessageHandler(decoder))
         try pipeline.addHandler(handler)

@@ -1,3 +1,5 @@
+import TileCache
+
 /// The cache key of one tile: the catalog's id for the image (never reused, so a re-sliced or removed image's
 /// tiles can never be served again) and the tile's address.
 package struct TileKey: Hashable, Sendable {
@@ -28,5 +30,19 @@ package struct TileKey: Hashable, Sendable {
     package func hash(into hasher: inout Hasher) {
         hasher.combine(image)
         hasher.combine(UInt64(UInt32(bitPattern: level)) << 48 ^ UInt64(UInt32(bitPattern: column)) << 24 ^ UInt64(UInt32(bitPattern: row)))
+    }
+}
+
+extension TileKey: SketchHashable {
+    /// The image and the packed address through a 64-bit finaliser (MurmurHash3's `fmix64`): every input bit
+    /// reaches every output bit, for about 10 instructions.
+    package var sketchHash: UInt64 {
+        var value = UInt64(bitPattern: Int64(image)) &* 0x9E37_79B9_7F4A_7C15
+        value ^= UInt64(UInt32(bitPattern: level)) << 48 ^ UInt64(UInt32(bitPattern: column)) << 24 ^ UInt64(UInt32(bitPattern: row))
+        value ^= value >> 33
+        value &*= 0xFF51_AFD7_ED55_8CCD
+        value ^= value >> 33
+        value &*= 0xC4CE_B9FE_1A85_EC53
+        return value ^ value >> 33
     }
 }
