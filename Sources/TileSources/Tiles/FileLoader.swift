@@ -152,6 +152,20 @@ package enum FileLoader {
         return LoadedFile(preparedBuffer: buffer, etagLineLength: etagLineLength, bodyOffset: bodyOffset)
     }
 
+    /// ``readRegion(_:offset:size:tag:pageCacheOnly:)`` after `head`, the `ETag` and `Content-Length` lines already
+    /// prepared for those bytes (an ``OpenFile``'s, whose `ETag` line is `etagLineLength` bytes long): copied, not
+    /// formatted again.
+    package static func readRegion(
+        _ descriptor: Int32, offset: Int, size: Int, head: ByteBuffer, etagLineLength: Int, pageCacheOnly: Bool
+    ) throws(FileLoadError) -> LoadedFile? {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(head.readableBytes + size)
+        buffer.writeImmutableBuffer(head)
+        let bodyOffset = buffer.writerIndex
+        guard try append(descriptor, offset: offset, size: size, to: &buffer, pageCacheOnly: pageCacheOnly) else { return nil }
+        return LoadedFile(preparedBuffer: buffer, etagLineLength: etagLineLength, bodyOffset: bodyOffset)
+    }
+
     /// Reads `size` bytes at `offset` of the open regular file `descriptor` into a ``LoadedFile`` whose body is
     /// `prefix` followed by them, with the entity tag `etag` (quotes included); with `pageCacheOnly`, `nil` as soon as
     /// a read would wait for the disk. (A TIFF's JPEG tile: the level's tables, then the tile from the file.)

@@ -37,7 +37,8 @@ extension OpenFile {
 
     private func read(pageCacheOnly: Bool) throws(FileLoadError) -> LoadedFile? {
         guard let etagText else {
-            return try FileLoader.readRegion(descriptor, offset: offset, size: size, tag: tag, pageCacheOnly: pageCacheOnly)
+            return try FileLoader.readRegion(
+                descriptor, offset: offset, size: size, head: head, etagLineLength: etagLineLength, pageCacheOnly: pageCacheOnly)
         }
         return try FileLoader.readRegion(
             descriptor, offset: offset, size: size - prefix.readableBytes, after: prefix, etag: etagText, pageCacheOnly: pageCacheOnly)
