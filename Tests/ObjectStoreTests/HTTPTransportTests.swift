@@ -192,7 +192,9 @@ import Testing
             }
             try await group.waitForAll()
         }
-        #expect(server.requests.count == 12 && server.mostOpen <= 3 && server.mostOpen >= 2, "most open: \(server.mostOpen)")
+        // Requests in flight, not connections open: a connection the client is done with stays open at the server
+        // until its close is seen there, which on busy cores can come after the client's next connection.
+        #expect(server.requests.count == 12 && server.mostWaiting <= 3 && server.mostWaiting >= 2, "most waiting: \(server.mostWaiting)")
         #expect(source.transport.limiter.load == (0, 0))
         try await server.close()
     }

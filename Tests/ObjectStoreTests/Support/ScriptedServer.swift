@@ -34,6 +34,8 @@ final class ScriptedServer: Sendable {
             var requests: [String] = []
             var open = 0
             var mostOpen = 0
+            var waiting = 0
+            var mostWaiting = 0
         }
         private let state: Mutex<State>
 
@@ -55,6 +57,15 @@ final class ScriptedServer: Sendable {
 
         func record(_ line: String) { state.withLock { $0.requests.append(line) } }
         func closed() { state.withLock { $0.open -= 1 } }
+        /// A ``Step/slow(delay:body:)`` request began waiting for its answer, or stopped.
+        func waits() {
+            state.withLock { state in
+                state.waiting += 1
+                state.mostWaiting = max(state.mostWaiting, state.waiting)
+            }
+        }
+        func answered() { state.withLock { $0.waiting -= 1 } }
+        var mostWaiting: Int { state.withLock { $0.mostWaiting } }
         var requests: [String] { state.withLock { $0.requests } }
         var mostOpen: Int { state.withLock { $0.mostOpen } }
     }
@@ -82,8 +93,12 @@ final class ScriptedServer: Sendable {
     var origin: String { "http://127.0.0.1:\(port)" }
     /// The request lines received (`GET /a HTTP/1.1`), in order.
     var requests: [String] { ledger.requests }
-    /// The most connections that were open at once.
+    /// The most connections that were open at once (a connection the client is done with counts until the server has
+    /// seen it close, which can lag behind the client's next connection).
     var mostOpen: Int { ledger.mostOpen }
+    /// The most ``Step/slow(delay:body:)`` requests waiting for their answers at once: requests in flight, counted
+    /// from their arrival to the start of their answer (before the client can have it).
+    var mostWaiting: Int { ledger.mostWaiting }
 
     /// Stops listening.
     func close() async throws {
@@ -154,8 +169,10 @@ final class ScriptedServer: Sendable {
             case .silent:
                 break
             case .slow(let delay, let body):
+                ledger.waits()
                 let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
                 context.eventLoop.scheduleTask(in: delay) {
+                    bound.value.0.ledger.answered()
                     bound.value.0.play(.answer(status: 200, body: body), context: bound.value.1)
                 }
             }
