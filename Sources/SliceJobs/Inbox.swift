@@ -51,8 +51,11 @@ package final class Inbox: Sendable {
         }
         let wake = ends[0]
         let seconds = Double(lookInterval.components.seconds) + Double(lookInterval.components.attoseconds) / 1e18
+        // The watch is in place when this returns: made on the thread, a file arriving before the thread first ran
+        // would wait for the next look at the folder.
+        let events = tiler_watch_arrivals(directory)
         let thread = Thread { [self] in
-            watch(wake: wake, lookInterval: seconds)
+            watch(events: events, wake: wake, lookInterval: seconds)
             close(wake)
             done.signal()
         }
@@ -74,10 +77,9 @@ package final class Inbox: Sendable {
         close(wake)
     }
 
-    /// The watching thread: waits on inotify (when the kernel gives a watch) and the wake-up pipe, taking what
-    /// arrives, and looks at the whole folder every `lookInterval` seconds, until woken to stop.
-    private func watch(wake: Int32, lookInterval: Double) {
-        let events = tiler_watch_arrivals(directory)
+    /// The watching thread: waits on inotify's `events` (when the kernel gave a watch: else -1) and the wake-up
+    /// pipe, taking what arrives, and looks at the whole folder every `lookInterval` seconds, until woken to stop.
+    private func watch(events: Int32, wake: Int32, lookInterval: Double) {
         defer { if events >= 0 { close(events) } }
         var names = [CChar](repeating: 0, count: 16 << 10)
         var nextLook = Date().timeIntervalSince1970
