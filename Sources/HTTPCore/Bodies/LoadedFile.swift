@@ -105,7 +105,7 @@ package struct LoadedFile: Sendable {
             magnitude /= base
             count += 1
         } while magnitude > 0
-        precondition(at + count <= scratch.count, "a file's head is longer than maxHeadLength")
+        precondition(at + count <= scratch.count, "the digits do not fit")
         magnitude = value.magnitude
         for offset in stride(from: at + count - 1, through: at, by: -1) {
             let digit = UInt8(magnitude % base)
@@ -117,22 +117,10 @@ package struct LoadedFile: Sendable {
 
     /// Writes `value`'s digits in `radix` (lowercase), with a `-` if negative.
     package static func writeNumber(_ value: Int, radix: Int, into buffer: inout ByteBuffer) {
-        if value < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        let base = UInt(radix)
-        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-        let count = withUnsafeMutableBytes(of: &digits) { raw in
-            var count = 0
-            repeat {
-                let digit = UInt8(magnitude % base)
-                raw[63 - count] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-                magnitude /= base
-                count += 1
-            } while magnitude > 0
-            return count
-        }
-        withUnsafeBytes(of: &digits) { raw in
-            _ = buffer.writeBytes(UnsafeRawBufferPointer(rebasing: raw[(64 - count)...]))
+        // A sign and 64 binary digits at most.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65) { scratch in
+            let count = put(value, radix: radix, into: scratch, at: 0)
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(scratch)[..<count]))
         }
     }
 }
