@@ -16,7 +16,7 @@ extension Router {
     /// - Complexity: O(1) without a policy; else a catalog lookup, and one HMAC-SHA256 where a credential is checked.
     func authorize(_ subject: AccessSubject, query rawQuery: Substring, exchange: Exchange) -> Result<AccessGrant, AccessRefusal> {
         guard let policy = services.access else { return .success(.open) }
-        let now = Int(time(nil))
+        let now = WallClock.seconds()
         switch subject {
         case .open:
             return .success(.open)

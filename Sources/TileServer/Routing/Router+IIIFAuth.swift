@@ -52,9 +52,9 @@ extension Router {
         var errorProfile = "missingAspect"
         if let policy = services.access, let credential = Self.credential(query: query, exchange: exchange) {
             do {
-                let verified = try policy.verify(token: credential, now: Int(time(nil)))
+                let verified = try policy.verify(token: credential, now: WallClock.seconds())
                 token = String(credential)
-                expiresIn = verified.expires - Int(time(nil))
+                expiresIn = verified.expires - WallClock.seconds()
             } catch {
                 errorProfile = error == .expired ? "expiredAspect" : "invalidAspect"
             }

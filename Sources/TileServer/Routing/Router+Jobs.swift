@@ -86,7 +86,7 @@ extension Router {
             return .failure(WriteRefusal(response: AccessRefusal.missing.response))
         }
         do throws(AccessRefusal) {
-            let token = try policy.verify(token: credential, now: Int(time(nil)))
+            let token = try policy.verify(token: credential, now: WallClock.seconds())
             guard token.scope == .write else { throw .wrongScope }
             return .success(token)
         } catch {

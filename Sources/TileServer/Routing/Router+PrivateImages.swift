@@ -28,7 +28,7 @@ extension Router {
     /// `grant` is a token's (nil for public images). Made once per connection, image and window.
     func signedTiles(for image: CatalogImage, grant: AccessGrant) -> AccessMemo.SignedTiles? {
         guard case .token = grant, let policy = services.access else { return nil }
-        let now = Int(time(nil))
+        let now = WallClock.seconds()
         return memo.signedTiles(image: image.id, window: now / policy.windowSeconds) {
             let query = policy.tileQuery(name: image.name, version: image.version, now: now)
             return (query, "." + image.descriptor.format + "?" + query)
@@ -56,7 +56,7 @@ extension Router {
         let refusedLine = refused?.refusedHeaderLine ?? ""
         // A private image granted by the token is listed with the query of its signed tile URLs, so that a list of
         // images can show their thumbnails (as the descriptor's Tiler-Tile-Query does for one image).
-        let now = Int(time(nil))
+        let now = WallClock.seconds()
         let signed: ((CatalogImage) -> String?)? =
             granted.isEmpty
             ? nil

@@ -62,7 +62,7 @@ extension Router {
     /// (nil otherwise: a public image, whose tiles need none).
     private func provisionalTileQuery(base: Substring, version: Substring, grant: AccessGrant) -> String? {
         guard case .token = grant, let policy = services.access else { return nil }
-        return policy.tileQuery(name: String(base), version: String(version), now: Int(time(nil)))
+        return policy.tileQuery(name: String(base), version: String(version), now: WallClock.seconds())
     }
 
     /// The tile file at `path` (blocking): 200 with its bytes, or nil while it is missing, empty or not whole yet —

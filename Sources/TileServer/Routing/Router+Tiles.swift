@@ -42,7 +42,7 @@ extension Router {
         exchange.cache = cached == nil ? .miss : .hit
         let lines: ByteBuffer
         if case .signed(let expires) = grant {
-            lines = memo.signedTileLines(expires: expires, now: Int(time(nil)), hit: cached != nil)
+            lines = memo.signedTileLines(expires: expires, now: WallClock.seconds(), hit: cached != nil)
         } else {
             lines = ByteBuffer(string: privateCacheControl(grant) + (cached == nil ? "X-Cache: miss\r\n" : "X-Cache: hit\r\n"))
         }
@@ -56,7 +56,7 @@ extension Router {
     /// signature expires, never longer; a bearer's answer is for the bearer only.
     func privateCacheControl(_ grant: AccessGrant) -> String {
         if case .signed(let expires) = grant {
-            return AccessPolicy.signedCacheControlLine(expires: expires, now: Int(time(nil)))
+            return AccessPolicy.signedCacheControlLine(expires: expires, now: WallClock.seconds())
         }
         return "Cache-Control: private, no-cache\r\n"
     }
