@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs", "Archive", "CFileIO", "CZlib"]),
         // A generic LRU cache with a byte budget (no locking of its own; the server wraps it).
         .target(name: "TileCache"),
-        // The HTTP/1.1 core on SwiftNIO: connections and their time, parsing, admission, settling, encoding, zero-copy
+        // The HTTP/1.1 core on SwiftNIO: connections and their time, TLS, parsing, admission, settling, encoding, zero-copy
         // file bodies, the access log. It knows nothing of images: a Responder above it answers.
         .target(
             name: "HTTPCore",
@@ -62,6 +62,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: serverTargetSettings
         ),
@@ -181,6 +182,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(

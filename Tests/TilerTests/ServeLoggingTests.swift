@@ -38,8 +38,9 @@ import Testing
             try process.run()
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline, process.isRunning {
-                // The URL in the startup line, plain (`… at http://…/`) or JSON (`… at http://…/","metadata"…`).
-                if let start = stdout.range(of: "http://") {
+                // The URL in the startup line, plain (`… at http://…/`) or JSON (`… at http://…/","metadata"…`), https
+                // with TLS.
+                if let start = stdout.range(of: "https://") ?? stdout.range(of: "http://") {
                     let url = stdout[start.lowerBound...].prefix { !$0.isWhitespace && $0 != "\"" }
                     base = String(url.dropLast())  // without the trailing slash
                     break

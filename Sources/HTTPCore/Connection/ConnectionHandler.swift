@@ -40,7 +40,7 @@ package final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
         makeResponder: @escaping (_ deliver: @escaping ResponseDelivery) -> any Responder
     ) {
         self.services = services
-        self.writer = ResponseWriter(blocks: services.blocks, date: date)
+        self.writer = ResponseWriter(blocks: services.blocks, date: date, filesAsBytes: services.filesAsBytes)
         self.observer = ExchangeObserver(counter: services.counter, shard: metricsShard, accessLog: accessLog)
         self.makeResponder = makeResponder
         self.state = ConnectionState(limits: limits, now: .now())

@@ -12,12 +12,17 @@ package final class ConnectionServices: Sendable {
     package let counter: any RequestCounter
     /// The open connections.
     package let connections: ConnectionRegistry
+    /// Whether connections are TLS, whose file bodies are read and sent as bytes (see ``ResponseWriter``).
+    package let filesAsBytes: Bool
 
     /// The shared parts of connections that admit with `admission`, answer with `blocks`, take heads of up to
-    /// `maxHeadBytes` bytes, count exchanges in `counter` and are registered in `connections`.
+    /// `maxHeadBytes` bytes, count exchanges in `counter` and are registered in `connections`; TLS connections when
+    /// `filesAsBytes`.
     package init(
-        blocks: HTTPBlocks, admission: RequestAdmission, maxHeadBytes: Int, counter: any RequestCounter, connections: ConnectionRegistry
+        blocks: HTTPBlocks, admission: RequestAdmission, maxHeadBytes: Int, counter: any RequestCounter, connections: ConnectionRegistry,
+        filesAsBytes: Bool = false
     ) {
+        self.filesAsBytes = filesAsBytes
         self.blocks = blocks
         self.admission = admission
         self.maxHeadBytes = maxHeadBytes

@@ -1,19 +1,25 @@
+import Glibc
 import NIOCore
 
 /// Puts settled responses on a connection's channel: the head ``ResponseEncoder`` encodes into one reused buffer, then
-/// the body — bytes, or a file's range sent with `sendfile` — and gives a body's render budget back once the socket has
-/// taken it (or the write failed). Writes are not flushed here: the connection flushes once per read burst. Lives on
-/// the connection's event loop.
+/// the body — bytes, or a file's range sent with `sendfile` (read and sent as bytes on a TLS connection) — and gives a
+/// body's render budget back once the socket has taken it (or the write failed). Writes are not flushed here: the
+/// connection flushes once per read burst. Lives on the connection's event loop.
 struct ResponseWriter {
     private let encoder: ResponseEncoder
     private let date: DateHeader
+    /// Whether a file's range is read and written as bytes: on a TLS connection, which encrypts in this process, so
+    /// that the kernel cannot send the page cache itself.
+    private let filesAsBytes: Bool
     /// Reused for response heads: written, sent, and (once the socket has taken it) written over again.
     private var headScratch: ByteBuffer
 
-    /// A writer of responses made of `blocks`, dated by `date` (the event loop's).
-    init(blocks: HTTPBlocks, date: DateHeader) {
+    /// A writer of responses made of `blocks`, dated by `date` (the event loop's), reading file bodies into memory when
+    /// `filesAsBytes`.
+    init(blocks: HTTPBlocks, date: DateHeader, filesAsBytes: Bool = false) {
         self.encoder = ResponseEncoder(blocks: blocks)
         self.date = date
+        self.filesAsBytes = filesAsBytes
         self.headScratch = ByteBufferAllocator().buffer(capacity: 512)
     }
 
@@ -42,6 +48,16 @@ struct ResponseWriter {
                 written?.succeed()
                 break
             }
+            if filesAsBytes {
+                guard let bytes = Self.read(range, of: file) else {
+                    // The head promised these bytes: the connection ends, as when sendfile fails.
+                    written?.fail(ChannelError.ioOnClosedChannel)
+                    context.close(promise: nil)
+                    break
+                }
+                context.write(NIOAny(bytes), promise: written)
+                break
+            }
             cork()
             let sent = context.eventLoop.makePromise(of: Void.self)
             sent.futureResult.assumeIsolated().whenComplete { result in
@@ -58,5 +74,27 @@ struct ResponseWriter {
             return source
         }
         return nil
+    }
+
+    /// `range` of `file`'s bytes (relative to its offset), read with `pread`; nil when the file is shorter or unreadable.
+    ///
+    /// - Complexity: O(`range.count`), one system call for a range in the page cache.
+    private static func read(_ range: Range<Int>, of file: OpenFile) -> ByteBuffer? {
+        var buffer = ByteBufferAllocator().buffer(capacity: range.count)
+        let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: range.count) { out in
+            var done = 0
+            while done < range.count {
+                let n = pread(file.descriptor, out.baseAddress! + done, range.count - done, off_t(file.offset + range.lowerBound + done))
+                if n > 0 {
+                    done += n
+                } else if n < 0, errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            return done
+        }
+        return count == range.count ? buffer : nil
     }
 }

@@ -1,22 +1,27 @@
 import Glibc
 import NIOCore
 
-/// The `Date` header line, formatted at most once per second per event loop (RFC 9110 IMF-fixdate).
+/// The `Date` header line, formatted at most once per second per event loop (RFC 9110 IMF-fixdate), with the lines
+/// every answer of the server carries after it (`Strict-Transport-Security` on a TLS port).
 ///
 /// Not thread-safe: each event loop owns one (see ``LoopResources``).
 package final class DateHeader {
     private var second = -1
     private var line = ByteBuffer()
+    private let following: String
 
-    /// Creates an empty cache; the first ``current()`` formats.
-    package init() {}
+    /// Creates an empty cache; the first ``current()`` formats. `following`: header lines (each ending `\r\n`) sent
+    /// after the `Date` line in every answer.
+    package init(following: String = "") {
+        self.following = following
+    }
 
-    /// `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for the current second.
+    /// `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for the current second, and the lines following it.
     package func current() -> ByteBuffer {
         let now = time(nil)
         if now != second {
             second = now
-            line = ByteBuffer(string: "Date: " + Self.format(now) + "\r\n")
+            line = ByteBuffer(string: "Date: " + Self.format(now) + "\r\n" + following)
         }
         return line
     }

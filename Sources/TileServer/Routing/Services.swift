@@ -42,6 +42,8 @@ final class Services: Sendable {
     let jobs: JobQueue
     /// The `--inbox` folder's watcher, if one was given.
     let inbox: Inbox?
+    /// The certificate and key of HTTPS on the main port, or nil: plain HTTP.
+    let tls: TLSCredentials?
 
     /// Assembles the shared state.
     init(
@@ -49,8 +51,9 @@ final class Services: Sendable {
         renderBudget: RenderBudget, staticFiles: StaticFiles?,
         metrics: Metrics, connections: ConnectionRegistry, blocks: ResponseBlocks, access: AccessPolicy? = nil, writeAccess: AccessPolicy? = nil,
         jobs: JobQueue,
-        inbox: Inbox? = nil
+        inbox: Inbox? = nil, tls: TLSCredentials? = nil
     ) {
+        self.tls = tls
         self.access = access
         self.writeAccess = writeAccess
         self.jobs = jobs
@@ -68,7 +71,8 @@ final class Services: Sendable {
         connectionServices = ConnectionServices(
             blocks: blocks.http,
             admission: RequestAdmission(maxBodyBytes: configuration.maxRequestBodyBytes, maxUploadBytes: configuration.maxUploadBytes),
-            maxHeadBytes: configuration.maxHeadBytes, counter: metrics, connections: connections)
+            maxHeadBytes: configuration.maxHeadBytes, counter: metrics, connections: connections,
+            filesAsBytes: tls != nil)
         readFailures = OccasionalLog(logger: configuration.logger, level: .error, interval: .seconds(10))
         renderFailures = OccasionalLog(logger: configuration.logger, level: .error, interval: .seconds(10))
     }

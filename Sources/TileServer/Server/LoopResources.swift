@@ -21,13 +21,13 @@ final class LoopResources: Sendable {
 
     /// Creates the resources of `eventLoop` (callable from any thread), keeping up to `openTileFiles` tile files open
     /// and viewing `catalog`; with `accessLog`, the loop writes access-log lines in that format to `sink`, flushed
-    /// every 200 ms.
+    /// every 200 ms. `everyAnswer`: header lines every answer sends after its `Date` line (`Strict-Transport-Security`).
     init(
         eventLoop: any EventLoop, catalog: ImageCatalog, metricsShard: Int, openTileFiles: Int, accessLog format: AccessLogFormat? = nil,
-        sink: AccessLogSink? = nil, logger: Logger = Logger(label: "tiler.server")
+        sink: AccessLogSink? = nil, logger: Logger = Logger(label: "tiler.server"), everyAnswer: String = ""
     ) {
         self.eventLoop = eventLoop
-        self.date = NIOLoopBoundBox.makeBoxSendingValue(DateHeader(), eventLoop: eventLoop)
+        self.date = NIOLoopBoundBox.makeBoxSendingValue(DateHeader(following: everyAnswer), eventLoop: eventLoop)
         self.openTiles = NIOLoopBoundBox.makeBoxSendingValue(OpenTileFiles(capacity: openTileFiles), eventLoop: eventLoop)
         self.catalog = NIOLoopBoundBox.makeBoxSendingValue(CatalogView(catalog: catalog), eventLoop: eventLoop)
         self.metricsShard = metricsShard

@@ -20,10 +20,13 @@ public final class Server: Sendable {
     public let url: String
     /// The port of the metrics listener (``ServerConfiguration/metricsPort``), or nil when there is none.
     public let metricsPort: Int?
+    /// The port of the plain-HTTP listener redirecting to HTTPS (``ServerConfiguration/redirectHTTPPort``), or nil.
+    public let redirectPort: Int?
     let context: Services
     private let parts: ServerRuntime
     private let channel: any Channel
     private let metricsChannel: (any Channel)?
+    private let redirectChannel: (any Channel)?
     private let rescanTask: RepeatedTask
     private let trimTask: RepeatedTask
     private let stopping = Atomic<Bool>(false)
@@ -39,14 +42,32 @@ public final class Server: Sendable {
             // Wrong credentials, a missing bucket: one clear line at start, not a server that serves nothing.
             if let problem = parts.objectStoreProblem() { throw ServerError(problem) }
             let channel = try await parts.bootstrap().bind(host: configuration.host, port: configuration.port).get()
-            guard let metricsPort = configuration.metricsPort else { return Server(parts: parts, channel: channel, metricsChannel: nil) }
+            var listeners: [any Channel] = []
             do {
-                let metrics = try await MetricsListener.bind(
-                    host: configuration.metricsHost, port: metricsPort, group: parts.group, services: parts.context)
-                return Server(parts: parts, channel: channel, metricsChannel: metrics)
+                var metrics: (any Channel)?
+                if let metricsPort = configuration.metricsPort {
+                    do {
+                        metrics = try await MetricsListener.bind(
+                            host: configuration.metricsHost, port: metricsPort, group: parts.group, services: parts.context)
+                        listeners.append(metrics!)
+                    } catch {
+                        throw ServerError("cannot listen for metrics on \(configuration.metricsHost):\(metricsPort): \(error)")
+                    }
+                }
+                var redirect: (any Channel)?
+                if let redirectPort = configuration.redirectHTTPPort {
+                    do {
+                        redirect = try await HTTPSRedirectListener.bind(
+                            host: configuration.host, port: redirectPort, tlsPort: channel.localAddress?.port ?? configuration.port,
+                            group: parts.group, idle: TimeAmount(configuration.idleTimeout))
+                    } catch {
+                        throw ServerError("cannot listen for plain HTTP to redirect on \(configuration.host):\(redirectPort): \(error)")
+                    }
+                }
+                return Server(parts: parts, channel: channel, metricsChannel: metrics, redirectChannel: redirect)
             } catch {
-                try? await channel.close()
-                throw ServerError("cannot listen for metrics on \(configuration.metricsHost):\(metricsPort): \(error)")
+                for listener in [channel] + listeners { try? await listener.close() }
+                throw error
             }
         } catch let error as ServerError {
             await parts.shutdown()
@@ -57,15 +78,17 @@ public final class Server: Sendable {
         }
     }
 
-    private init(parts: ServerRuntime, channel: any Channel, metricsChannel: (any Channel)?) {
+    private init(parts: ServerRuntime, channel: any Channel, metricsChannel: (any Channel)?, redirectChannel: (any Channel)?) {
         self.parts = parts
         self.configuration = parts.configuration
         self.context = parts.context
         self.channel = channel
         self.metricsChannel = metricsChannel
+        self.redirectChannel = redirectChannel
+        self.redirectPort = redirectChannel.map { $0.localAddress?.port ?? parts.configuration.redirectHTTPPort ?? 0 }
         self.port = channel.localAddress?.port ?? parts.configuration.port
         self.metricsPort = metricsChannel.map { $0.localAddress?.port ?? parts.configuration.metricsPort ?? 0 }
-        self.url = "http://\(Self.displayHost(parts.configuration.host)):\(port)/"
+        self.url = "\(parts.context.tls == nil ? "http" : "https")://\(Self.displayHost(parts.configuration.host)):\(port)/"
         stopped.enter()
         let catalog = parts.context.catalog
         let pool = parts.threadPool
@@ -82,6 +105,12 @@ public final class Server: Sendable {
         let count = catalog.count
         let roots = ([catalog.root].filter { !$0.isEmpty } + catalog.objectRoots.map(\.name)).joined(separator: " and ")
         configuration.logger.info("Serving \(count) image\(count == 1 ? "" : "s") from \(roots) at \(url)")
+        if let tls = parts.context.tls {
+            configuration.logger.info("HTTPS only (TLS 1.2 and 1.3) with the \(tls.summary)")
+        }
+        if let redirectPort {
+            configuration.logger.info("Plain HTTP at http://\(Self.displayHost(configuration.host)):\(redirectPort)/ is redirected to \(url)")
+        }
         if let viewer = parts.context.staticFiles?.root {
             configuration.logger.info("The viewer is served from \(viewer)")
         } else {
@@ -104,6 +133,28 @@ public final class Server: Sendable {
             return (changes.added.count, changes.removed.count)
         }
         return result ?? (0, 0)
+    }
+
+    /// Reads the TLS certificate chain and key again (what `tiler serve` does on SIGHUP) and logs what came of it: new
+    /// connections use them, open ones keep theirs; files that do not make a valid pair leave the current ones in use.
+    /// Does nothing without TLS. Runs on a file thread; safe to call from any thread.
+    ///
+    /// - Returns: Whether the files were taken (true without TLS: nothing to take).
+    @discardableResult
+    public func reloadTLS() async -> Bool {
+        guard let tls = context.tls else { return true }
+        let logger = configuration.logger
+        let result = try? await parts.threadPool.runIfActive { tls.reload() }
+        switch result {
+        case .success(let summary)?:
+            logger.notice("TLS: now using the \(summary)")
+            return true
+        case .failure(let error)?:
+            logger.error("TLS: kept the certificate in use: \(error.description)")
+            return false
+        case nil:
+            return false
+        }
     }
 
     /// Counters and sizes of the cache and the catalog, as `/metrics` shows them.
@@ -130,6 +181,7 @@ public final class Server: Sendable {
         let stopped = self.stopped
         let parts = self.parts
         metricsChannel?.close(promise: nil)
+        redirectChannel?.close(promise: nil)
         channel.close().whenComplete { _ in
             let open = connections.all
             for connection in open {

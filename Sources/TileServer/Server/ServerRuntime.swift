@@ -52,6 +52,14 @@ struct ServerRuntime: Sendable {
                 throw ServerError(error.message)
             }
         }
+        var tls: TLSCredentials?
+        if let certificate = configuration.tlsCertificate, let key = configuration.tlsKey {
+            do {
+                tls = try TLSCredentials(certificatePath: certificate, keyPath: key)
+            } catch {
+                throw ServerError("TLS: \(error.description)")
+            }
+        }
         let descriptorLimit = Self.raiseDescriptorLimit()
         // Before the threads start: they choose their malloc arenas on their first allocation.
         ProcessMemory.configure()
@@ -71,10 +79,11 @@ struct ServerRuntime: Sendable {
         var loops: [ObjectIdentifier: LoopResources] = [:]
         let openTileFiles = min(configuration.openTileFilesPerLoop, descriptorLimit / 2 / configuration.eventLoopThreads)
         let sink = configuration.accessLog.map { _ in AccessLogSink() }
+        let everyAnswer = configuration.hstsMaxAge.map { "Strict-Transport-Security: max-age=\($0)\r\n" } ?? ""
         for (index, loop) in group.makeIterator().enumerated() {
             loops[ObjectIdentifier(loop)] = LoopResources(
                 eventLoop: loop, catalog: catalog, metricsShard: index, openTileFiles: openTileFiles, accessLog: configuration.accessLog,
-                sink: sink, logger: configuration.logger)
+                sink: sink, logger: configuration.logger, everyAnswer: everyAnswer)
         }
         self.loops = loops
         let renderBudget = RenderBudget(limit: configuration.iiif.renderBudgetBytes)
@@ -118,7 +127,8 @@ struct ServerRuntime: Sendable {
             connections: ConnectionRegistry(
                 maxPerAddress: configuration.maxConnectionsPerAddress,
                 capThreshold: configuration.perAddressCapThreshold ?? descriptorLimit * 3 / 8 / 2),
-            blocks: ResponseBlocks(cors: cors), access: access, writeAccess: writeAccess, jobs: jobs, inbox: inbox)
+            blocks: ResponseBlocks(cors: cors), access: access, writeAccess: writeAccess, jobs: jobs, inbox: inbox,
+            tls: tls)
     }
 
     /// Lifts the soft limit on open descriptors to the hard one (as servers do): each connection takes one, each
@@ -215,8 +225,8 @@ struct ServerRuntime: Sendable {
             }
     }
 
-    /// Adds one connection's handlers to `channel` (on its event loop, whose `resources` they use):
-    /// ``SimpleRequestDecoder`` (which also announces every read to the connection's state) → NIO's HTTP/1.1 decoder (size limits) → ``ConnectionHandler``. The bootstrap and
+    /// Adds one connection's handlers to `channel` (on its event loop, whose `resources` they use): with TLS,
+    /// ``TLSSniffer`` (which puts the TLS handler in its place, or refuses plain HTTP) → ``SimpleRequestDecoder`` (which also announces every read to the connection's state) → NIO's HTTP/1.1 decoder (size limits) → ``ConnectionHandler``. The bootstrap and
     /// the socket-free tests build connections with it.
     func addHandlers(to channel: any Channel, resources: LoopResources) throws {
         let configuration = self.configuration
@@ -235,6 +245,7 @@ struct ServerRuntime: Sendable {
             return Router(services: services, catalog: catalog, tiles: tiles, deliver: deliver)
         }
         let pipeline = channel.pipeline.syncOperations
+        if let tls = services.tls { try pipeline.addHandler(TLSSniffer(credentials: tls)) }
         try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, connection: handler, takes: Router.answersFromTarget))
         try pipeline.addHandler(ByteToMessageHandler(decoder))
         try pipeline.addHandler(handler)

@@ -113,6 +113,14 @@ public struct ServerConfiguration: Sendable {
     /// The port of the metrics listener, which answers `/metrics` and `/healthz` alone (``ServerSettings/metricsPort``;
     /// 0 picks a free one, see ``Server/metricsPort``), or nil: no such listener.
     public var metricsPort: Int?
+    /// The PEM certificate chain of HTTPS on ``port`` (``ServerSettings/tlsCert``), or nil: plain HTTP.
+    public var tlsCertificate: String?
+    /// The PEM private key of ``tlsCertificate`` (``ServerSettings/tlsKey``).
+    public var tlsKey: String?
+    /// `Strict-Transport-Security`'s max-age in seconds, sent in every answer over TLS (``ServerSettings/hsts``), or nil.
+    public var hstsMaxAge: Int?
+    /// The port of the plain-HTTP listener redirecting to HTTPS (``ServerSettings/redirectHTTP``; 0 picks one), or nil.
+    public var redirectHTTPPort: Int?
     /// Where the server logs (startup, catalog changes, errors — never one line per request).
     public var logger: Logger
     /// Called on a slicing thread, with the job's id, once a job's image can be viewed while it is sliced (its
@@ -175,7 +183,7 @@ extension ServerConfiguration {
     /// What is wrong with this configuration's settings (``ServerSettings/all``), one line each naming its setting
     /// (`port must be 0…65535 (got -1)`); empty when nothing is.
     public func problems() -> [String] {
-        ServerSettings.all.compactMap { $0.problem(self) }
+        ServerSettings.all.compactMap { $0.problem(self) } + tlsProblems()
     }
 
     /// Whether `text` names an object-store root rather than a folder: `s3://…`, or one SZI or TIFF on an HTTP(S)

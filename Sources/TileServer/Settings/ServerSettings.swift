@@ -84,11 +84,12 @@ public enum ServerSettings {
 
 extension ServerSettings {
     /// The settings of the server itself, in `--help` order (the IIIF service's are in ``IIIFSettings``).
-    static let server: [AnyServerSetting] = [
-        host.erased, port.erased, cacheMB.erased, threads.erased, fileThreads.erased, openFiles.erased, corsOrigin.erased,
-        logLevel.erased, logFormat.erased, accessLog.erased, backlog.erased, shutdownGrace.erased, headTimeout.erased, idleTimeout.erased,
-        sendTimeout.erased, maxConnectionsPerAddress.erased,
-    ]
+    static let server: [AnyServerSetting] =
+        [
+            host.erased, port.erased, cacheMB.erased, threads.erased, fileThreads.erased, openFiles.erased, corsOrigin.erased,
+            logLevel.erased, logFormat.erased, accessLog.erased, backlog.erased, shutdownGrace.erased, headTimeout.erased, idleTimeout.erased,
+            sendTimeout.erased, maxConnectionsPerAddress.erased,
+        ] + tls
 
     /// Every setting: the server's, the viewer folder, the access policy, uploads and jobs, and the IIIF service's.
     public static let all: [AnyServerSetting] =

@@ -17,7 +17,8 @@ struct Serve: ParsableCommand {
             Routes: /api/images, /api/images/NAME/visible?x=&y=&width=&height=&zoomScale=[&contentScale=][&prefetch=], \
             /api/images/NAME/properties, /api/images/NAME/associated/KIND (a slide's label, macro, thumbnail), /images/NAME.dzi, /images/NAME_files/L/C_R.EXT, /healthz, \
             /metrics, the IIIF Image API 3.0 (level 2) at /iiif/3/ID/info.json and /iiif/3/ID/REGION/SIZE/ROTATION/QUALITY.FORMAT \
-            (ID is the name with / written %2F), and the viewer at /. Stops gracefully on SIGINT or SIGTERM; SIGHUP rescans ROOT. \
+            (ID is the name with / written %2F), and the viewer at /. With --tls-cert and --tls-key the port speaks HTTPS. \
+            Stops gracefully on SIGINT or SIGTERM; SIGHUP rescans ROOT and reads the TLS certificate and key again. \
             Every option can also be set by a TILER_* environment variable (TILER_PORT=9000, TILER_TRUST_PROXY=1, \
             TILER_CORS_ORIGIN=https://a.example,https://b.example, TILER_ROOT=/data); an option on the command line wins.
             """
@@ -45,6 +46,10 @@ struct Serve: ParsableCommand {
     @Option(S.threads) var threads: Int
     @Option(S.fileThreads) var fileThreads: Int
     @Option(S.openFiles) var openFiles: Int
+    @Option(S.tlsCert) var tlsCert: String?
+    @Option(S.tlsKey) var tlsKey: String?
+    @Option(S.hsts) var hsts: Int?
+    @Option(S.redirectHTTP) var redirectHTTP: Int?
 
     /// An image to name in the startup line as the one to open (the demo sets it).
     var openHint: String?
@@ -93,6 +98,10 @@ struct Serve: ParsableCommand {
         S.threads.apply(threads, to: &configuration)
         S.fileThreads.apply(fileThreads, to: &configuration)
         S.openFiles.apply(openFiles, to: &configuration)
+        S.tlsCert.apply(tlsCert, to: &configuration)
+        S.tlsKey.apply(tlsKey, to: &configuration)
+        S.hsts.apply(hsts, to: &configuration)
+        S.redirectHTTP.apply(redirectHTTP, to: &configuration)
         S.corsOrigin.apply(corsOrigins, to: &configuration)
         S.logLevel.apply(logLevel, to: &configuration)
         S.logFormat.apply(logFormat, to: &configuration)
@@ -176,10 +185,12 @@ struct Serve: ParsableCommand {
                 Task { await server.shutdown() }
                 return
             }
-            // An operator's reload: rescan ROOT now. Logs go to stdout and stderr, so there is no file to reopen.
+            // An operator's reload: rescan ROOT now, and take a renewed certificate. Logs go to stdout and stderr, so
+            // there is no file to reopen.
             Task {
                 let (added, removed) = await server.rescan()
                 server.configuration.logger.notice("SIGHUP: rescanned ROOT (\(added) added, \(removed) removed)")
+                await server.reloadTLS()
             }
         }
         defer { SignalHub.shared.clear() }
