@@ -14,6 +14,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import time
 import sys
 import tempfile
 
@@ -80,6 +81,16 @@ def main():
         check("it answers /healthz", status == 200, status)
         status, _, body = get(port, "/api/images")
         check("it serves the folder TILER_ROOT names", status == 200 and [i["name"] for i in json.loads(body)] == ["a"], body[:200])
+        # `systemctl reload` runs ExecReload with $MAINPID: the replica rescans (and rereads a TLS pair) and serves on.
+        subprocess.run([TILER, "slice", source, "-o", root, "--name", "b", "--quiet"], check=True)
+        reload = re.search(r"^ExecReload=(.*)$", unit, re.M).group(1).replace("$MAINPID", str(server.pid))
+        subprocess.run(shlex.split(reload), check=True)
+        deadline = time.time() + 10
+        names = []
+        while time.time() < deadline and names != ["a", "b"]:
+            names = sorted(i["name"] for i in json.loads(get(port, "/api/images")[2]))
+            time.sleep(0.05)
+        check("ExecReload's SIGHUP rescans and the replica serves on", server.poll() is None and names == ["a", "b"], names)
     except Exception as error:  # a broken step is a failed check, reported like the others
         check("the scenario ran to the end", False, repr(error))
     finally:

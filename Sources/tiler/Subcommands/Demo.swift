@@ -34,6 +34,9 @@ struct Demo: ParsableCommand {
     @Flag(help: "Prepare the pyramid and exit without serving.")
     var noServe = false
 
+    @Flag(help: "Serve HTTPS with a certificate for localhost made (by openssl) in the cache folder, and say how to trust it.")
+    var tls = false
+
     func validate() throws {
         _ = try Sample.parse(["x.jpg", "--size", size]).dimensions()
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535 (got \(port))") }
@@ -68,6 +71,12 @@ struct Demo: ParsableCommand {
         guard !noServe else { return }
         var arguments = [pyramids, "--host", host, "--port", String(port)]
         if let publicDirectory { arguments += ["--public", publicDirectory] }
+        if tls {
+            let certificate = DemoCertificate(folder: cache + "/tls")
+            try certificate.prepare()
+            StandardError.print(certificate.howToTrust(port: port))
+            arguments += ["--tls-cert", certificate.certificate, "--tls-key", certificate.key]
+        }
         var serve = try Serve.parse(arguments)
         serve.openHint = name
         try serve.run()
