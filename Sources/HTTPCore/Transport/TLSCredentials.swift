@@ -35,7 +35,7 @@ package final class TLSCredentials: Sendable {
     ///
     /// - Throws: ``TLSCredentialsError`` naming the file and the problem: unreadable, no PEM certificate or key in it, a
     ///   key that is not the certificate's.
-    package init(certificatePath: String, keyPath: String, applicationProtocols: [String] = ["http/1.1"]) throws(TLSCredentialsError) {
+    package init(certificatePath: String, keyPath: String, applicationProtocols: [String] = ["h2", "http/1.1"]) throws(TLSCredentialsError) {
         self.certificatePath = certificatePath
         self.keyPath = keyPath
         self.applicationProtocols = applicationProtocols

@@ -225,32 +225,6 @@ struct ServerRuntime: Sendable {
             }
     }
 
-    /// Adds one connection's handlers to `channel` (on its event loop, whose `resources` they use): with TLS,
-    /// ``TLSSniffer`` (which puts the TLS handler in its place, or refuses plain HTTP) → ``SimpleRequestDecoder`` (which also announces every read to the connection's state) → NIO's HTTP/1.1 decoder (size limits) → ``ConnectionHandler``. The bootstrap and
-    /// the socket-free tests build connections with it.
-    func addHandlers(to channel: any Channel, resources: LoopResources) throws {
-        let configuration = self.configuration
-        let limits = ConnectionLimits(
-            headTimeout: TimeAmount(configuration.headTimeout), idleTimeout: TimeAmount(configuration.idleTimeout),
-            sendTimeout: TimeAmount(configuration.sendTimeout))
-        let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: configuration.decoderLimits)
-        let services = context
-        let openTiles = resources.openTiles.value
-        let catalog = resources.catalog.value
-        let handler = ConnectionHandler(
-            services: context.connectionServices, date: resources.date.value, metricsShard: resources.metricsShard, limits: limits,
-            accessLog: resources.accessLog.value
-        ) { deliver in
-            let tiles = TileLookup(store: services.tiles, openFiles: openTiles, usesCachestat: services.configuration.usesCachestat)
-            return Router(services: services, catalog: catalog, tiles: tiles, deliver: deliver)
-        }
-        let pipeline = channel.pipeline.syncOperations
-        if let tls = services.tls { try pipeline.addHandler(TLSSniffer(credentials: tls)) }
-        try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, connection: handler, takes: Router.answersFromTarget))
-        try pipeline.addHandler(ByteToMessageHandler(decoder))
-        try pipeline.addHandler(handler)
-    }
-
     /// Stops the threads (after a failed start).
     func shutdown() async {
         let jobs = context.jobs

@@ -1,0 +1,82 @@
+import HTTPCore
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOTLS
+import TileSources
+
+extension ServerRuntime {
+    /// Adds one connection's handlers to `channel` (on its event loop, whose `resources` they use). Plain HTTP:
+    /// ``SimpleRequestDecoder`` (which also announces every read to the connection's state) → NIO's HTTP/1.1 decoder
+    /// (size limits) → ``ConnectionHandler``. With TLS: ``TLSSniffer`` (which puts the TLS handler in its place, or
+    /// refuses plain HTTP) → ALPN, then HTTP/2 when the client offers `h2` (each stream: NIO's HTTP/2-to-HTTP/1 codec →
+    /// ``HTTP2ResponseFramer`` → a ``ConnectionHandler`` of its own), else the plain pipeline's handlers. The
+    /// handshake must end within the head timeout. The bootstrap and the socket-free tests build connections with it.
+    func addHandlers(to channel: any Channel, resources: LoopResources) throws {
+        let pipeline = channel.pipeline.syncOperations
+        guard let tls = context.tls else { return try addHTTP1Handlers(to: channel, resources: resources) }
+        try pipeline.addHandler(TLSSniffer(credentials: tls))
+        let handshake = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.headTimeout)) { channel.close(promise: nil) }
+        let runtime = self
+        try pipeline.addHandler(
+            ApplicationProtocolNegotiationHandler { result, channel in
+                handshake.cancel()
+                return channel.eventLoop.makeCompletedFuture {
+                    if case .negotiated("h2") = result {
+                        try runtime.addHTTP2Handlers(to: channel, resources: resources)
+                    } else {
+                        try runtime.addHTTP1Handlers(to: channel, resources: resources)
+                    }
+                }
+            })
+    }
+
+    /// The HTTP/1.1 handlers: the fast decoder, NIO's decoder, the connection's handler.
+    private func addHTTP1Handlers(to channel: any Channel, resources: LoopResources) throws {
+        let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: configuration.decoderLimits)
+        let handler = connectionHandler(resources: resources)
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(SimpleRequestDecoder(maxHeadBytes: configuration.maxHeadBytes, connection: handler, takes: Router.answersFromTarget))
+        try pipeline.addHandler(ByteToMessageHandler(decoder))
+        try pipeline.addHandler(handler)
+    }
+
+    /// HTTP/2: NIO's connection handler (its limits: at most 100 streams at once, header lists of at most the head
+    /// limit, and its defences against floods of resets, CONTINUATION, SETTINGS and PING frames), each stream answered
+    /// by a connection handler of its own behind the HTTP/1-shaped codec.
+    private func addHTTP2Handlers(to channel: any Channel, resources: LoopResources) throws {
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: configuration.maxHeadBytes),
+        ]
+        let runtime = self
+        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: connection, streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                let pipeline = stream.pipeline.syncOperations
+                try pipeline.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                try pipeline.addHandler(HTTP2ResponseFramer())
+                try pipeline.addHandler(runtime.connectionHandler(resources: resources))
+            }
+        }
+    }
+
+    /// A connection's (or an HTTP/2 stream's) handler, answering with a ``Router`` on `resources`' loop.
+    private func connectionHandler(resources: LoopResources) -> ConnectionHandler {
+        let limits = ConnectionLimits(
+            headTimeout: TimeAmount(configuration.headTimeout), idleTimeout: TimeAmount(configuration.idleTimeout),
+            sendTimeout: TimeAmount(configuration.sendTimeout))
+        let services = context
+        let openTiles = resources.openTiles.value
+        let catalog = resources.catalog.value
+        return ConnectionHandler(
+            services: context.connectionServices, date: resources.date.value, metricsShard: resources.metricsShard, limits: limits,
+            accessLog: resources.accessLog.value
+        ) { deliver in
+            let tiles = TileLookup(store: services.tiles, openFiles: openTiles, usesCachestat: services.configuration.usesCachestat)
+            return Router(services: services, catalog: catalog, tiles: tiles, deliver: deliver)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOSSL
+import TestSupport
+import Testing
+
+@testable import TileServer
+
+/// HTTP/2 over TLS (negotiated by ALPN), with the real `curl --http2` and AsyncHTTPClient as clients: the same answers
+/// as HTTP/1.1 — tiles from the cache and from their files, ranges, conditional requests, HEAD, errors — and many
+/// streams at once on one connection.
+@Suite struct HTTP2Tests {
+    private static func fixtures(cacheBytes: Int) throws -> (PyramidFixture, TLSFixture, ServerConfiguration) {
+        let pyramids = try PyramidFixture()
+        try pyramids.addPyramid("big", width: 2048, height: 1024, tileBytes: 20_000)
+        let tls = try TLSFixture()
+        try tls.makeAuthority("ca")
+        try tls.makeCertificate("server", authority: "ca")
+        var configuration = testConfiguration(root: pyramids.root)
+        configuration.tlsCertificate = tls.file("server")
+        configuration.tlsKey = tls.file("server", key: true)
+        configuration.cacheBytes = cacheBytes
+        return (pyramids, tls, configuration)
+    }
+
+    /// `curl --http2` on `urls` over one connection, trusting `authority`: per URL the status, the protocol version
+    /// and the body.
+    private static func curl(
+        _ urls: [String], authority: String, _ arguments: [String] = []
+    ) throws -> [(status: Int, version: String, body: [UInt8])] {
+        let folder = try TemporaryDirectory(prefix: "h2-curl")
+        var command = ["-s", "--http2", "--cacert", authority, "--max-time", "20"] + arguments
+        for (index, url) in urls.enumerated() {
+            command += [url, "-o", "\(folder.path)/\(index)", "-w", "%{http_code} %{http_version}\\n"]
+        }
+        let outcome = try ExternalTool.run("/usr/bin/curl", command)
+        let lines = outcome.output.split(separator: "\n")
+        return urls.indices.map { index in
+            let parts = index < lines.count ? lines[index].split(separator: " ") : []
+            let body = (try? Data(contentsOf: URL(fileURLWithPath: "\(folder.path)/\(index)"))).map { [UInt8]($0) } ?? []
+            return (parts.first.flatMap { Int($0) } ?? 0, parts.count > 1 ? String(parts[1]) : "", body)
+        }
+    }
+
+    @Test(arguments: [0, 8 << 20])
+    func tilesRangesAndConditionalsAsOverHTTP1(cacheBytes: Int) async throws {
+        let (pyramids, tls, configuration) = try Self.fixtures(cacheBytes: cacheBytes)
+        let ca = tls.file("ca")
+        try await withServer(pyramids, configuration) { server in
+            let base = "https://127.0.0.1:\(server.port)/images/big_files/11/"
+            let tiles = [(0, 0), (1, 0), (7, 3), (0, 0), (1, 0), (7, 3), (2, 2)]
+            let answers = try await blocking { try Self.curl(tiles.map { base + "\($0.0)_\($0.1).jpg" }, authority: ca) }
+            for ((column, row), answer) in zip(tiles, answers) {
+                #expect(answer.status == 200 && answer.version == "2")
+                #expect(answer.body == PyramidFixture.tileBytes(level: 11, column: column, row: row, count: 20_000))
+            }
+            let expected = PyramidFixture.tileBytes(level: 11, column: 3, row: 1, count: 20_000)
+            let range = try await blocking { try Self.curl([base + "3_1.jpg"], authority: ca, ["-r", "100-199"]) }[0]
+            #expect(range.status == 206 && range.body == Array(expected[100..<200]))
+            let head = try await blocking { try Self.curl([base + "3_1.jpg"], authority: ca, ["-I"]) }[0]
+            #expect(head.status == 200 && String(decoding: head.body, as: UTF8.self).contains("content-length: 20000"))
+            let etag = try #require(
+                String(decoding: head.body, as: UTF8.self).split(separator: "\r\n").first { $0.hasPrefix("etag: ") }?.dropFirst(6))
+            let notModified = try await blocking { try Self.curl([base + "3_1.jpg"], authority: ca, ["-H", "If-None-Match: \(etag)"]) }[0]
+            #expect(notModified.status == 304 && notModified.body.isEmpty)
+            let missing = try await blocking {
+                try Self.curl([base + "99_99.jpg", "https://127.0.0.1:\(server.port)/images/none.dzi"], authority: ca)
+            }
+            #expect(missing.map(\.status) == [404, 404])
+            #expect(String(decoding: missing[1].body, as: UTF8.self).contains("none"))
+        }
+    }
+
+    @Test func aViewportsTilesShareOneConnection() async throws {
+        let (pyramids, tls, configuration) = try Self.fixtures(cacheBytes: 8 << 20)
+        try await withServer(pyramids, configuration) { server in
+            var settings = TLSConfiguration.makeClientConfiguration()
+            settings.trustRoots = .file(tls.file("ca"))
+            var clientConfiguration = HTTPClient.Configuration(tlsConfiguration: settings)
+            clientConfiguration.httpVersion = .automatic
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+            defer { _ = client.shutdown() }
+            // Sixty tiles asked at once, as a viewport does.
+            let tiles = (0..<60).map { ($0 % 8, ($0 / 8) % 4) }
+            let answers = try await withThrowingTaskGroup(of: (Int, Int, [UInt8], Int).self) { group in
+                for (column, row) in tiles {
+                    group.addTask {
+                        let url = "https://127.0.0.1:\(server.port)/images/big_files/11/\(column)_\(row).jpg"
+                        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(20))
+                        let body = try await response.body.collect(upTo: 1 << 20)
+                        #expect(response.version == .http2)
+                        return (column, row, Array(buffer: body), Int(response.status.code))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.count == 60)
+            for (column, row, body, status) in answers {
+                #expect(status == 200 && body == PyramidFixture.tileBytes(level: 11, column: column, row: row, count: 20_000))
+            }
+            #expect(server.statistics.connections <= 1)
+        }
+    }
+}
