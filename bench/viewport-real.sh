@@ -82,7 +82,7 @@ import json, re, sys
 mode, round_, log, metrics, session = sys.argv[1:]
 tiles, reports = [], 0
 for line in open(log):
-    m = re.search(r'"GET (\S+)" (\d+) \d+ (\d+)us (\w+|-)', line)
+    m = re.search(r'"GET (\S+) HTTP/[\d.]+" (\d+) \d+ (\d+)us (\w+|-)', line)
     if not m:
         continue
     target, status, micros, cache = m.group(1), m.group(2), int(m.group(3)), m.group(4)

@@ -49,7 +49,7 @@ import Testing
         }
         #expect(lines.count == 1)
         #expect(lines[0].hasPrefix("127.0.0.1 ["))
-        #expect(lines[0].hasSuffix("] \"GET /x\\r\\ny\" 200 5 7us -"), "\(lines[0])")
+        #expect(lines[0].hasSuffix("] \"GET /x\\r\\ny HTTP/1.1\" 200 5 7us -"), "\(lines[0])")
     }
 
     @Test func linesBeyondTheBufferAreWrittenAsTheyFill() throws {

@@ -36,7 +36,7 @@ import Testing
         #expect(seen.allSatisfy { $0.nanoseconds == 2_000_000 && $0.shard == 1 })
         #expect(asked == 1, "the address is looked up once per connection")
         #expect(lines.count == 2)
-        #expect(lines.allSatisfy { $0.hasPrefix("192.0.2.7 [") && $0.contains("\"GET /a\"") && $0.contains(" 5 2000us ") })
+        #expect(lines.allSatisfy { $0.hasPrefix("192.0.2.7 [") && $0.contains("\"GET /a HTTP/1.1\"") && $0.contains(" 5 2000us ") })
     }
 
     @Test func withoutAnAccessLogTheAddressIsNeverAsked() {

@@ -8,9 +8,9 @@ import Testing
 /// SIGHUP, and options that do not go together refused in one line.
 @Suite struct ServeTLSCommandTests {
     /// The status of `curl` asking `url` trusting `authority` (0: no answer, such as a failed handshake).
-    static func status(_ url: String, authority: String) throws -> Int {
+    static func status(_ url: String, authority: String, _ arguments: [String] = []) throws -> Int {
         let outcome = try ExternalTool.run(
-            "/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", authority, "--max-time", "20", url])
+            "/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", authority, "--max-time", "20"] + arguments + [url])
         return Int(outcome.output) ?? 0
     }
 
@@ -25,11 +25,18 @@ import Testing
         try tls.makeCertificate("renewed", authority: "next", commonName: "renewed.localhost")
         let server = try ServeLoggingTests.Running([
             "serve", root, "--port", "0", "--tls-cert", tls.file("server"), "--tls-key", tls.file("server", key: true), "--hsts", "600",
+            "--access-log",
         ])
         defer { server.stop() }
         #expect(server.base.hasPrefix("https://127.0.0.1:"), "\(server.stdout) \(server.stderr)")
         #expect(server.stderr.contains("HTTPS only (TLS 1.2 and 1.3) with the certificate for localhost"), "\(server.stderr)")
         #expect(try Self.status(server.base + "/images/pic.dzi", authority: tls.file("ca")) == 200)
+        // The access log says which protocol each request came on.
+        #expect(try Self.status(server.base + "/images/pic.dzi?h1", authority: tls.file("ca"), ["--http1.1"]) == 200)
+        let logged = Date().addingTimeInterval(5)
+        while !server.stdout.contains("?h1 HTTP/1.1\""), Date() < logged { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(server.stdout.contains("\"GET /images/pic.dzi HTTP/2\" 200 "), "\(server.stdout)")
+        #expect(server.stdout.contains("\"GET /images/pic.dzi?h1 HTTP/1.1\" 200 "), "\(server.stdout)")
         try tls.replace("server", with: "renewed")
         kill(server.process.processIdentifier, SIGHUP)
         let deadline = Date().addingTimeInterval(10)

@@ -11,6 +11,8 @@ package struct Exchange {
     package let keepAlive: Bool
     /// Whether the client speaks HTTP/1.0 (keep-alive must then be confirmed explicitly).
     package let isHTTP10: Bool
+    /// Whether the request came on an HTTP/2 stream, for the access log.
+    package let isHTTP2: Bool
     /// The method, for the access log.
     package let method: HTTPMethod
     /// The request target as sent, for the access log (`-` when unparsable).
@@ -30,6 +32,7 @@ package struct Exchange {
         isHead = head.method == .HEAD
         keepAlive = head.isKeepAlive
         isHTTP10 = head.version.major == 1 && head.version.minor == 0
+        isHTTP2 = head.version.major == 2
         method = head.method
         target = head.uri
         headers = .holding(
@@ -45,6 +48,7 @@ package struct Exchange {
         isHead = request.isHead
         keepAlive = request.keepAlive
         isHTTP10 = request.isHTTP10
+        isHTTP2 = false
         method = request.isHead ? .HEAD : .GET
         target = request.uri
         headers = request.headers
@@ -56,6 +60,7 @@ package struct Exchange {
         isHead = false
         keepAlive = false
         isHTTP10 = false
+        isHTTP2 = false
         method = .RAW(value: "-")
         target = "-"
         headers = nil

@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 
 /// One event loop's access log: one line per answered request — time (UTC, milliseconds), client address, method,
-/// target, status, body bytes, duration in microseconds, and for tiles whether the cache had them — in the text or
+/// target, protocol, status, body bytes, duration in microseconds, and for tiles whether the cache had them — in the text or
 /// JSON format, gathered in a buffer and written to the shared ``AccessLogSink`` when it holds 32 KiB or every
 /// 200 ms (``flush()``), so that a request costs formatting into memory, not a system call.
 ///
@@ -77,7 +77,7 @@ package final class AccessLog {
 
     /// A field of a line; every format writes each the same way (text escaped as JSON escapes it).
     private enum Field {
-        case time, client, method, target, status, bytes, duration, cache
+        case time, client, method, target, `protocol`, status, bytes, duration, cache
     }
 
     /// A line's layout: fields and the fixed text between them.
@@ -86,16 +86,20 @@ package final class AccessLog {
         case field(Field)
     }
 
-    /// `{"time":"…Z","client":"…","method":"…","target":"…","status":N,"bytes":N,"duration_us":N,"cache":"…"}`
+    /// `{"time":"…Z","client":"…","method":"…","target":"…","protocol":"HTTP/1.1","status":N,"bytes":N,"duration_us":N,
+    /// "cache":"…"}`
     private static let jsonLine: [Piece] = [
         .text("{\"time\":\""), .field(.time), .text("Z\",\"client\":\""), .field(.client), .text("\",\"method\":\""), .field(.method),
-        .text("\",\"target\":\""), .field(.target), .text("\",\"status\":"), .field(.status), .text(",\"bytes\":"), .field(.bytes),
+        .text("\",\"target\":\""), .field(.target), .text("\",\"protocol\":\""), .field(.protocol), .text("\",\"status\":"), .field(.status),
+        .text(",\"bytes\":"), .field(.bytes),
         .text(",\"duration_us\":"), .field(.duration), .text(",\"cache\":\""), .field(.cache), .text("\"}\n"),
     ]
 
-    /// `CLIENT [TIME Z] "METHOD TARGET" STATUS BYTES DURATIONus CACHE`
+    /// `CLIENT [TIME Z] "METHOD TARGET PROTOCOL" STATUS BYTES DURATIONus CACHE`, the request part as the common log
+    /// format writes it.
     private static let textLine: [Piece] = [
-        .field(.client), .text(" ["), .field(.time), .text("Z] \""), .field(.method), .text(" "), .field(.target), .text("\" "),
+        .field(.client), .text(" ["), .field(.time), .text("Z] \""), .field(.method), .text(" "), .field(.target), .text(" "),
+        .field(.protocol), .text("\" "),
         .field(.status), .text(" "), .field(.bytes), .text(" "), .field(.duration), .text("us "), .field(.cache), .text("\n"),
     ]
 
@@ -105,6 +109,8 @@ package final class AccessLog {
         case .client: writeEscaped(line.client)
         case .method: writeEscaped(line.exchange.method.rawValue)
         case .target: writeEscaped(LogText.redacted(line.exchange.target))
+        case .protocol:
+            buffer.writeStaticString(line.exchange.isHTTP2 ? "HTTP/2" : line.exchange.isHTTP10 ? "HTTP/1.0" : "HTTP/1.1")
         case .status: LoadedFile.writeNumber(line.status.rawValue, radix: 10, into: &buffer)
         case .bytes: LoadedFile.writeNumber(line.bytes, radix: 10, into: &buffer)
         case .duration: LoadedFile.writeNumber(Int(line.microseconds), radix: 10, into: &buffer)

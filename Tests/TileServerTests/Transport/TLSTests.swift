@@ -27,12 +27,13 @@ import Testing
         return (pyramids, tls, configuration)
     }
 
-    /// `curl` on `url` trusting `authority`, with `arguments`: the status, the body, and what `-v` said.
+    /// `curl` on `url` over HTTP/1.1 (HTTP/2 has tests of its own) trusting `authority`, with `arguments`: the status,
+    /// the body, and what `-v` said.
     private static func curl(_ url: String, authority: String, _ arguments: [String] = []) throws -> (status: Int, body: [UInt8], log: String) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("tls-curl-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         let outcome = try ExternalTool.run(
-            "/usr/bin/curl", ["-sv", "--cacert", authority, "-o", output, "-w", "%{http_code}", "--max-time", "20"] + arguments + [url])
+            "/usr/bin/curl", ["-sv", "--http1.1", "--cacert", authority, "-o", output, "-w", "%{http_code}", "--max-time", "20"] + arguments + [url])
         let body = (try? Data(contentsOf: URL(fileURLWithPath: output))).map { [UInt8]($0) } ?? []
         return (Int(outcome.output) ?? 0, body, outcome.errors)
     }
