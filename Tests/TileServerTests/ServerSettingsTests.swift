@@ -33,6 +33,6 @@ import Testing
         let names = ServerSettings.all.map(\.name)
         #expect(Set(names).count == names.count)
         #expect(ServerSettings.all.first { $0.name == "max-connections-per-address" }?.variable == "TILER_MAX_CONNECTIONS_PER_ADDRESS")
-        #expect(ServerSettings.all.filter { $0.kind == .flag }.map(\.name).sorted() == ["access-log", "trust-proxy"])
+        #expect(ServerSettings.all.filter { $0.kind == .flag }.map(\.name).sorted() == ["access-log", "h2c", "trust-proxy"])
     }
 }

@@ -14,7 +14,9 @@ extension ConnectionHandler {
     private func check(context: ChannelHandlerContext) {
         timer = nil
         guard context.channel.isActive else { return }
-        let buffered = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        // A stream has no buffer of its own to ask about: unwritable (its window spent) counts as bytes waiting.
+        let buffered =
+            isStream ? (context.channel.isWritable ? 0 : 1) : (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
         switch state.expiry(now: .now(), buffered: buffered) {
         case .none:
             scheduleCheck(context: context)

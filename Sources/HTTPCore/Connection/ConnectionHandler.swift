@@ -17,6 +17,9 @@ package final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
 
     let services: ConnectionServices
     let observer: ExchangeObserver
+    /// Whether the channel is an HTTP/2 stream rather than a socket: socket options (cork, the bytes buffered in the
+    /// kernel) do not apply, and NIO's stream channel traps on them.
+    let isStream: Bool
     // The handler's state is touched on the event loop only. No method holds an access to one of these across a call
     // that could come back into the handler for the same property (NIO's synchronous callbacks, such as a
     // writability change during a write, touch `state` while `writer` is busy, never the same one): the runtime's
@@ -33,14 +36,16 @@ package final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
     /// The event stream being written, if any.
     var events: EventStream?
 
-    /// The handler of one connection, with `limits` for its states; `date`, `metricsShard` and `accessLog` are the
-    /// connection's event loop's; `makeResponder` is called once, when the handler joins its channel.
+    /// The handler of one connection (or of one HTTP/2 stream, `isStream`: its channel is no socket), with `limits`
+    /// for its states; `date`, `metricsShard` and `accessLog` are the connection's event loop's; `makeResponder` is
+    /// called once, when the handler joins its channel.
     package init(
         services: ConnectionServices, date: DateHeader, metricsShard: Int, limits: ConnectionLimits, accessLog: AccessLog? = nil,
-        makeResponder: @escaping (_ deliver: @escaping ResponseDelivery) -> any Responder
+        isStream: Bool = false, makeResponder: @escaping (_ deliver: @escaping ResponseDelivery) -> any Responder
     ) {
         self.services = services
-        self.writer = ResponseWriter(blocks: services.blocks, date: date, filesAsBytes: services.filesAsBytes)
+        self.isStream = isStream
+        self.writer = ResponseWriter(blocks: services.blocks, date: date, filesAsBytes: services.filesAsBytes, corks: !isStream)
         self.observer = ExchangeObserver(counter: services.counter, shard: metricsShard, accessLog: accessLog)
         self.makeResponder = makeResponder
         self.state = ConnectionState(limits: limits, now: .now())

@@ -11,15 +11,18 @@ struct ResponseWriter {
     /// Whether a file's range is read and written as bytes: on a TLS connection, which encrypts in this process, so
     /// that the kernel cannot send the page cache itself.
     private let filesAsBytes: Bool
+    /// Whether the channel is a socket of its own, which `TCP_CORK` applies to (not an HTTP/2 stream).
+    private let corks: Bool
     /// Reused for response heads: written, sent, and (once the socket has taken it) written over again.
     private var headScratch: ByteBuffer
 
     /// A writer of responses made of `blocks`, dated by `date` (the event loop's), reading file bodies into memory when
-    /// `filesAsBytes`.
-    init(blocks: HTTPBlocks, date: DateHeader, filesAsBytes: Bool = false) {
+    /// `filesAsBytes`, corking the socket around a file's region when `corks`.
+    init(blocks: HTTPBlocks, date: DateHeader, filesAsBytes: Bool = false, corks: Bool = true) {
         self.encoder = ResponseEncoder(blocks: blocks)
         self.date = date
         self.filesAsBytes = filesAsBytes
+        self.corks = corks
         self.headScratch = ByteBufferAllocator().buffer(capacity: 512)
     }
 
@@ -58,7 +61,7 @@ struct ResponseWriter {
                 context.write(NIOAny(bytes), promise: written)
                 break
             }
-            cork()
+            if corks { cork() }
             let sent = context.eventLoop.makePromise(of: Void.self)
             sent.futureResult.assumeIsolated().whenComplete { result in
                 // The file stays open until the kernel has sent it.

@@ -10,14 +10,28 @@ extension ServerRuntime {
     /// ``SimpleRequestDecoder`` (which also announces every read to the connection's state) → NIO's HTTP/1.1 decoder
     /// (size limits) → ``ConnectionHandler``. With TLS: ``TLSSniffer`` (which puts the TLS handler in its place, or
     /// refuses plain HTTP) → ALPN, then HTTP/2 when the client offers `h2` (each stream: NIO's HTTP/2-to-HTTP/1 codec →
-    /// ``HTTP2ResponseFramer`` → a ``ConnectionHandler`` of its own), else the plain pipeline's handlers. The
-    /// handshake must end within the head timeout. The bootstrap and the socket-free tests build connections with it.
+    /// ``HTTP2ResponseFramer`` → a ``ConnectionHandler`` of its own), else the plain pipeline's handlers. With `--h2c`
+    /// on a plain port: ``PriorKnowledgeSniffer``, then HTTP/2 for a client that opens with its preface, else the plain
+    /// pipeline's handlers. The handshake, or the first bytes, must come within the head timeout. The bootstrap and the socket-free tests build connections with it.
     func addHandlers(to channel: any Channel, resources: LoopResources) throws {
         let pipeline = channel.pipeline.syncOperations
-        guard let tls = context.tls else { return try addHTTP1Handlers(to: channel, resources: resources) }
+        let runtime = self
+        guard let tls = context.tls else {
+            guard configuration.cleartextHTTP2 else { return try addHTTP1Handlers(to: channel, resources: resources) }
+            // The first bytes must come within the head timeout: no connection handler keeps time until they do.
+            let first = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.headTimeout)) { channel.close(promise: nil) }
+            return try pipeline.addHandler(
+                PriorKnowledgeSniffer { http2, channel in
+                    first.cancel()
+                    if http2 {
+                        try runtime.addHTTP2Handlers(to: channel, resources: resources)
+                    } else {
+                        try runtime.addHTTP1Handlers(to: channel, resources: resources)
+                    }
+                })
+        }
         try pipeline.addHandler(TLSSniffer(credentials: tls))
         let handshake = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.headTimeout)) { channel.close(promise: nil) }
-        let runtime = self
         try pipeline.addHandler(
             ApplicationProtocolNegotiationHandler { result, channel in
                 handshake.cancel()
@@ -43,8 +57,10 @@ extension ServerRuntime {
 
     /// HTTP/2: NIO's connection handler (its limits: at most 100 streams at once, header lists of at most the head
     /// limit, and its defences against floods of resets, CONTINUATION, SETTINGS and PING frames), each stream answered
-    /// by a connection handler of its own behind the HTTP/1-shaped codec.
+    /// by a connection handler of its own behind the HTTP/1-shaped codec; an idle timer before it and
+    /// ``HTTP2ConnectionCloser`` after it close the connection when idle or when the handler reports an error.
     private func addHTTP2Handlers(to channel: any Channel, resources: LoopResources) throws {
+        try channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: TimeAmount(configuration.idleTimeout)))
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
@@ -58,13 +74,14 @@ extension ServerRuntime {
                 let pipeline = stream.pipeline.syncOperations
                 try pipeline.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                 try pipeline.addHandler(HTTP2ResponseFramer())
-                try pipeline.addHandler(runtime.connectionHandler(resources: resources))
+                try pipeline.addHandler(runtime.connectionHandler(resources: resources, isStream: true))
             }
         }
+        try channel.pipeline.syncOperations.addHandler(HTTP2ConnectionCloser())
     }
 
-    /// A connection's (or an HTTP/2 stream's) handler, answering with a ``Router`` on `resources`' loop.
-    private func connectionHandler(resources: LoopResources) -> ConnectionHandler {
+    /// A connection's (or an HTTP/2 stream's, `isStream`) handler, answering with a ``Router`` on `resources`' loop.
+    private func connectionHandler(resources: LoopResources, isStream: Bool = false) -> ConnectionHandler {
         let limits = ConnectionLimits(
             headTimeout: TimeAmount(configuration.headTimeout), idleTimeout: TimeAmount(configuration.idleTimeout),
             sendTimeout: TimeAmount(configuration.sendTimeout))
@@ -73,7 +90,7 @@ extension ServerRuntime {
         let catalog = resources.catalog.value
         return ConnectionHandler(
             services: context.connectionServices, date: resources.date.value, metricsShard: resources.metricsShard, limits: limits,
-            accessLog: resources.accessLog.value
+            accessLog: resources.accessLog.value, isStream: isStream
         ) { deliver in
             let tiles = TileLookup(store: services.tiles, openFiles: openTiles, usesCachestat: services.configuration.usesCachestat)
             return Router(services: services, catalog: catalog, tiles: tiles, deliver: deliver)

@@ -121,6 +121,8 @@ public struct ServerConfiguration: Sendable {
     public var hstsMaxAge: Int?
     /// The port of the plain-HTTP listener redirecting to HTTPS (``ServerSettings/redirectHTTP``; 0 picks one), or nil.
     public var redirectHTTPPort: Int?
+    /// Whether a plain port also speaks cleartext HTTP/2 with prior knowledge (``ServerSettings/h2c``).
+    public var cleartextHTTP2 = false
     /// Where the server logs (startup, catalog changes, errors — never one line per request).
     public var logger: Logger
     /// Called on a slicing thread, with the job's id, once a job's image can be viewed while it is sliced (its

@@ -19,8 +19,14 @@ extension ServerSettings {
         default: nil, accepts: "0…65535", valid: { $0.map { (0...65535).contains($0) } ?? true }, read: { $0.redirectHTTPPort },
         write: { $0.redirectHTTPPort = $1 })
 
-    /// The TLS settings, in `--help` order.
-    static let tls: [AnyServerSetting] = [tlsCert.erased, tlsKey.erased, hsts.erased, redirectHTTP.erased]
+    /// Cleartext HTTP/2 with prior knowledge on a plain port.
+    public static let h2c = ServerSetting<Bool>(
+        "h2c",
+        "Without TLS, also speak cleartext HTTP/2 to clients that open with its preface (prior knowledge: a proxy speaking HTTP/2 to its back ends).",
+        default: false, kind: .flag, read: { $0.cleartextHTTP2 }, write: { $0.cleartextHTTP2 = $1 })
+
+    /// The TLS and HTTP/2 settings, in `--help` order.
+    static let tls: [AnyServerSetting] = [tlsCert.erased, tlsKey.erased, hsts.erased, redirectHTTP.erased, h2c.erased]
 }
 
 extension ServerConfiguration {
@@ -38,6 +44,8 @@ extension ServerConfiguration {
         if !usesTLS {
             if hstsMaxAge != nil { problems.append("hsts needs tls-cert and tls-key (it is sent over HTTPS only)") }
             if redirectHTTPPort != nil { problems.append("redirect-http needs tls-cert and tls-key (it redirects to HTTPS)") }
+        } else if cleartextHTTP2 {
+            problems.append("h2c is for a plain port: with tls-cert and tls-key, HTTP/2 is negotiated in the handshake")
         }
         return problems
     }

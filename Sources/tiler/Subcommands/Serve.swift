@@ -50,6 +50,7 @@ struct Serve: ParsableCommand {
     @Option(S.tlsKey) var tlsKey: String?
     @Option(S.hsts) var hsts: Int?
     @Option(S.redirectHTTP) var redirectHTTP: Int?
+    @Flag(S.h2c) var h2c: Bool
 
     /// An image to name in the startup line as the one to open (the demo sets it).
     var openHint: String?
@@ -102,6 +103,7 @@ struct Serve: ParsableCommand {
         S.tlsKey.apply(tlsKey, to: &configuration)
         S.hsts.apply(hsts, to: &configuration)
         S.redirectHTTP.apply(redirectHTTP, to: &configuration)
+        S.h2c.apply(h2c, to: &configuration)
         S.corsOrigin.apply(corsOrigins, to: &configuration)
         S.logLevel.apply(logLevel, to: &configuration)
         S.logFormat.apply(logFormat, to: &configuration)

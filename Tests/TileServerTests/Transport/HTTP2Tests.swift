@@ -102,4 +102,32 @@ import Testing
             #expect(server.statistics.connections <= 1)
         }
     }
+
+    @Test func cleartextHTTP2WithPriorKnowledgeBesideHTTP1() async throws {
+        let pyramids = try PyramidFixture()
+        try pyramids.addPyramid("big", width: 2048, height: 1024, tileBytes: 20_000)
+        var configuration = testConfiguration(root: pyramids.root)
+        configuration.cleartextHTTP2 = true
+        // No cache: tiles are sent from their files, as file regions inside HTTP/2's DATA frames.
+        configuration.cacheBytes = 0
+        try await withServer(pyramids, configuration) { server in
+            let base = "http://127.0.0.1:\(server.port)/images/big_files/11/"
+            let urls = (0..<8).map { base + "\($0)_1.jpg" }
+            // h2load (nghttp2's load generator) asks them over one connection, ten streams at a time.
+            let load = try await blocking {
+                try ExternalTool.run("/usr/bin/h2load", ["-n", "400", "-c", "1", "-m", "10"] + urls)
+            }
+            #expect(load.output.contains("requests: 400 total, 400 started, 400 done, 400 succeeded, 0 failed, 0 errored"), "\(load.output)")
+            #expect(load.output.contains("Application protocol: h2c"), "\(load.output)")
+            // nghttp prints each stream's bytes as received.
+            let one = try await blocking { try ExternalTool.run("/usr/bin/nghttp", [base + "5_2.jpg"]) }
+            #expect(Array(one.output.utf8) == PyramidFixture.tileBytes(level: 11, column: 5, row: 2, count: 20_000))
+            // The same port still speaks HTTP/1.1, and a request that only begins like the preface is HTTP/1.1's to refuse.
+            #expect(try fetch(server, "/images/big_files/11/5_2.jpg").body == PyramidFixture.tileBytes(level: 11, column: 5, row: 2, count: 20_000))
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send("PRI * HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try connection.readResponse().status >= 400)
+            #expect(server.statistics.fileSends > 0)
+        }
+    }
 }
