@@ -112,30 +112,68 @@ package final class HTTP2ResponseFramer: ChannelDuplexHandler, RemovableChannelH
     }
 
     /// The HTTP/1.1 response head at the start of `buffer` (moved past it) and its `Content-Length`, if any; nil when
-    /// the bytes are not a whole head.
+    /// the bytes are not a whole head. One pass over the bytes (the head is the server's own, so well formed).
+    ///
+    /// - Complexity: O(head length).
     static func parseHead(_ buffer: inout ByteBuffer) -> (HTTPResponseHead, Int?)? {
-        let view = buffer.readableBytesView
-        guard let end = view.firstRange(of: [13, 10, 13, 10]) else { return nil }
-        let text = String(decoding: view[..<end.lowerBound], as: UTF8.self)
-        buffer.moveReaderIndex(forwardBy: end.upperBound - view.startIndex)
-        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)[...]
-        guard let status = lines.popFirst()?.split(separator: " ", maxSplits: 2), status.count >= 2, let code = Int(status[1]) else {
-            return nil
-        }
-        var headers = HTTPHeaders()
-        var length: Int?
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            let name = line[..<colon]
-            let value = line[line.index(after: colon)...].drop { $0 == " " }
-            switch name.lowercased() {
-            case "connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection": continue
-            case "content-length": length = Int(value)
-            default: break
+        let parsed = buffer.withUnsafeReadableBytes { bytes -> (HTTPResponseHead, Int?, Int)? in
+            // The status line: `HTTP/1.1 200 OK`.
+            guard let lineEnd = lineEnd(in: bytes, from: 0), lineEnd >= 12 else { return nil }
+            var code = 0
+            for index in 9..<12 {
+                let digit = Int(bytes[index]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                code = code * 10 + digit
             }
-            headers.add(name: String(name), value: String(value))
+            var headers = HTTPHeaders()
+            var length: Int?
+            var start = lineEnd + 2
+            while true {
+                guard let end = Self.lineEnd(in: bytes, from: start) else { return nil }
+                if end == start {
+                    return (HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: code), headers: headers), length, end + 2)
+                }
+                var colon = start
+                while colon < end && bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+                guard colon < end else { return nil }
+                var valueStart = colon + 1
+                while valueStart < end && bytes[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
+                let name = UnsafeRawBufferPointer(rebasing: bytes[start..<colon])
+                let value = UnsafeRawBufferPointer(rebasing: bytes[valueStart..<end])
+                start = end + 2
+                if Self.isConnectionSpecific(name) { continue }
+                if Self.equalsLowercased(name, "content-length") { length = Int(String(decoding: value, as: UTF8.self)) }
+                headers.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+            }
         }
-        return (HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: code), headers: headers), length)
+        guard let (head, length, consumed) = parsed else { return nil }
+        buffer.moveReaderIndex(forwardBy: consumed)
+        return (head, length)
+    }
+
+    /// The index of the next `\r\n` at or after `from`; nil when there is none.
+    private static func lineEnd(in bytes: UnsafeRawBufferPointer, from: Int) -> Int? {
+        var index = from
+        while index + 1 < bytes.count {
+            if bytes[index] == 13 && bytes[index + 1] == 10 { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Whether `name` is a field HTTP/2 forbids (RFC 9113 §8.2.2).
+    private static func isConnectionSpecific(_ name: UnsafeRawBufferPointer) -> Bool {
+        ["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection"].contains { equalsLowercased(name, $0) }
+    }
+
+    /// Whether `bytes`, ASCII-lower-cased, are `text` (lower case).
+    private static func equalsLowercased(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+        guard bytes.count == text.utf8CodeUnitCount else { return false }
+        let expected = UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+        for index in 0..<bytes.count where bytes[index] | 0x20 != expected[index] {
+            return false
+        }
+        return true
     }
 }
 
