@@ -11,19 +11,6 @@ import Testing
 /// as HTTP/1.1 — tiles from the cache and from their files, ranges, conditional requests, HEAD, errors — and many
 /// streams at once on one connection.
 @Suite struct HTTP2Tests {
-    private static func fixtures(cacheBytes: Int) throws -> (PyramidFixture, TLSFixture, ServerConfiguration) {
-        let pyramids = try PyramidFixture()
-        try pyramids.addPyramid("big", width: 2048, height: 1024, tileBytes: 20_000)
-        let tls = try TLSFixture()
-        try tls.makeAuthority("ca")
-        try tls.makeCertificate("server", authority: "ca")
-        var configuration = testConfiguration(root: pyramids.root)
-        configuration.tlsCertificate = tls.file("server")
-        configuration.tlsKey = tls.file("server", key: true)
-        configuration.cacheBytes = cacheBytes
-        return (pyramids, tls, configuration)
-    }
-
     /// `curl --http2` on `urls` over one connection, trusting `authority`: per URL the status, the protocol version
     /// and the body.
     private static func curl(
@@ -45,7 +32,7 @@ import Testing
 
     @Test(arguments: [0, 8 << 20])
     func tilesRangesAndConditionalsAsOverHTTP1(cacheBytes: Int) async throws {
-        let (pyramids, tls, configuration) = try Self.fixtures(cacheBytes: cacheBytes)
+        let (pyramids, tls, configuration) = try tlsServerFixtures(cacheBytes: cacheBytes)
         let ca = tls.file("ca")
         try await withServer(pyramids, configuration) { server in
             let base = "https://127.0.0.1:\(server.port)/images/big_files/11/"
@@ -73,7 +60,7 @@ import Testing
     }
 
     @Test func aViewportsTilesShareOneConnection() async throws {
-        let (pyramids, tls, configuration) = try Self.fixtures(cacheBytes: 8 << 20)
+        let (pyramids, tls, configuration) = try tlsServerFixtures(cacheBytes: 8 << 20)
         try await withServer(pyramids, configuration) { server in
             var settings = TLSConfiguration.makeClientConfiguration()
             settings.trustRoots = .file(tls.file("ca"))

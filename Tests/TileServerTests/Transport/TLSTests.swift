@@ -12,21 +12,6 @@ import Testing
 /// as clients: the same answers as over plain HTTP, TLS 1.2 and 1.3 only, plain HTTP refused with the URL to ask,
 /// a renewed certificate taken without dropping a connection, bad files refused in one line.
 @Suite struct TLSTests {
-    /// A pyramid, an authority `ca` and a certificate `server` it signed, and a configuration serving it over TLS with
-    /// `cacheBytes` of tile cache.
-    private static func fixtures(cacheBytes: Int = 8 << 20) throws -> (PyramidFixture, TLSFixture, ServerConfiguration) {
-        let pyramids = try PyramidFixture()
-        try pyramids.addPyramid("big", width: 2048, height: 1024, tileBytes: 20_000)
-        let tls = try TLSFixture()
-        try tls.makeAuthority("ca")
-        try tls.makeCertificate("server", authority: "ca")
-        var configuration = testConfiguration(root: pyramids.root)
-        configuration.tlsCertificate = tls.file("server")
-        configuration.tlsKey = tls.file("server", key: true)
-        configuration.cacheBytes = cacheBytes
-        return (pyramids, tls, configuration)
-    }
-
     /// `curl` on `url` over HTTP/1.1 (HTTP/2 has tests of its own) trusting `authority`, with `arguments`: the status,
     /// the body, and what `-v` said.
     private static func curl(_ url: String, authority: String, _ arguments: [String] = []) throws -> (status: Int, body: [UInt8], log: String) {
@@ -41,7 +26,7 @@ import Testing
     @Test(arguments: [["--tlsv1.3"], ["--tlsv1.2", "--tls-max", "1.2"]])
     func tilesCrossTLSAsTheyDoPlainHTTP(version: [String]) async throws {
         // No cache: every tile is a miss sent from its file, which TLS reads and sends as bytes.
-        let (pyramids, tls, configuration) = try Self.fixtures(cacheBytes: 0)
+        let (pyramids, tls, configuration) = try tlsServerFixtures(cacheBytes: 0)
         try await withServer(pyramids, configuration) { server in
             #expect(server.url.hasPrefix("https://"))
             let base = "https://127.0.0.1:\(server.port)"
@@ -63,7 +48,7 @@ import Testing
     }
 
     @Test func olderProtocolsAndPlainHTTPAreRefused() async throws {
-        let (pyramids, tls, configuration) = try Self.fixtures()
+        let (pyramids, tls, configuration) = try tlsServerFixtures()
         try await withServer(pyramids, configuration) { server in
             let base = "https://127.0.0.1:\(server.port)"
             let authority = tls.file("ca")
@@ -92,7 +77,7 @@ import Testing
     }
 
     @Test func aRenewedCertificateIsTakenWithoutDroppingConnections() async throws {
-        let (pyramids, tls, configuration) = try Self.fixtures()
+        let (pyramids, tls, configuration) = try tlsServerFixtures()
         try tls.makeAuthority("other")
         try tls.makeCertificate("renewed", authority: "other", commonName: "renewed.localhost")
         try tls.makeCertificate("unrelated", authority: "other")
@@ -124,7 +109,7 @@ import Testing
     }
 
     @Test func badFilesAreOneLineAtStart() async throws {
-        let (pyramids, tls, configuration) = try Self.fixtures()
+        let (pyramids, tls, configuration) = try tlsServerFixtures()
         try tls.makeCertificate("unrelated", authority: "ca")
         try "not a certificate\n".write(toFile: "\(tls.path)/garbage.pem", atomically: true, encoding: .utf8)
         func refusal(certificate: String?, key: String?) async -> String? {
@@ -155,7 +140,7 @@ import Testing
     }
 
     @Test func hstsAndTheRedirectingPort() async throws {
-        var (pyramids, tls, configuration) = try Self.fixtures()
+        var (pyramids, tls, configuration) = try tlsServerFixtures()
         configuration.hstsMaxAge = 31_536_000
         configuration.redirectHTTPPort = 0
         try await withServer(pyramids, configuration) { server in
