@@ -77,7 +77,7 @@ package final class HTTP2ResponseFramer: ChannelDuplexHandler, RemovableChannelH
         // The end of an event stream: the stream ends cleanly rather than being reset.
         end(context: context, promise: nil)
         context.flush()
-        ended?.whenComplete { _ in context.close(mode: mode, promise: promise) }
+        ended?.assumeIsolated().whenComplete { _ in context.close(mode: mode, promise: promise) }
     }
 
     private func writeBody(_ bytes: IOData, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
