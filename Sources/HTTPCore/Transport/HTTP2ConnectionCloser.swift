@@ -2,8 +2,7 @@ import NIOCore
 
 /// Last in an HTTP/2 connection's pipeline, after NIO's HTTP/2 handler: closes the connection on an error that
 /// handler reports — a protocol error or one of its defences (too many resets, CONTINUATION frames, buffered control
-/// frames: it has sent its `GOAWAY`, and closing is the application's part) — and when the connection has been idle,
-/// neither reading nor writing, for the idle timeout (`IdleStateHandler` before the HTTP/2 handler tells).
+/// frames: it has sent its `GOAWAY`, and closing is the application's part).
 package final class HTTP2ConnectionCloser: ChannelInboundHandler {
     package typealias InboundIn = Any
 
@@ -12,13 +11,5 @@ package final class HTTP2ConnectionCloser: ChannelInboundHandler {
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
-    }
-
-    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
-        }
     }
 }

@@ -57,18 +57,25 @@ extension ServerRuntime {
 
     /// HTTP/2: NIO's connection handler (its limits: at most 100 streams at once, header lists of at most the head
     /// limit, and its defences against floods of resets, CONTINUATION, SETTINGS and PING frames), each stream answered
-    /// by a connection handler of its own behind the HTTP/1-shaped codec; an idle timer before it and
-    /// ``HTTP2ConnectionCloser`` after it close the connection when idle or when the handler reports an error.
+    /// by a connection handler of its own behind the HTTP/1-shaped codec; then NIO's connection manager, which closes
+    /// the connection gracefully (GOAWAY, then once its streams are done) after the idle timeout with no stream open
+    /// and when the server shuts down; last ``HTTP2ConnectionCloser``, which closes it on an error the handler reports.
     private func addHTTP2Handlers(to channel: any Channel, resources: LoopResources) throws {
-        try channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: TimeAmount(configuration.idleTimeout)))
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
             HTTP2Setting(parameter: .maxHeaderListSize, value: configuration.maxHeadBytes),
         ]
+        let manager = NIOHTTP2ServerConnectionManagementHandler(
+            eventLoop: channel.eventLoop,
+            configuration: .init(
+                maxIdleTime: TimeAmount(configuration.idleTimeout), maxAge: nil, maxGraceTime: TimeAmount(configuration.shutdownGracePeriod),
+                keepalive: nil))
         let runtime = self
-        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-            mode: .server, connectionConfiguration: connection, streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
+        let pipeline = channel.pipeline.syncOperations
+        _ = try pipeline.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: connection, streamConfiguration: NIOHTTP2Handler.StreamConfiguration(),
+            streamDelegate: manager.http2StreamDelegate
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 let pipeline = stream.pipeline.syncOperations
@@ -77,7 +84,8 @@ extension ServerRuntime {
                 try pipeline.addHandler(runtime.connectionHandler(resources: resources, isStream: true))
             }
         }
-        try channel.pipeline.syncOperations.addHandler(HTTP2ConnectionCloser())
+        try pipeline.addHandler(manager)
+        try pipeline.addHandler(HTTP2ConnectionCloser())
     }
 
     /// A connection's (or an HTTP/2 stream's, `isStream`) handler, answering with a ``Router`` on `resources`' loop.

@@ -117,4 +117,24 @@ import Testing
             #expect(server.statistics.fileSends > 0)
         }
     }
+
+    @Test(arguments: [true, false])
+    func shutdownClosesAnIdleTLSConnectionAtOnce(http2: Bool) async throws {
+        let (pyramids, tls, configuration) = try tlsServerFixtures()
+        let server = try await Server.start(configuration)
+        var settings = TLSConfiguration.makeClientConfiguration()
+        settings.trustRoots = .file(tls.file("ca"))
+        var clientConfiguration = HTTPClient.Configuration(tlsConfiguration: settings)
+        clientConfiguration.httpVersion = http2 ? .automatic : .http1Only
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        defer { _ = client.shutdown() }
+        let response = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/healthz"), timeout: .seconds(20))
+        _ = try await response.body.collect(upTo: 1 << 16)
+        #expect(response.version == (http2 ? .http2 : .http1_1) && server.statistics.connections == 1)
+        // The idle connection is told to go (HTTP/2: GOAWAY) and closed: no wait for the grace period (5 s here).
+        let started = ContinuousClock.now
+        await server.shutdown()
+        #expect(ContinuousClock.now - started < .seconds(3))
+        withExtendedLifetime(pyramids) {}
+    }
 }
