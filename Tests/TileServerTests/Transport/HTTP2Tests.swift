@@ -120,7 +120,8 @@ import Testing
 
     @Test(arguments: [true, false])
     func shutdownClosesAnIdleTLSConnectionAtOnce(http2: Bool) async throws {
-        let (pyramids, tls, configuration) = try tlsServerFixtures()
+        var (pyramids, tls, configuration) = try tlsServerFixtures()
+        configuration.shutdownGracePeriod = .seconds(60)
         let server = try await Server.start(configuration)
         var settings = TLSConfiguration.makeClientConfiguration()
         settings.trustRoots = .file(tls.file("ca"))
@@ -131,10 +132,11 @@ import Testing
         let response = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/healthz"), timeout: .seconds(20))
         _ = try await response.body.collect(upTo: 1 << 16)
         #expect(response.version == (http2 ? .http2 : .http1_1) && server.statistics.connections == 1)
-        // The idle connection is told to go (HTTP/2: GOAWAY) and closed: no wait for the grace period (5 s here).
+        // The idle connection is told to go (HTTP/2: GOAWAY) and closed: no wait for the grace period (a minute here;
+        // the bound leaves room for a loaded machine).
         let started = ContinuousClock.now
         await server.shutdown()
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(ContinuousClock.now - started < .seconds(20))
         withExtendedLifetime(pyramids) {}
     }
 }
