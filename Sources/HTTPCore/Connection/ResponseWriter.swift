@@ -1,4 +1,3 @@
-import Glibc
 import NIOCore
 
 /// Puts settled responses on a connection's channel: the head ``ResponseEncoder`` encodes into one reused buffer, then
@@ -79,24 +78,14 @@ struct ResponseWriter {
         return nil
     }
 
-    /// `range` of `file`'s bytes (relative to its offset), read with `pread`; nil when the file is shorter or unreadable.
+    /// `range` of `file`'s bytes (relative to its offset); nil when the file is shorter or unreadable.
     ///
     /// - Complexity: O(`range.count`), one system call for a range in the page cache.
     private static func read(_ range: Range<Int>, of file: OpenFile) -> ByteBuffer? {
         var buffer = ByteBufferAllocator().buffer(capacity: range.count)
         let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: range.count) { out in
-            var done = 0
-            while done < range.count {
-                let n = pread(file.descriptor, out.baseAddress! + done, range.count - done, off_t(file.offset + range.lowerBound + done))
-                if n > 0 {
-                    done += n
-                } else if n < 0, errno == EINTR {
-                    continue
-                } else {
-                    break
-                }
-            }
-            return done
+            FileReads.readFully(file.descriptor, into: out.baseAddress!, at: file.offset + range.lowerBound, size: range.count, pageCacheOnly: false)
+                .0
         }
         return count == range.count ? buffer : nil
     }

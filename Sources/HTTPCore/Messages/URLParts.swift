@@ -36,6 +36,19 @@ package enum URLParts {
         return true
     }
 
+    /// `https://AUTHORITY/TARGET` for a request that named `authority` (its `Host`) and `target`, with the port replaced
+    /// by `port` (left out when 443) or, when `port` is nil, the authority as named; nil unless the authority passes
+    /// ``isAuthority(_:)`` and the target is an origin-form path of printable ASCII without `"` — nothing else of a
+    /// request is echoed into a URL.
+    package static func httpsURL(authority: Substring, target: Substring, port: Int?) -> String? {
+        guard isAuthority(authority), target.first == "/",
+            target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") })
+        else { return nil }
+        guard let port else { return "https://\(authority)\(target)" }
+        let host = authority.first == "[" ? authority[...authority.firstIndex(of: "]")!] : authority.prefix { $0 != ":" }
+        return "https://\(host)\(port == 443 ? "" : ":\(port)")\(target)"
+    }
+
     /// `prefix` as a path prefix the server may put before its own paths — `/`, then segments of letters, digits,
     /// `-._~`, sub-delimiters other than `;,` and percent escapes, none of them `.` or `..` (also escaped), no empty
     /// segment (so never `//`) — without its trailing slash; nil when it is not one. `/` alone is the empty prefix.

@@ -42,6 +42,16 @@ package struct SimpleRequest: Sendable, Equatable {
 }
 
 extension SimpleRequest {
+    /// Whether `bytes` are `lowercase`, compared ASCII case-insensitively (header names). O(n).
+    package static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let pointer = lowercase.utf8Start
+        for index in 0..<bytes.count where bytes[index] | 0x20 != pointer[index] {
+            return false
+        }
+        return true
+    }
+
     /// What ``scan(_:maxHeadBytes:)`` made of the bytes at the start of a buffer.
     package enum Scan: Equatable {
         /// A complete request head, `length` bytes long including its blank line.
@@ -240,33 +250,33 @@ private struct Fields {
     package mutating func record(name: UnsafeRawBufferPointer, value: Range<Int>, in bytes: UnsafeRawBufferPointer) -> Bool {
         switch name.count {
         case 4:
-            if Self.equalsIgnoringCase(name, "host") { hosts += 1 }
+            if SimpleRequest.equalsIgnoringCase(name, "host") { hosts += 1 }
             return true
         case 5:
-            if range == nil && Self.equalsIgnoringCase(name, "range") { range = value }
+            if range == nil && SimpleRequest.equalsIgnoringCase(name, "range") { range = value }
             return true
         case 6:
-            if origin == nil && Self.equalsIgnoringCase(name, "origin") {
+            if origin == nil && SimpleRequest.equalsIgnoringCase(name, "origin") {
                 origin = value
                 return true
             }
-            return !Self.equalsIgnoringCase(name, "expect")
+            return !SimpleRequest.equalsIgnoringCase(name, "expect")
         case 8:
-            if ifRange == nil && Self.equalsIgnoringCase(name, "if-range") { ifRange = value }
+            if ifRange == nil && SimpleRequest.equalsIgnoringCase(name, "if-range") { ifRange = value }
             return true
-        case 7: return !Self.equalsIgnoringCase(name, "upgrade")
+        case 7: return !SimpleRequest.equalsIgnoringCase(name, "upgrade")
         case 10:
-            guard Self.equalsIgnoringCase(name, "connection") else { return true }
+            guard SimpleRequest.equalsIgnoringCase(name, "connection") else { return true }
             return recordConnection(UnsafeRawBufferPointer(rebasing: bytes[value]))
         case 13:
-            if ifNoneMatch == nil && Self.equalsIgnoringCase(name, "if-none-match") {
+            if ifNoneMatch == nil && SimpleRequest.equalsIgnoringCase(name, "if-none-match") {
                 ifNoneMatch = value
-            } else if authorization == nil && Self.equalsIgnoringCase(name, "authorization") {
+            } else if authorization == nil && SimpleRequest.equalsIgnoringCase(name, "authorization") {
                 authorization = value
             }
             return true
-        case 14: return !Self.equalsIgnoringCase(name, "content-length")
-        case 17: return !Self.equalsIgnoringCase(name, "transfer-encoding")
+        case 14: return !SimpleRequest.equalsIgnoringCase(name, "content-length")
+        case 17: return !SimpleRequest.equalsIgnoringCase(name, "transfer-encoding")
         default: return true
         }
     }
@@ -278,9 +288,9 @@ private struct Fields {
             let end = trimmed.lastIndex { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
             guard let end else { continue }
             let word = UnsafeRawBufferPointer(rebasing: trimmed[trimmed.startIndex...end])
-            if Self.equalsIgnoringCase(word, "close") {
+            if SimpleRequest.equalsIgnoringCase(word, "close") {
                 saysClose = true
-            } else if Self.equalsIgnoringCase(word, "keep-alive") {
+            } else if SimpleRequest.equalsIgnoringCase(word, "keep-alive") {
                 saysKeepAlive = true
             } else {
                 return false
@@ -295,13 +305,4 @@ private struct Fields {
         return isHTTP10 ? saysKeepAlive : !saysClose
     }
 
-    /// Compares ASCII case-insensitively with a lower-case literal.
-    package static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
-        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
-        let pointer = lowercase.utf8Start
-        for index in 0..<bytes.count where bytes[index] | 0x20 != pointer[index] {
-            return false
-        }
-        return true
-    }
 }

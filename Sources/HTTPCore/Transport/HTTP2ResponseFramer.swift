@@ -142,7 +142,7 @@ package final class HTTP2ResponseFramer: ChannelDuplexHandler, RemovableChannelH
                 let value = UnsafeRawBufferPointer(rebasing: bytes[valueStart..<end])
                 start = end + 2
                 if Self.isConnectionSpecific(name) { continue }
-                if Self.equalsLowercased(name, "content-length") { length = Int(String(decoding: value, as: UTF8.self)) }
+                if SimpleRequest.equalsIgnoringCase(name, "content-length") { length = Int(String(decoding: value, as: UTF8.self)) }
                 headers.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
             }
         }
@@ -163,17 +163,7 @@ package final class HTTP2ResponseFramer: ChannelDuplexHandler, RemovableChannelH
 
     /// Whether `name` is a field HTTP/2 forbids (RFC 9113 §8.2.2).
     private static func isConnectionSpecific(_ name: UnsafeRawBufferPointer) -> Bool {
-        ["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection"].contains { equalsLowercased(name, $0) }
-    }
-
-    /// Whether `bytes`, ASCII-lower-cased, are `text` (lower case).
-    private static func equalsLowercased(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
-        guard bytes.count == text.utf8CodeUnitCount else { return false }
-        let expected = UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-        for index in 0..<bytes.count where bytes[index] | 0x20 != expected[index] {
-            return false
-        }
-        return true
+        ["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection"].contains { SimpleRequest.equalsIgnoringCase(name, $0) }
     }
 }
 

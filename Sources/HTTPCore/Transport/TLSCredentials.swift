@@ -94,29 +94,21 @@ package final class TLSCredentials: Sendable {
         } catch {
             throw TLSCredentialsError("the private key in \(keyPath) is not the key of the certificate in \(certificatePath) (\(error))")
         }
-        return Loaded(context: context, summary: summary(of: leaf, now: time(nil)))
+        return Loaded(context: context, summary: summary(of: leaf, now: WallClock.seconds()))
     }
 
-    /// `certificate for localhost (serial 1a2b), valid until 2027-12-07 10:00 UTC`, with a warning when it is not
+    /// `certificate for localhost (serial 1a2b), valid until Tue, 07 Dec 2027 10:00:00 GMT`, with a warning when it is not
     /// valid at `now` (Unix seconds).
     static func summary(of certificate: NIOSSLCertificate, now: Int) -> String {
         let name = certificate.subjectName.first { $0.type == .commonName }?.value ?? "no common name"
         let serial = certificate.serialNumber.map { String($0, radix: 16) }.joined()
-        var text = "certificate for \(name) (serial \(serial)), valid until \(date(certificate.notValidAfter))"
+        var text = "certificate for \(name) (serial \(serial)), valid until \(DateHeader.format(certificate.notValidAfter))"
         if certificate.notValidAfter < now {
             text += " — EXPIRED: clients will refuse it"
         } else if certificate.notValidBefore > now {
-            text += " — NOT YET VALID (from \(date(certificate.notValidBefore))): clients will refuse it"
+            text += " — NOT YET VALID (from \(DateHeader.format(certificate.notValidBefore))): clients will refuse it"
         }
         return text
-    }
-
-    private static func date(_ seconds: time_t) -> String {
-        var time = seconds
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)) UTC"
     }
 
     private static func readable(_ path: String, what: String) throws(TLSCredentialsError) {

@@ -52,12 +52,8 @@ package final class TLSSniffer: ChannelInboundHandler, RemovableChannelHandler {
         let lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
         guard let requestLine = lines.first else { return nil }
         let parts = requestLine.split(separator: " ")
-        guard parts.count == 3, parts[1].hasPrefix("/"), parts[1].utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") })
-        else { return nil }
-        guard let hostLine = lines.dropFirst().first(where: { $0.lowercased().hasPrefix("host:") }) else { return nil }
-        let host = hostLine.dropFirst(5).trimmingPrefix(while: { $0 == " " || $0 == "\t" })
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
-        guard !host.isEmpty, host.count <= 255, host.allSatisfy({ allowed.contains($0) }) else { return nil }
-        return "https://\(host)\(parts[1])"
+        guard parts.count == 3, let hostLine = lines.dropFirst().first(where: { $0.lowercased().hasPrefix("host:") }) else { return nil }
+        let host = hostLine.dropFirst(5).drop { $0 == " " || $0 == "\t" }
+        return URLParts.httpsURL(authority: host, target: parts[1], port: nil)
     }
 }

@@ -1,3 +1,4 @@
+import HTTPCore
 import NIOCore
 import NIOHTTP1
 
@@ -29,21 +30,9 @@ enum HTTPSRedirectListener {
     }
 
     /// The `Location` for a request for `uri` that named `host` (its `Host` header, port and all), to `tlsPort`; nil
-    /// when `host` is not a plain host name or address.
+    /// when `host` is not a plain host name or address (``URLParts/httpsURL(authority:target:port:)``).
     static func location(uri: String, host: String?, tlsPort: Int) -> String? {
-        guard let host, !host.isEmpty, host.utf8.count <= 255 else { return nil }
-        let name: Substring
-        if host.hasPrefix("[") {
-            // [v6 address] or [v6 address]:port
-            guard let close = host.firstIndex(of: "]") else { return nil }
-            name = host[...close]
-            guard name.dropFirst().dropLast().allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
-        } else {
-            name = host.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) else { return nil }
-        }
-        let target = uri.hasPrefix("/") ? uri : "/"
-        guard target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
-        return "https://\(name)\(tlsPort == 443 ? "" : ":\(tlsPort)")\(target)"
+        guard let host else { return nil }
+        return URLParts.httpsURL(authority: host[...], target: uri.hasPrefix("/") ? uri[...] : "/", port: tlsPort)
     }
 }

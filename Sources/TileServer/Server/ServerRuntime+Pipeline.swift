@@ -23,11 +23,7 @@ extension ServerRuntime {
             return try pipeline.addHandler(
                 PriorKnowledgeSniffer { http2, channel in
                     first.cancel()
-                    if http2 {
-                        try runtime.addHTTP2Handlers(to: channel, resources: resources)
-                    } else {
-                        try runtime.addHTTP1Handlers(to: channel, resources: resources)
-                    }
+                    try runtime.addProtocolHandlers(http2: http2, to: channel, resources: resources)
                 })
         }
         try pipeline.addHandler(TLSSniffer(credentials: tls))
@@ -36,13 +32,14 @@ extension ServerRuntime {
             ApplicationProtocolNegotiationHandler { result, channel in
                 handshake.cancel()
                 return channel.eventLoop.makeCompletedFuture {
-                    if case .negotiated("h2") = result {
-                        try runtime.addHTTP2Handlers(to: channel, resources: resources)
-                    } else {
-                        try runtime.addHTTP1Handlers(to: channel, resources: resources)
-                    }
+                    try runtime.addProtocolHandlers(http2: result == .negotiated("h2"), to: channel, resources: resources)
                 }
             })
+    }
+
+    /// The handlers of the protocol a client turned out to speak: HTTP/2's, or HTTP/1.1's.
+    private func addProtocolHandlers(http2: Bool, to channel: any Channel, resources: LoopResources) throws {
+        try http2 ? addHTTP2Handlers(to: channel, resources: resources) : addHTTP1Handlers(to: channel, resources: resources)
     }
 
     /// The HTTP/1.1 handlers: the fast decoder, NIO's decoder, the connection's handler.

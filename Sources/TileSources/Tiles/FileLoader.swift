@@ -183,10 +183,11 @@ package enum FileLoader {
     private static func append(_ descriptor: Int32, offset: Int, size: Int, to buffer: inout ByteBuffer, pageCacheOnly: Bool)
         throws(FileLoadError) -> Bool
     {
-        var outcome = ReadOutcome.complete
+        var outcome = FileReads.Outcome.complete
         if size > 0 {
             buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
-                let (done, result) = readFully(descriptor, into: destination.baseAddress!, at: offset, size: size, pageCacheOnly: pageCacheOnly)
+                let (done, result) = FileReads.readFully(
+                    descriptor, into: destination.baseAddress!, at: offset, size: size, pageCacheOnly: pageCacheOnly)
                 outcome = result
                 return done
             }
@@ -196,24 +197,5 @@ package enum FileLoader {
         case .wouldBlock: return false
         case .shortOrFailed: throw FileLoadError(kind: .unreadable, message: "the file changed while it was read")
         }
-    }
-
-    private enum ReadOutcome { case complete, wouldBlock, shortOrFailed }
-
-    private static func readFully(_ descriptor: Int32, into destination: UnsafeMutableRawPointer, at offset: Int, size: Int, pageCacheOnly: Bool)
-        -> (Int, ReadOutcome)
-    {
-        var done = 0
-        while done < size {
-            let count =
-                pageCacheOnly
-                ? tiler_pread_cached(descriptor, destination + done, size - done, off_t(offset + done))
-                : pread(descriptor, destination + done, size - done, off_t(offset + done))
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 && pageCacheOnly { return (done, .wouldBlock) }  // EAGAIN, or no RWF_NOWAIT here
-            guard count > 0 else { return (done, .shortOrFailed) }
-            done += count
-        }
-        return (done, .complete)
     }
 }
