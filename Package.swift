@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "Slicing", dependencies: ["TileGeometry", "ImageCodecs", "Archive", "CFileIO", "CZlib"]),
         // A generic LRU cache with a byte budget (no locking of its own; the server wraps it).
         .target(name: "TileCache"),
-        // The HTTP/1.1 core on SwiftNIO: connections and their time, TLS, parsing, admission, settling, encoding, zero-copy
+        // The HTTP core on SwiftNIO (HTTP/1.1, and HTTP/2 under it): connections and their time, TLS, parsing, admission, settling, encoding, zero-copy
         // file bodies, the access log. It knows nothing of images: a Responder above it answers.
         .target(
             name: "HTTPCore",
@@ -65,6 +65,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],
             swiftSettings: serverTargetSettings
         ),
@@ -198,6 +199,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ]
         ),
         .testTarget(name: "SampleImageTests", dependencies: ["SampleImage"]),

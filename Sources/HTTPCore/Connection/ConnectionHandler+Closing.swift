@@ -9,6 +9,12 @@ extension ConnectionHandler {
     package func closeAfterWrites(context: ChannelHandlerContext) {
         let inputClosed = state.inputClosed
         guard state.beginClosing() else { return }
+        if isStream {
+            // An HTTP/2 stream has no sending side to shut down nor input to drain: it is reset once what was written
+            // has gone (nothing, if its last frame already ended it both ways).
+            context.writeAndFlush(NIOAny(ByteBuffer())).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            return
+        }
         let (_, uncork) = state.flushed()
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         context.closeOutputAfterWrites(inputClosed: inputClosed) {

@@ -30,7 +30,8 @@ package struct Exchange {
     package init(head: HTTPRequestHead) {
         started = .now()
         isHead = head.method == .HEAD
-        keepAlive = head.isKeepAlive
+        // An HTTP/2 stream carries one request and ends with its answer's END_STREAM: nothing to keep alive or close.
+        keepAlive = head.version.major == 2 || head.isKeepAlive
         isHTTP10 = head.version.major == 1 && head.version.minor == 0
         isHTTP2 = head.version.major == 2
         method = head.method

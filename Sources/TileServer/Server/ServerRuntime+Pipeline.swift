@@ -9,8 +9,8 @@ extension ServerRuntime {
     /// Adds one connection's handlers to `channel` (on its event loop, whose `resources` they use). Plain HTTP:
     /// ``SimpleRequestDecoder`` (which also announces every read to the connection's state) → NIO's HTTP/1.1 decoder
     /// (size limits) → ``ConnectionHandler``. With TLS: ``TLSSniffer`` (which puts the TLS handler in its place, or
-    /// refuses plain HTTP) → ALPN, then HTTP/2 when the client offers `h2` (each stream: NIO's HTTP/2-to-HTTP/1 codec →
-    /// ``HTTP2ResponseFramer`` → a ``ConnectionHandler`` of its own), else the plain pipeline's handlers. With `--h2c`
+    /// refuses plain HTTP) → ALPN, then HTTP/2 when the client offers `h2` (each stream: ``HTTP2StreamCodec`` → a
+    /// ``ConnectionHandler`` of its own), else the plain pipeline's handlers. With `--h2c`
     /// on a plain port: ``PriorKnowledgeSniffer``, then HTTP/2 for a client that opens with its preface, else the plain
     /// pipeline's handlers. The handshake, or the first bytes, must come within the head timeout. The bootstrap and the socket-free tests build connections with it.
     func addHandlers(to channel: any Channel, resources: LoopResources) throws {
@@ -54,7 +54,7 @@ extension ServerRuntime {
 
     /// HTTP/2: NIO's connection handler (its limits: at most 100 streams at once, header lists of at most the head
     /// limit, and its defences against floods of resets, CONTINUATION, SETTINGS and PING frames), each stream answered
-    /// by a connection handler of its own behind the HTTP/1-shaped codec; then NIO's connection manager, which closes
+    /// by a connection handler of its own behind ``HTTP2StreamCodec``; then NIO's connection manager, which closes
     /// the connection gracefully (GOAWAY, then once its streams are done) after the idle timeout with no stream open
     /// and when the server shuts down; last ``HTTP2ConnectionCloser``, which closes it on an error the handler reports.
     private func addHTTP2Handlers(to channel: any Channel, resources: LoopResources) throws {
@@ -76,8 +76,7 @@ extension ServerRuntime {
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 let pipeline = stream.pipeline.syncOperations
-                try pipeline.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                try pipeline.addHandler(HTTP2ResponseFramer())
+                try pipeline.addHandler(HTTP2StreamCodec())
                 try pipeline.addHandler(runtime.connectionHandler(resources: resources, isStream: true))
             }
         }

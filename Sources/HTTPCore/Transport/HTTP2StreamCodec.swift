@@ -1,0 +1,153 @@
+import NIOCore
+import NIOHPACK
+import NIOHTTP1
+import NIOHTTP2
+
+/// An HTTP/2 stream's one handler in front of its ``ConnectionHandler``, which reads and writes the same things on
+/// every protocol. Inbound: the stream's `HEADERS` and `DATA` as an HTTP/1-shaped request (version 2.0; `:authority`
+/// as `Host` when the client sent none; a body without declared length as chunked, as NIO's codec does; later
+/// `HEADERS` as trailers). Outbound: the handler's response head, written as HTTP/1.1 text, parsed straight into the
+/// `HEADERS` block (names lower-cased, the connection-specific fields HTTP/2 forbids dropped: `Connection`,
+/// `Keep-Alive`, `Transfer-Encoding`, `Upgrade`, `Proxy-Connection`), the body as `DATA`, and the end of the stream
+/// on the last frame: on `HEADERS` for a `HEAD`, a 204, a 304 or an empty body, on the `DATA` that completes
+/// `Content-Length`, or at the handler's close for a body of no declared length (an event stream). Interim heads
+/// (`100 Continue`) pass as heads.
+///
+/// One handler instead of NIO's HTTP/2-to-HTTP/1 codec and a framer behind it: no `HTTPHeaders` made and converted
+/// per response, one handler fewer per stream, no empty `DATA` frame to end each stream, and the fields whose values
+/// differ from one response to the next (`Content-Length`, `ETag`, `Last-Modified`, `Content-Range`) kept out of
+/// HPACK's dynamic table: inserting them evicted the constant fields, and every later field was looked up through a
+/// full table (the encoder's search was a sixth of an HTTP/2 server's time).
+package final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTP2Frame.FramePayload
+    package typealias InboundOut = HTTPServerRequestPart
+    package typealias OutboundIn = IOData
+    package typealias OutboundOut = HTTP2Frame.FramePayload
+
+    /// What the next bytes written are.
+    private enum Expecting {
+        /// A response head.
+        case head
+        /// This many body bytes, then the end of the stream.
+        case body(remaining: Int)
+        /// Body bytes until the handler closes the stream.
+        case bodyUntilClose
+        /// Nothing more (the stream ended).
+        case nothing
+    }
+
+    private var expecting = Expecting.head
+    private var isHead = false
+    /// Whether the request's head was read (later `HEADERS` are trailers).
+    private var readHead = false
+    /// The end of the last response, written: what a later empty write (the handler's flush marker before a close)
+    /// waits for, so that the stream is not closed before its last frames left.
+    private var ended: EventLoopFuture<Void>?
+
+    /// A codec for one stream.
+    package init() {}
+
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .headers(let headers):
+            guard !readHead else {
+                return context.fireChannelRead(wrapInboundOut(.end(HTTPHeaders(regularFieldsOf: headers.headers))))
+            }
+            readHead = true
+            let head: HTTPRequestHead
+            do {
+                head = try Self.requestHead(headers.headers, endStream: headers.endStream)
+            } catch {
+                return context.fireErrorCaught(error)
+            }
+            isHead = head.method == .HEAD
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+            if headers.endStream { context.fireChannelRead(wrapInboundOut(.end(nil))) }
+        case .data(let data):
+            guard case .byteBuffer(let bytes) = data.data else { return }
+            if bytes.readableBytes > 0 || !data.endStream { context.fireChannelRead(wrapInboundOut(.body(bytes))) }
+            if data.endStream { context.fireChannelRead(wrapInboundOut(.end(nil))) }
+        default:
+            break
+        }
+    }
+
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let bytes = unwrapOutboundIn(data)
+        switch expecting {
+        case .head:
+            guard case .byteBuffer(var buffer) = bytes, buffer.readableBytes > 0 else { return afterEnd(promise) }
+            guard let (headers, code, length) = Self.responseHeaders(&buffer) else {
+                promise?.fail(HTTP2FramingError())
+                return context.close(promise: nil)
+            }
+            if code < 200 {
+                context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
+                if buffer.readableBytes > 0 { return write(context: context, data: NIOAny(IOData.byteBuffer(buffer)), promise: promise) }
+                promise?.succeed()
+                return
+            }
+            let bodyless = isHead || code == 204 || code == 304 || length == 0
+            if bodyless { return end(context: context, with: .headers(.init(headers: headers, endStream: true)), promise: promise) }
+            context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
+            expecting = length.map { .body(remaining: $0) } ?? .bodyUntilClose
+            if buffer.readableBytes > 0 {
+                writeBody(.byteBuffer(buffer), context: context, promise: promise)
+            } else {
+                promise?.succeed()
+            }
+        case .body, .bodyUntilClose:
+            writeBody(bytes, context: context, promise: promise)
+        case .nothing:
+            afterEnd(promise)
+        }
+    }
+
+    package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard case .bodyUntilClose = expecting else { return context.close(mode: mode, promise: promise) }
+        // The end of an event stream: the stream ends cleanly rather than being reset.
+        end(context: context, with: .data(.init(data: .byteBuffer(ByteBuffer()), endStream: true)), promise: nil)
+        context.flush()
+        ended?.assumeIsolated().whenComplete { _ in context.close(mode: mode, promise: promise) }
+    }
+
+    private func writeBody(_ bytes: IOData, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        guard case .body(let remaining) = expecting else {
+            return context.write(wrapOutboundOut(.data(.init(data: bytes))), promise: promise)
+        }
+        let left = remaining - bytes.readableBytes
+        guard left <= 0 else {
+            expecting = .body(remaining: left)
+            return context.write(wrapOutboundOut(.data(.init(data: bytes))), promise: promise)
+        }
+        end(context: context, with: .data(.init(data: bytes, endStream: true)), promise: promise)
+    }
+
+    /// Writes `last`, the stream's last frame; `promise` and ``ended`` complete once it is written.
+    private func end(context: ChannelHandlerContext, with last: HTTP2Frame.FramePayload, promise: EventLoopPromise<Void>?) {
+        expecting = .nothing
+        let written = context.eventLoop.makePromise(of: Void.self)
+        ended = written.futureResult
+        written.futureResult.cascade(to: promise)
+        context.write(wrapOutboundOut(last), promise: written)
+    }
+
+    /// Completes `promise` (of a write with nothing to frame) once the response's end is written.
+    private func afterEnd(_ promise: EventLoopPromise<Void>?) {
+        guard let ended else {
+            promise?.succeed()
+            return
+        }
+        ended.cascade(to: promise)
+    }
+}
+
+/// The handler wrote something that is not a response head where one was due.
+struct HTTP2FramingError: Error {}
+
+/// A request's `HEADERS` lacked one of the pseudo-fields every request but `CONNECT` has (`:method`, `:scheme`,
+/// `:path`), or it was a `CONNECT`, which this server does not tunnel.
+struct HTTP2RequestError: Error {
+    /// The pseudo-field missing.
+    let missing: String
+}
