@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""nginx in front of Tiler, with the shipped configuration (deploy/nginx/tiler.conf).
+"""nginx in front of Tiler, with the shipped configurations (deploy/nginx/tiler.conf, and tiler-tls.conf: nginx_tls.py).
 
 Slices a small pyramid, starts `tiler serve --trust-proxy` on 127.0.0.1 and a real nginx whose http {} block includes
 the shipped file with only its ports and cache folder changed (each change checked to apply exactly once). Then:
@@ -9,38 +9,30 @@ the shipped file with only its ports and cache folder changed (each change check
   3. tiles are cached (a second request is a HIT) and byte-identical to the files;
   4. private images (the server has an access policy): a bearer's image list is Tiler's answer to it, not the
      public list nginx holds; signed tiles are never held, so never served after Tiler stops (stale past their
-     signature's expiry).
+     signature's expiry);
+  5. the TLS file, with the same pyramids (nginx_tls.py).
 Prints `N passed, M failed` last; exits non-zero on any failure.
 """
 import json
 import os
-import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(REPO, "Tests", "Support"))
-from proxy_checks import PUBLIC_HOST, check, checks, free_port, get, iiif_id, poisoning_checks, start_tiler, summary  # noqa: E402
+from nginx_support import REPO, Nginx, rewritten
+from nginx_tls import tls_scenario
+from proxy_checks import PUBLIC_HOST, check, checks, free_port, get, iiif_id, poisoning_checks, start_tiler, summary
 
 TILER = os.environ.get("TILER_BIN", os.path.join(REPO, ".build", "debug", "tiler"))
 CONF = os.path.join(REPO, "deploy", "nginx", "tiler.conf")
 
 
 def shipped_conf(tiler_port, nginx_port, cache):
-    with open(CONF) as f:
-        text = f.read()
-    for pattern, replacement in [(r"server 127\.0\.0\.1:8080;", f"server 127.0.0.1:{tiler_port};"),
-                                 (r"listen 80 default_server;", f"listen 127.0.0.1:{nginx_port} default_server;"),
-                                 (r"listen 80;", f"listen 127.0.0.1:{nginx_port};"),
-                                 (r"/var/cache/nginx/tiler", cache)]:
-        text, count = re.subn(pattern, replacement, text)
-        check(f"the shipped nginx file has `{pattern}` once", count == 1, f"{count} times")
-    return text
+    return rewritten(CONF, [(r"server 127\.0\.0\.1:8080;", f"server 127.0.0.1:{tiler_port};"),
+                            (r"listen 80 default_server;", f"listen 127.0.0.1:{nginx_port} default_server;"),
+                            (r"listen 80;", f"listen 127.0.0.1:{nginx_port};"),
+                            (r"/var/cache/nginx/tiler", cache)])
 
 
 def main():
@@ -61,34 +53,10 @@ def main():
                                capture_output=True, text=True).stdout.strip()
         server, tiler_port = start_tiler(TILER, root, "--trust-proxy", "--cache-mb", "8", "--access", policy)
         nginx_port = free_port()
-        # nginx's workers drop root for `nobody`: they must reach the cache and temporary folders.
-        os.chmod(folder, 0o755)
-        for name in ["cache", "temp"]:
-            os.makedirs(os.path.join(folder, name))
-            os.chmod(os.path.join(folder, name), 0o777)
-        with open(os.path.join(folder, "tiler.conf"), "w") as f:
-            f.write(shipped_conf(tiler_port, nginx_port, os.path.join(folder, "cache")))
-        temp = os.path.join(folder, "temp")
-        with open(os.path.join(folder, "nginx.conf"), "w") as f:
-            f.write(f"""daemon off; worker_processes 1; pid {folder}/nginx.pid; error_log {folder}/error.log;
-events {{ worker_connections 256; }}
-http {{
-    access_log off;
-    client_body_temp_path {temp}/body; proxy_temp_path {temp}/proxy; fastcgi_temp_path {temp}/fastcgi;
-    uwsgi_temp_path {temp}/uwsgi; scgi_temp_path {temp}/scgi;
-    include {folder}/tiler.conf;
-}}
-""")
-        tested = subprocess.run(["nginx", "-t", "-c", os.path.join(folder, "nginx.conf")], capture_output=True, text=True)
-        check("nginx accepts the shipped file", tested.returncode == 0, tested.stderr)
-        nginx = subprocess.Popen(["nginx", "-c", os.path.join(folder, "nginx.conf")], stderr=subprocess.DEVNULL)
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            try:
-                if get(nginx_port, "/healthz", {"Host": PUBLIC_HOST})[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.1)
+        os.chmod(folder, 0o755)  # nginx's workers (`nobody`) pass through it to their cache folder
+        nginx = Nginx(os.path.join(folder, "nginx"), "the shipped tiler.conf")
+        nginx.start(shipped_conf(tiler_port, nginx_port, nginx.cache),
+                    lambda: get(nginx_port, "/healthz", {"Host": PUBLIC_HOST})[0] == 200)
 
         poisoning_checks(nginx_port, "a", "X-Proxy-Cache")
 
@@ -134,19 +102,17 @@ http {{
     except Exception as error:  # a broken step is a failed check, reported like the others
         check("the scenario ran to the end", False, repr(error))
     finally:
-        log = os.path.join(folder, "error.log")
-        if any(not ok for _, ok in checks) and os.path.exists(log):
-            with open(log) as f:
-                print("nginx's error log:\n" + f.read()[-2000:], flush=True)
-        if nginx and nginx.poll() is None:
-            nginx.send_signal(signal.SIGQUIT)
-            try:
-                nginx.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                nginx.kill()
+        if nginx:
+            if any(not ok for _, ok in checks):
+                print("nginx's error log:\n" + nginx.error_log(), flush=True)
+            nginx.stop()
         if server:
             server.kill()
             server.wait()
+    # The TLS file, in front of a replica of its own over the same pyramids (the one above has been stopped).
+    try:
+        tls_scenario(TILER, root, os.path.join(folder, "tls"))
+    finally:
         shutil.rmtree(folder, ignore_errors=True)
     return summary("nginx")
 

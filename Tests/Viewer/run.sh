@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The viewer's tests: node unit tests of Public/js's pure modules (one of them runs `tiler visible`) and
-# headless-Chromium tests against a live `tiler serve` and a plain static file server (python3 -m http.server).
+# headless-Chromium tests against a live `tiler serve` (one of them over HTTPS with a test certificate authority that
+# Chromium trusts through an NSS database) and a plain static file server (python3 -m http.server).
 # Installs what they need on Debian 12 (idempotently), builds tiler (debug), runs both suites and prints
 # `N passed, M failed` last; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
 
-# Debian's python3 has selenium and PIL from apt; a pyenv python3 earlier on PATH would not.
-extras=(chromium chromium-driver python3-selenium python3-pil fonts-dejavu-core)
+# Debian's python3 has selenium and PIL from apt; a pyenv python3 earlier on PATH would not. libnss3-tools' certutil
+# puts test_tls.py's certificate authority in the NSS database Chromium reads; scripts/setup brings openssl.
+extras=(chromium chromium-driver python3-selenium python3-pil fonts-dejavu-core libnss3-tools)
 command -v node >/dev/null 2>&1 || extras+=(nodejs)
 scripts/setup "${extras[@]}" || { echo "0 passed, 1 failed (setup)"; exit 1; }
 # axe-core for the accessibility checks (test_accessibility.py): PyPI's axe-selenium-python ships axe.min.js. Installed
