@@ -11,7 +11,8 @@ import NIOHTTP2
 /// `Keep-Alive`, `Transfer-Encoding`, `Upgrade`, `Proxy-Connection`), the body as `DATA`, and the end of the stream
 /// on the last frame: on `HEADERS` for a `HEAD`, a 204, a 304 or an empty body, on the `DATA` that completes
 /// `Content-Length`, or at the handler's close for a body of no declared length (an event stream). Interim heads
-/// (`100 Continue`) pass as heads.
+/// (`100 Continue`) pass as heads. With the connection's ``HTTP2PriorityScheduler``, the request goes on when the
+/// scheduler says, in order of the urgency its client gave it.
 ///
 /// One handler instead of NIO's HTTP/2-to-HTTP/1 codec and a framer behind it: no `HTTPHeaders` made and converted
 /// per response, one handler fewer per stream, no empty `DATA` frame to end each stream, and the fields whose values
@@ -43,16 +44,28 @@ package final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHand
     /// The end of the last response, written: what a later empty write (the handler's flush marker before a close)
     /// waits for, so that the stream is not closed before its last frames left.
     private var ended: EventLoopFuture<Void>?
+    /// The connection's order of answering, if it has one.
+    private let scheduler: HTTP2PriorityScheduler?
+    /// The request's parts read while the scheduler holds them back (nil once let through).
+    private var held: [HTTPServerRequestPart]?
+    private var context: ChannelHandlerContext?
 
-    /// A codec for one stream.
-    package init() {}
+    /// A codec for one stream, whose request `scheduler` (if any) lets through in order of urgency.
+    package init(scheduler: HTTP2PriorityScheduler? = nil) {
+        self.scheduler = scheduler
+    }
+
+    package func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    package func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        held = nil
+    }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .headers(let headers):
-            guard !readHead else {
-                return context.fireChannelRead(wrapInboundOut(.end(HTTPHeaders(regularFieldsOf: headers.headers))))
-            }
+            guard !readHead else { return pass(.end(HTTPHeaders(regularFieldsOf: headers.headers)), context: context) }
             readHead = true
             let head: HTTPRequestHead
             do {
@@ -61,15 +74,38 @@ package final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHand
                 return context.fireErrorCaught(error)
             }
             isHead = head.method == .HEAD
-            context.fireChannelRead(wrapInboundOut(.head(head)))
-            if headers.endStream { context.fireChannelRead(wrapInboundOut(.end(nil))) }
+            if let scheduler {
+                held = []
+                let urgency = HTTP2Priority.urgency(of: headers.headers, priorityData: headers.priorityData)
+                scheduler.admit(urgency: urgency) { [self] in release() }
+            }
+            pass(.head(head), context: context)
+            if headers.endStream { pass(.end(nil), context: context) }
         case .data(let data):
             guard case .byteBuffer(let bytes) = data.data else { return }
-            if bytes.readableBytes > 0 || !data.endStream { context.fireChannelRead(wrapInboundOut(.body(bytes))) }
-            if data.endStream { context.fireChannelRead(wrapInboundOut(.end(nil))) }
+            if bytes.readableBytes > 0 || !data.endStream { pass(.body(bytes), context: context) }
+            if data.endStream { pass(.end(nil), context: context) }
         default:
             break
         }
+    }
+
+    /// Hands `part` on, or keeps it while the request is held back.
+    private func pass(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        guard held == nil else { return held!.append(part) }
+        context.fireChannelRead(wrapInboundOut(part))
+    }
+
+    /// The scheduler's turn for this stream: what was held goes on.
+    private func release() {
+        guard let parts = held else { return }
+        held = nil
+        guard let context else { return }
+        for part in parts { context.fireChannelRead(wrapInboundOut(part)) }
+        // What the handler wrote at once joins the connection's frames now, in the scheduler's order, rather than at
+        // the streams' read-complete, which NIO delivers in the order the streams were opened (the connection itself
+        // still flushes once, after the burst).
+        context.flush()
     }
 
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

@@ -52,7 +52,8 @@ extension ServerRuntime {
         try pipeline.addHandler(handler)
     }
 
-    /// HTTP/2: NIO's connection handler (its limits: at most 100 streams at once, header lists of at most the head
+    /// HTTP/2: ``HTTP2PriorityReadTracker`` (the read bursts the connection's ``HTTP2PriorityScheduler`` orders
+    /// requests within), NIO's connection handler (its limits: at most 100 streams at once, header lists of at most the head
     /// limit, and its defences against floods of resets, CONTINUATION, SETTINGS and PING frames), each stream answered
     /// by a connection handler of its own behind ``HTTP2StreamCodec``; then NIO's connection manager, which closes
     /// the connection gracefully (GOAWAY, then once its streams are done) after the idle timeout with no stream open
@@ -70,13 +71,16 @@ extension ServerRuntime {
                 keepalive: nil))
         let runtime = self
         let pipeline = channel.pipeline.syncOperations
+        let scheduler = HTTP2PriorityScheduler()
+        try pipeline.addHandler(HTTP2PriorityReadTracker(scheduler: scheduler))
+        let schedulerOnLoop = NIOLoopBound(scheduler, eventLoop: channel.eventLoop)
         _ = try pipeline.configureHTTP2Pipeline(
             mode: .server, connectionConfiguration: connection, streamConfiguration: NIOHTTP2Handler.StreamConfiguration(),
             streamDelegate: manager.http2StreamDelegate
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 let pipeline = stream.pipeline.syncOperations
-                try pipeline.addHandler(HTTP2StreamCodec())
+                try pipeline.addHandler(HTTP2StreamCodec(scheduler: schedulerOnLoop.value))
                 try pipeline.addHandler(runtime.connectionHandler(resources: resources, isStream: true))
             }
         }
