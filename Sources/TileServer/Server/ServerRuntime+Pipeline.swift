@@ -52,7 +52,8 @@ extension ServerRuntime {
         try pipeline.addHandler(handler)
     }
 
-    /// HTTP/2: ``HTTP2PriorityReadTracker`` (the read bursts the connection's ``HTTP2PriorityScheduler`` orders
+    /// HTTP/2: ``HTTP2SendGuard`` (no reading while the send buffer is full, and closed when it stays full for the
+    /// send timeout), ``HTTP2PriorityReadTracker`` (the read bursts the connection's ``HTTP2PriorityScheduler`` orders
     /// requests within), NIO's connection handler (its limits: at most 100 streams at once, header lists of at most the head
     /// limit, and its defences against floods of resets, CONTINUATION, SETTINGS and PING frames), each stream answered
     /// by a connection handler of its own behind ``HTTP2StreamCodec``; then NIO's connection manager, which closes
@@ -72,6 +73,7 @@ extension ServerRuntime {
         let runtime = self
         let pipeline = channel.pipeline.syncOperations
         let scheduler = HTTP2PriorityScheduler()
+        try pipeline.addHandler(HTTP2SendGuard(sendTimeout: TimeAmount(configuration.sendTimeout)))
         try pipeline.addHandler(HTTP2PriorityReadTracker(scheduler: scheduler))
         let schedulerOnLoop = NIOLoopBound(scheduler, eventLoop: channel.eventLoop)
         _ = try pipeline.configureHTTP2Pipeline(
