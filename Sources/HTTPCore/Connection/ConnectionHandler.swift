@@ -66,6 +66,10 @@ package final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
         timer?.cancel()
         timer = nil
         self.context = nil
+        // The responder holds `deliver`, which holds this handler: let go of both, or every connection (every HTTP/2
+        // stream) would stay in memory. Work still under way keeps `deliver`, and with it the handler, until it ends.
+        intake = nil
+        deliver = nil
     }
 
     package func channelActive(context: ChannelHandlerContext) {
