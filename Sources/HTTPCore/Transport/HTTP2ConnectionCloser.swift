@@ -37,6 +37,6 @@ package final class HTTP2ConnectionCloser: ChannelInboundHandler {
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if error is NIOHTTP2Errors.StreamError { return }
-        context.close(promise: nil)
+        SocketCloser.closeNow(context)
     }
 }

@@ -56,7 +56,6 @@ package final class HTTP2SendGuard: ChannelDuplexHandler, RemovableChannelHandle
 
     private func startDeadline(context: ChannelHandlerContext) {
         guard deadline == nil else { return }
-        let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: sendTimeout) { channel.close(promise: nil) }
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: sendTimeout) { SocketCloser.closeNow(context) }
     }
 }

@@ -8,7 +8,8 @@ import TileSources
 extension ServerRuntime {
     /// Adds one connection's handlers to `channel` (on its event loop, whose `resources` they use). Plain HTTP:
     /// ``SimpleRequestDecoder`` (which also announces every read to the connection's state) → NIO's HTTP/1.1 decoder
-    /// (size limits) → ``ConnectionHandler``. With TLS: ``TLSSniffer`` (which puts the TLS handler in its place, or
+    /// (size limits) → ``ConnectionHandler``. With TLS: ``SocketCloser`` (where HTTP/2's defences close from, below
+    /// TLS), ``TLSSniffer`` (which puts the TLS handler in its place, or
     /// refuses plain HTTP) → ALPN, then HTTP/2 when the client offers `h2` (each stream: ``HTTP2StreamCodec`` → a
     /// ``ConnectionHandler`` of its own), else the plain pipeline's handlers. With `--h2c`
     /// on a plain port: ``PriorKnowledgeSniffer``, then HTTP/2 for a client that opens with its preface, else the plain
@@ -26,6 +27,7 @@ extension ServerRuntime {
                     try runtime.addProtocolHandlers(http2: http2, to: channel, resources: resources)
                 })
         }
+        try pipeline.addHandler(SocketCloser())
         try pipeline.addHandler(TLSSniffer(credentials: tls))
         let handshake = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.headTimeout)) { channel.close(promise: nil) }
         try pipeline.addHandler(
