@@ -46,24 +46,11 @@ PYTHON=/usr/bin/python3  # Debian's, where python3-h2 is
     { echo "h2-attacks: $PYTHON with python3-h2 is required (scripts/setup installs it)" >&2; exit 1; }
 command -v openssl >/dev/null || { echo "h2-attacks: openssl is required" >&2; exit 1; }
 [ -r /proc/self/status ] || { echo "h2-attacks: needs Linux /proc" >&2; exit 1; }
-if [ -n "${TILER_BIN:-}" ]; then
-    [ -x "$TILER_BIN" ] || { echo "h2-attacks: TILER_BIN=$TILER_BIN is not an executable" >&2; exit 1; }
-    [[ $TILER_BIN != */debug/* ]] || { echo "h2-attacks: TILER_BIN=$TILER_BIN is a debug build; measure a release one" >&2; exit 1; }
-    TILER=$TILER_BIN
-else
-    command -v swift >/dev/null || { echo "h2-attacks: swift is not on PATH (or set TILER_BIN)" >&2; exit 1; }
-    echo "building tiler (release)" >&2
-    swift build -c release --product tiler 2>&1 | tail -n 1 >&2
-    TILER="$(swift build -c release --show-bin-path)/tiler"
-fi
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
 
-mkdir -p "$BENCH_DIR/hostile"
-SOURCE="$BENCH_DIR/hostile/picture-${WIDTH}x$HEIGHT.jpg"
-ROOT="$BENCH_DIR/hostile/root-${WIDTH}x$HEIGHT"
-[ -s "$SOURCE" ] || "$TILER" sample "$SOURCE" --size "${WIDTH}x$HEIGHT" --quiet
-[ -s "$ROOT/big.dzi" ] || "$TILER" slice "$SOURCE" -o "$ROOT" --name big --quiet --force
+choose_tiler h2-attacks
+prepare_hostile_root
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/h2-attacks.XXXXXX")
 cleanup() {
@@ -79,16 +66,6 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$W
     -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
 SERVER_ARGS=(--cache-mb "$CACHE_MB" --iiif-render-mb "$RENDER_MB" --shutdown-grace 1 --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem")
 BUDGET_NOTE="--cache-mb $CACHE_MB + --iiif-render-mb $RENDER_MB + 100 MB base"
-
-stop_server() {
-    local name=$1 pid
-    pid=$(cat "$WORK/$name.pid" 2>/dev/null) || return 0
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    rm -f "$WORK/$name.pid"
-}
 
 echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); tiler: $TILER" >&2
 echo "server: tiler serve --cache-mb $CACHE_MB --iiif-render-mb $RENDER_MB over TLS; picture ${WIDTH}×$HEIGHT;" \

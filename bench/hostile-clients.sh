@@ -45,22 +45,10 @@ PYTHON=$(command -v python3 || true)
 command -v prlimit >/dev/null || { echo "hostile-clients: prlimit (util-linux) is required" >&2; exit 1; }
 [ -r /proc/self/status ] || { echo "hostile-clients: needs Linux /proc" >&2; exit 1; }
 
-if [ -n "${TILER_BIN:-}" ]; then
-    [ -x "$TILER_BIN" ] || { echo "hostile-clients: TILER_BIN=$TILER_BIN is not an executable" >&2; exit 1; }
-    TILER=$TILER_BIN
-else
-    command -v swift >/dev/null || { echo "hostile-clients: swift is not on PATH (or set TILER_BIN)" >&2; exit 1; }
-    echo "building tiler (release)" >&2
-    swift build -c release --product tiler 2>&1 | tail -n 1 >&2
-    TILER="$(swift build -c release --show-bin-path)/tiler"
-fi
 source bench/lib.sh
 
-mkdir -p "$BENCH_DIR/hostile"
-SOURCE="$BENCH_DIR/hostile/picture-${WIDTH}x$HEIGHT.jpg"
-ROOT="$BENCH_DIR/hostile/root-${WIDTH}x$HEIGHT"
-[ -s "$SOURCE" ] || "$TILER" sample "$SOURCE" --size "${WIDTH}x$HEIGHT" --quiet
-[ -s "$ROOT/big.dzi" ] || "$TILER" slice "$SOURCE" -o "$ROOT" --name big --quiet --force
+choose_tiler hostile-clients
+prepare_hostile_root
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hostile-clients.XXXXXX")
 cleanup() {
@@ -102,16 +90,6 @@ cat >"$WORK/tiler-limited" <<SH
 exec prlimit --nofile=$SERVER_NOFILE:$SERVER_NOFILE "$TILER" "\$@"
 SH
 chmod +x "$WORK/tiler-limited"
-
-stop_server() {
-    local name=$1 pid
-    pid=$(cat "$WORK/$name.pid" 2>/dev/null) || return 0
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    rm -f "$WORK/$name.pid"
-}
 
 echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); tiler: $TILER" >&2
 echo "server: tiler serve ${SERVER_ARGS[*]}, descriptor limit $SERVER_NOFILE; picture ${WIDTH}×$HEIGHT;" \

@@ -186,3 +186,39 @@ $(printf '    %s\n' "$@")
 }
 CONF
 }
+
+# stop_server NAME: stops the server start_tiler started as NAME ($WORK/NAME.pid): SIGTERM, up to 5 s, then SIGKILL.
+stop_server() {
+    local name=$1 pid
+    pid=$(cat "$WORK/$name.pid" 2>/dev/null) || return 0
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    rm -f "$WORK/$name.pid"
+}
+
+# choose_tiler NAME: sets TILER to TILER_BIN (an executable release build) or to this checkout's release build, made
+# now; NAME prefixes the errors. Needs nothing from this file, so a script may call it before sourcing it.
+choose_tiler() {
+    if [ -n "${TILER_BIN:-}" ]; then
+        [ -x "$TILER_BIN" ] || { echo "$1: TILER_BIN=$TILER_BIN is not an executable" >&2; exit 1; }
+        [[ $TILER_BIN != */debug/* ]] || { echo "$1: TILER_BIN=$TILER_BIN is a debug build; measure a release one" >&2; exit 1; }
+        TILER=$TILER_BIN
+    else
+        command -v swift >/dev/null || { echo "$1: swift is not on PATH (or set TILER_BIN)" >&2; exit 1; }
+        echo "building tiler (release)" >&2
+        swift build -c release --product tiler 2>&1 | tail -n 1 >&2
+        TILER="$(swift build -c release --show-bin-path)/tiler"
+    fi
+}
+
+# prepare_hostile_root: the WIDTH×HEIGHT picture and its pyramid `big` the hostile-client benches share, made once in
+# $BENCH_DIR/hostile; sets SOURCE and ROOT.
+prepare_hostile_root() {
+    mkdir -p "$BENCH_DIR/hostile"
+    SOURCE="$BENCH_DIR/hostile/picture-${WIDTH}x$HEIGHT.jpg"
+    ROOT="$BENCH_DIR/hostile/root-${WIDTH}x$HEIGHT"
+    [ -s "$SOURCE" ] || "$TILER" sample "$SOURCE" --size "${WIDTH}x$HEIGHT" --quiet
+    [ -s "$ROOT/big.dzi" ] || "$TILER" slice "$SOURCE" -o "$ROOT" --name big --quiet --force
+}
