@@ -5,9 +5,10 @@ import { DEFAULT_CACHE_CAPACITY } from './tile-cache.js';
 import { DEFAULT_MAX_DEVICE_PIXELS_PER_IMAGE_PIXEL } from './scroll-view.js';
 
 /**
- * @typedef {{maxScale: number, cacheCapacity: number, prefetch: number, maxInFlight: number}} Options
+ * @typedef {{maxScale: number, cacheCapacity: number, prefetch: number, maxInFlight: number|null}} Options
  *   `maxScale`: maximumZoomScale in device pixels per image pixel; `cacheCapacity`: tiles kept;
- *   `prefetch`: whole tiles of margin loaded around the visible ones; `maxInFlight`: tile requests at once.
+ *   `prefetch`: whole tiles of margin loaded around the visible ones; `maxInFlight`: tile requests at once, `null`
+ *   (no `inflight`) for the viewer's choice by protocol (6 over HTTP/1.1, 64 over HTTP/2 or 3: see in-flight.js).
  */
 
 /** The defaults. @type {Readonly<Options>} */
@@ -15,7 +16,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
   maxScale: DEFAULT_MAX_DEVICE_PIXELS_PER_IMAGE_PIXEL,
   cacheCapacity: DEFAULT_CACHE_CAPACITY,
   prefetch: 1,
-  maxInFlight: 6,
+  maxInFlight: null,
 });
 
 /** Each setting: its query name, how to read it and its valid range. */

@@ -8,6 +8,7 @@ import { ScrollController } from './scroll-controller.js';
 import { NORMAL_DECELERATION_RATE, FAST_DECELERATION_RATE } from './zoom-math.js';
 import { TileCache, DEFAULT_CACHE_CAPACITY } from './tile-cache.js';
 import { TileLoader } from './tile-loader.js';
+import { inFlightLimit, tileProtocol } from './in-flight.js';
 import { TileLayer, tileKey } from './tile-layer.js';
 import { GestureInput } from './gestures.js';
 import { attachKeyboard } from './keyboard.js';
@@ -122,8 +123,13 @@ export class TilerViewer extends ViewerMethods {
     this.controller = new ScrollController(this.scrollView, { onChange: () => this.changed(), emit: (name, detail) => this.emit(name, detail) });
     this.cache = new TileCache(this.settings.cacheCapacity ?? DEFAULT_CACHE_CAPACITY, (entry) => entry.bitmap.close());
     this.loader = new TileLoader({
-      maxInFlight: this.settings.maxInFlight ?? 6,
+      maxInFlight: this.inFlightLimit(),
       onLoad: (key, bitmap) => {
+        // The descriptor's timing entry may not have been there yet: the first tile's says, if nothing did.
+        if (!this.protocolChecked) {
+          this.protocolChecked = true;
+          this.loader.maxInFlight = this.inFlightLimit();
+        }
         this.cache.set(key, { bitmap, loadedAt: arrivalTime(this.cache.peek(key), performance.now()) });
         this.invalidate();
       },
@@ -150,6 +156,19 @@ export class TilerViewer extends ViewerMethods {
     this.watchPixelRatio();
     this.resize();
     this.dispatchEvent(new CustomEvent('load', { detail: { width: p.width, height: p.height } }));
+  }
+
+  /**
+   * The tile requests kept in flight: `settings.maxInFlight` when set, else by the protocol that reached the tile
+   * server (in-flight.js), which it remembers in `protocol` ('' while unknown).
+   */
+  inFlightLimit() {
+    if (typeof this.settings.maxInFlight !== 'number' && !this.protocol) {
+      const origin = new URL(this.source.tileURL(0, 0, 0), location.href).origin;
+      this.protocol = tileProtocol(origin, location.origin, performance.getEntriesByType('navigation')[0],
+        performance.getEntriesByType('resource'));
+    }
+    return inFlightLimit(this.settings.maxInFlight, this.protocol);
   }
 
   /** Whether the on-screen controls show (the boolean attribute `controls`; off by default). */
@@ -198,6 +217,8 @@ export class TilerViewer extends ViewerMethods {
     this.cache?.clear();
     clearTimeout(this.settleTimer);
     this.source = this.scrollView = this.controller = this.navigator = this.reporter = null;
+    this.protocol = '';
+    this.protocolChecked = false;
     this.lastError = null;
   }
 
@@ -372,7 +393,7 @@ export class TilerViewer extends ViewerMethods {
       shown: (this.layer.shown?.tiles ?? []).map((t) => tileKey(t.level, t.col, t.row)),
       wanted: this.layer.requests((k) => this.loader.isMissing(k)).map((r) => r.url),
       cache: this.cache.stats,
-      loader: { ...this.loader.counts, inFlight: this.loader.inFlight.size, queued: this.loader.queue.length, failed: this.loader.failed.size, missing: this.loader.notYet.size },
+      loader: { ...this.loader.counts, maxInFlight: this.loader.maxInFlight, protocol: this.protocol, inFlight: this.loader.inFlight.size, queued: this.loader.queue.length, failed: this.loader.failed.size, missing: this.loader.notYet.size },
       gestureIdle: this.controller.isIdle,
       complete: this.controller.isIdle && !this.frameRequested && stats.missing === 0 && stats.fading === 0 && stats.stale === 0,
       loaded: this.loader.isIdle,

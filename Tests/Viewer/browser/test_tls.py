@@ -144,6 +144,31 @@ class TLSViewerTests(ViewerTestCase):
         self.assertTrue(logged)
         self.assertEqual(set(logged), {"HTTP/2"})
 
+    def peak_tile_requests(self):
+        """The most tile requests the page had under way at one moment, from its resource timing."""
+        spans = self.browser.js("""return performance.getEntriesByType('resource').filter(e => e.name.includes('_files/'))
+                                        .map(e => [e.startTime, e.responseEnd])""")
+        return max((sum(1 for s, e in spans if s <= start < e) for start, _ in spans), default=0)
+
+    def test_over_http2_the_viewer_keeps_more_tile_requests_in_flight_unless_told(self):
+        state = self.open_view("pic")
+        self.assertEqual(state["loader"]["protocol"], "h2")
+        self.assertEqual(state["loader"]["maxInFlight"], 64)
+        self.assertGreater(self.peak_tile_requests(), 6, "no more than HTTP/1.1's six tile requests at once over HTTP/2")
+        # ?inflight=N wins over the protocol.
+        state = self.open_view("pic", query="?inflight=3")
+        self.assertEqual(state["loader"]["maxInFlight"], 3)
+        self.assertLessEqual(self.peak_tile_requests(), 3)
+
+    def test_over_plain_http_the_viewer_keeps_six_tile_requests_in_flight(self):
+        # The shared world's server and browser: http://127.0.0.1, HTTP/1.1.
+        self.browser, self.server = self.world.browser, self.world.server
+        self.browser.drain()
+        state = self.open_view("pic")
+        self.assertEqual(state["loader"]["protocol"], "http/1.1")
+        self.assertEqual(state["loader"]["maxInFlight"], 6)
+        self.assertLessEqual(self.peak_tile_requests(), 6)
+
     def test_a_certificate_another_authority_signed_is_refused(self):
         b = self.browser
         b.open_url(self.wrong_server.url + "/#image=pic")
