@@ -50,9 +50,19 @@ package final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHand
     private var held: [HTTPServerRequestPart]?
     private var context: ChannelHandlerContext?
 
-    /// A codec for one stream, whose request `scheduler` (if any) lets through in order of urgency.
-    package init(scheduler: HTTP2PriorityScheduler? = nil) {
+    /// The send deadline: a stream whose frames have not left for this long (its client holds its window, or the
+    /// connection's, at zero: it reads nothing) is reset. Nil: none.
+    private let sendTimeout: TimeAmount?
+    /// Frames written that wait to leave (held by HTTP/2's flow control), and when one last left.
+    private var unsent = 0
+    private var lastSent = NIODeadline.uptimeNanoseconds(0)
+    private var watch: Scheduled<Void>?
+
+    /// A codec for one stream, whose request `scheduler` (if any) lets through in order of urgency, and which resets
+    /// the stream when what it wrote takes nothing of `sendTimeout` (if any) to leave.
+    package init(scheduler: HTTP2PriorityScheduler? = nil, sendTimeout: TimeAmount? = nil) {
         self.scheduler = scheduler
+        self.sendTimeout = sendTimeout
     }
 
     package func handlerAdded(context: ChannelHandlerContext) { self.context = context }
@@ -60,6 +70,8 @@ package final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHand
     package func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         held = nil
+        watch?.cancel()
+        watch = nil
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -149,12 +161,12 @@ package final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHand
 
     private func writeBody(_ bytes: IOData, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
         guard case .body(let remaining) = expecting else {
-            return context.write(wrapOutboundOut(.data(.init(data: bytes))), promise: promise)
+            return context.write(wrapOutboundOut(.data(.init(data: bytes))), promise: watched(promise, context: context))
         }
         let left = remaining - bytes.readableBytes
         guard left <= 0 else {
             expecting = .body(remaining: left)
-            return context.write(wrapOutboundOut(.data(.init(data: bytes))), promise: promise)
+            return context.write(wrapOutboundOut(.data(.init(data: bytes))), promise: watched(promise, context: context))
         }
         end(context: context, with: .data(.init(data: bytes, endStream: true)), promise: promise)
     }
@@ -165,7 +177,36 @@ package final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHand
         let written = context.eventLoop.makePromise(of: Void.self)
         ended = written.futureResult
         written.futureResult.cascade(to: promise)
-        context.write(wrapOutboundOut(last), promise: written)
+        context.write(wrapOutboundOut(last), promise: watched(written, context: context))
+    }
+
+    /// `promise` (or one made here), counted among the frames waiting to leave until it completes.
+    private func watched(_ promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) -> EventLoopPromise<Void>? {
+        guard let sendTimeout else { return promise }
+        let sent = promise ?? context.eventLoop.makePromise()
+        unsent += 1
+        let loop = context.eventLoop
+        sent.futureResult.assumeIsolated().whenComplete { [self] _ in
+            unsent -= 1
+            lastSent = loop.now
+            if unsent == 0 {
+                watch?.cancel()
+                watch = nil
+            }
+        }
+        if watch == nil { watchSending(context: context, at: context.eventLoop.now + sendTimeout) }
+        return sent
+    }
+
+    /// At `deadline`: resets the stream if nothing it wrote has left for the send timeout, else looks again later.
+    private func watchSending(context: ChannelHandlerContext, at deadline: NIODeadline) {
+        watch = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            watch = nil
+            guard unsent > 0, let sendTimeout else { return }
+            let due = lastSent + sendTimeout
+            if due <= context.eventLoop.now { return context.close(promise: nil) }
+            watchSending(context: context, at: due)
+        }
     }
 
     /// Completes `promise` (of a write with nothing to frame) once the response's end is written.

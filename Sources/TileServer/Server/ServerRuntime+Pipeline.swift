@@ -78,13 +78,14 @@ extension ServerRuntime {
         try pipeline.addHandler(HTTP2SendGuard(sendTimeout: TimeAmount(configuration.sendTimeout)))
         try pipeline.addHandler(HTTP2PriorityReadTracker(scheduler: scheduler))
         let schedulerOnLoop = NIOLoopBound(scheduler, eventLoop: channel.eventLoop)
+        let sendTimeout = TimeAmount(configuration.sendTimeout)
         _ = try pipeline.configureHTTP2Pipeline(
             mode: .server, connectionConfiguration: connection, streamConfiguration: NIOHTTP2Handler.StreamConfiguration(),
             streamDelegate: manager.http2StreamDelegate
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 let pipeline = stream.pipeline.syncOperations
-                try pipeline.addHandler(HTTP2StreamCodec(scheduler: schedulerOnLoop.value))
+                try pipeline.addHandler(HTTP2StreamCodec(scheduler: schedulerOnLoop.value, sendTimeout: sendTimeout))
                 try pipeline.addHandler(runtime.connectionHandler(resources: resources, isStream: true))
             }
         }

@@ -103,6 +103,46 @@ import Testing
         #expect(end.endStream && end.data.readableBytes == 0)
     }
 
+    /// Holds every write (as HTTP/2's flow control holds the frames of a client that reads nothing) until let go.
+    private final class HeldWrites: ChannelOutboundHandler {
+        typealias OutboundIn = HTTP2Frame.FramePayload
+        var promises: [EventLoopPromise<Void>?] = []
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) { promises.append(promise) }
+        func releaseAll() {
+            for promise in promises { promise?.succeed() }
+            promises = []
+        }
+    }
+
+    private func heldChannel() throws -> (EmbeddedChannel, EmbeddedEventLoop, HeldWrites) {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(loop: loop)
+        let held = HeldWrites()
+        try channel.pipeline.syncOperations.addHandler(held)
+        try channel.pipeline.syncOperations.addHandler(HTTP2StreamCodec(sendTimeout: .seconds(10)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try channel.writeInbound(request(Self.get))
+        let head = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc"
+        channel.write(IOData.byteBuffer(ByteBuffer(string: head)), promise: nil)
+        return (channel, loop, held)
+    }
+
+    @Test func aStreamWhoseFramesDoNotLeaveForTheSendTimeoutIsReset() throws {
+        let (channel, loop, _) = try heldChannel()
+        loop.advanceTime(by: .seconds(9))
+        #expect(channel.isActive)
+        loop.advanceTime(by: .seconds(1))
+        #expect(!channel.isActive)
+    }
+
+    @Test func aStreamWhoseFramesLeaveIsKept() throws {
+        let (channel, loop, held) = try heldChannel()
+        loop.advanceTime(by: .seconds(9))
+        held.releaseAll()
+        loop.advanceTime(by: .seconds(30))
+        #expect(channel.isActive)
+    }
+
     /// A failed expectation that ends a test.
     struct Failure: Error {
         let message: String
