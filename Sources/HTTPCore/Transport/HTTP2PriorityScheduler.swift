@@ -11,37 +11,36 @@ import NIOCore
 package final class HTTP2PriorityScheduler {
     private struct Held {
         let urgency: Int
-        let arrival: Int
         let release: () -> Void
     }
 
-    private var isReading = false
+    /// Whether a read burst is under way (a request read now can be held).
+    package private(set) var isReading = false
+    /// The requests held in this burst, in the order they came.
     private var held: [Held] = []
-    private var arrivals = 0
 
     /// A scheduler for one connection.
     package init() {}
 
-    /// Runs `release` now, or at the end of the read burst under way in order of `urgency` (0–7).
-    package func admit(urgency: Int, release: @escaping () -> Void) {
-        guard isReading else { return release() }
-        arrivals += 1
-        held.append(Held(urgency: urgency, arrival: arrivals, release: release))
+    /// Holds a request of `urgency` (0–7) until the end of the read burst under way (``isReading``), when `release`
+    /// runs in its turn. Outside a burst a request is not held: it goes on at once.
+    package func hold(urgency: Int, release: @escaping () -> Void) {
+        precondition(isReading, "a request is held only during a read burst")
+        held.append(Held(urgency: urgency, release: release))
     }
 
     /// The connection's bytes are being read.
     package func readStarted() { isReading = true }
 
-    /// The read burst ended: what was held is released, most urgent first.
+    /// The read burst ended: what was held is released, most urgent first, in the order they came within an urgency.
     ///
     /// - Complexity: O(n log n) in the requests held.
     package func readEnded() {
         isReading = false
         guard !held.isEmpty else { return }
-        let ordered = held.sorted { ($0.urgency, $0.arrival) < ($1.urgency, $1.arrival) }
+        let ordered = held.enumerated().sorted { ($0.element.urgency, $0.offset) < ($1.element.urgency, $1.offset) }
         held.removeAll(keepingCapacity: true)
-        arrivals = 0
-        for request in ordered { request.release() }
+        for request in ordered { request.element.release() }
     }
 }
 

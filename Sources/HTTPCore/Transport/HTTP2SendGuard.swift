@@ -48,12 +48,6 @@ package final class HTTP2SendGuard: ChannelDuplexHandler, RemovableChannelHandle
         context.fireChannelWritabilityChanged()
     }
 
-    package func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
-        context.fireChannelInactive()
-    }
-
     private func startDeadline(context: ChannelHandlerContext) {
         guard deadline == nil else { return }
         deadline = context.eventLoop.assumeIsolated().scheduleTask(in: sendTimeout) { SocketCloser.closeNow(context) }

@@ -86,10 +86,10 @@ package final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHand
                 return context.fireErrorCaught(error)
             }
             isHead = head.method == .HEAD
-            if let scheduler {
+            if let scheduler, scheduler.isReading {
                 held = []
                 let urgency = HTTP2Priority.urgency(of: headers.headers, priorityData: headers.priorityData)
-                scheduler.admit(urgency: urgency) { [self] in release() }
+                scheduler.hold(urgency: urgency) { [self] in release() }
             }
             pass(.head(head), context: context)
             if headers.endStream { pass(.end(nil), context: context) }

@@ -26,14 +26,16 @@ import Testing
         #expect(HTTP2Priority.urgency(of: HPACKHeaders([("accept", "*/*")]), priorityData: nil) == 3)
     }
 
-    @Test func aBurstIsLetThroughByUrgencyThenArrivalAndOtherRequestsAtOnce() {
+    @Test func aBurstIsLetThroughByUrgencyThenArrivalAndNothingIsHeldOutsideOne() {
         let scheduler = HTTP2PriorityScheduler()
         var order: [String] = []
-        scheduler.admit(urgency: 3) { order.append("outside a burst") }
+        #expect(!scheduler.isReading)
         scheduler.readStarted()
-        for (name, urgency) in [("a", 5), ("b", 0), ("c", 5), ("d", 3), ("e", 0)] { scheduler.admit(urgency: urgency) { order.append(name) } }
-        #expect(order == ["outside a burst"])
+        #expect(scheduler.isReading)
+        for (name, urgency) in [("a", 5), ("b", 0), ("c", 5), ("d", 3), ("e", 0)] { scheduler.hold(urgency: urgency) { order.append(name) } }
+        #expect(order.isEmpty)
         scheduler.readEnded()
-        #expect(order == ["outside a burst", "b", "e", "d", "a", "c"])
+        #expect(!scheduler.isReading)
+        #expect(order == ["b", "e", "d", "a", "c"])
     }
 }

@@ -17,12 +17,8 @@ import Testing
     }
 
     private func channel() throws -> (EmbeddedChannel, EmbeddedEventLoop, ReadCounter) {
-        let loop = EmbeddedEventLoop()
-        let channel = EmbeddedChannel(loop: loop)
         let counter = ReadCounter()
-        try channel.pipeline.syncOperations.addHandler(counter)
-        try channel.pipeline.syncOperations.addHandler(HTTP2SendGuard(sendTimeout: .seconds(10)))
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        let (channel, loop) = try EmbeddedChannel.connected([counter, HTTP2SendGuard(sendTimeout: .seconds(10))])
         return (channel, loop, counter)
     }
 

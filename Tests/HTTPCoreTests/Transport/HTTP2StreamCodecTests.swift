@@ -115,12 +115,8 @@ import Testing
     }
 
     private func heldChannel() throws -> (EmbeddedChannel, EmbeddedEventLoop, HeldWrites) {
-        let loop = EmbeddedEventLoop()
-        let channel = EmbeddedChannel(loop: loop)
         let held = HeldWrites()
-        try channel.pipeline.syncOperations.addHandler(held)
-        try channel.pipeline.syncOperations.addHandler(HTTP2StreamCodec(sendTimeout: .seconds(10)))
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        let (channel, loop) = try EmbeddedChannel.connected([held, HTTP2StreamCodec(sendTimeout: .seconds(10))])
         try channel.writeInbound(request(Self.get))
         let head = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc"
         channel.write(IOData.byteBuffer(ByteBuffer(string: head)), promise: nil)

@@ -16,13 +16,9 @@ import Testing
     }
 
     private func channel(withSocketCloser: Bool) throws -> (EmbeddedChannel, HeldClose) {
-        let channel = EmbeddedChannel()
         let tls = HeldClose()
-        if withSocketCloser { try channel.pipeline.syncOperations.addHandler(SocketCloser()) }
-        try channel.pipeline.syncOperations.addHandler(tls)
-        try channel.pipeline.syncOperations.addHandler(HTTP2ConnectionCloser())
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-        return (channel, tls)
+        let handlers: [any ChannelHandler] = (withSocketCloser ? [SocketCloser()] : []) + [tls, HTTP2ConnectionCloser()]
+        return (try EmbeddedChannel.connected(handlers).0, tls)
     }
 
     @Test func aConnectionErrorClosesTheSocketBelowTLS() throws {
